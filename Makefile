@@ -1,0 +1,61 @@
+# tarn — one build command: `make` builds build/tarn and build/libtarn.a.
+# `make SAN=1` builds the same into build-san/ with ASan + UBSan.
+# `make test` runs the whole suite (see tests/run.sh).
+
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1 -g
+else
+BUILD   := build
+SANFLAGS :=
+OPT     := -O2 -g
+endif
+
+DEPS    := deps
+CFLAGS  := -std=c17 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Wno-unused-parameter \
+           -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -I$(DEPS)/include \
+           $(SANFLAGS) -MMD -MP
+LDFLAGS := $(SANFLAGS) -L$(DEPS)/lib -Wl,-rpath,'$$ORIGIN/../$(DEPS)/lib'
+LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm
+
+LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(BUILD)/tarn $(BUILD)/libtarn.a $(UNIT_BIN)
+
+$(DEPS)/lib/libduckdb.so:
+	./scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c | $(DEPS)/lib/libduckdb.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtarn.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/tarn: $(CLI_OBJ) $(BUILD)/libtarn.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtarn.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtarn.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wl,-rpath,'$$ORIGIN/../../$(DEPS)/lib' $(LDFLAGS) -o $@ $< $(BUILD)/libtarn.a $(LIBS) -lcmocka
+
+test:
+	./tests/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all test format clean
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,37 @@
+/*
+ * error.h — tarn's one error-reporting path.
+ *
+ * Every libtarn function that can fail returns an int: 0 on success, a
+ * negative TARN_E* code on failure, and leaves a human message in a
+ * thread-local slot read with tarn_error_last(). Callers that add context
+ * prefix the message with tarn_error_prefix(), so the text that reaches the
+ * user reads outermost-first ("INSERT INTO lake.t: Conversion Error: ...").
+ */
+#ifndef TARN_ERROR_H
+#define TARN_ERROR_H
+
+enum {
+    TARN_OK = 0,
+    TARN_ERROR = -1,    /* generic failure, message says why */
+    TARN_ENOTFOUND = -2, /* a named object does not exist */
+    TARN_EUNSUPPORTED = -3, /* valid SQL tarn does not implement yet */
+    TARN_EINVALID = -4, /* bad input from the user */
+    TARN_ECONFLICT = -5, /* concurrent writer / lock */
+};
+
+/* Sets the thread's last error (printf-style) and returns `code`. */
+int tarn_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prefixes the current message with printf-style context; returns `code`. */
+int tarn_error_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The thread's last error message ("" when none). Owned by tarn; valid
+ * until the next tarn call on this thread. */
+const char *tarn_error_last(void);
+
+/* The code passed to the last tarn_error_set (TARN_OK when cleared). */
+int tarn_error_code(void);
+
+void tarn_error_clear(void);
+
+#endif

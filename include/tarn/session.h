@@ -1,0 +1,49 @@
+/*
+ * session.h — a tarn SQL session: one DuckDB instance in which DuckLake
+ * lakes can be attached and used with ordinary DuckDB SQL.
+ *
+ * A session runs one statement at a time (tarn_session_exec). Plain DuckDB
+ * statements run as they are; statements that touch an attached lake
+ * (ATTACH 'ducklake:…', DDL and DML on lake tables, AT (…) time travel,
+ * the ducklake_* functions, BEGIN/COMMIT/ROLLBACK) are carried out by
+ * tarn's DuckLake implementation. Results reach the caller through a sink.
+ */
+#ifndef TARN_SESSION_H
+#define TARN_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tarn_session tarn_session;
+
+/* How a statement's result is shaped, decided from its text (see
+ * tarn_sql_output_kind in the lexer): a row set, a changed-row count, or
+ * nothing at all. */
+typedef enum {
+    TARN_OUTPUT_NONE = 0,
+    TARN_OUTPUT_ROWS = 1,
+    TARN_OUTPUT_COUNT = 2,
+} tarn_output_kind;
+
+/* Receives one statement's result. Every callback is optional. Cells are
+ * DuckDB's CAST(x AS VARCHAR) of each value, NULL for SQL NULL; they are
+ * only valid during the call. */
+typedef struct {
+    void (*begin)(void *ctx, size_t ncols, const char *const *names);
+    void (*row)(void *ctx, const char *const *cells);
+    void (*end)(void *ctx);
+    void (*count)(void *ctx, int64_t n);
+    void *ctx;
+} tarn_sink;
+
+/* Opens a session (a fresh in-memory DuckDB). *out is owned by the caller:
+ * close it with tarn_session_close. */
+int tarn_session_open(tarn_session **out);
+void tarn_session_close(tarn_session *s);
+
+/* Runs one SQL statement (no trailing ';' needed) and delivers its result
+ * to `sink` (which may be NULL). On failure returns < 0 with the message in
+ * tarn_error_last(); the session stays usable. */
+int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink);
+
+#endif

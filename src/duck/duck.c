@@ -1,0 +1,130 @@
+/*
+ * duck.c — statement execution and text results over the DuckDB C API.
+ */
+#include "duck/duck.h"
+
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int duck_error_from_result(duckdb_result *res)
+{
+    const char *msg = duckdb_result_error(res);
+    return tarn_error_set(TARN_ERROR, "%s", msg ? msg : "unknown DuckDB error");
+}
+
+int duck_exec_count(duckdb_connection con, const char *sql, int64_t *rows_changed)
+{
+    duckdb_result res;
+    if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
+        int rc = duck_error_from_result(&res);
+        duckdb_destroy_result(&res);
+        return rc;
+    }
+    if (rows_changed)
+        *rows_changed = (int64_t)duckdb_rows_changed(&res);
+    duckdb_destroy_result(&res);
+    return 0;
+}
+
+int duck_exec(duckdb_connection con, const char *sql)
+{
+    return duck_exec_count(con, sql, NULL);
+}
+
+static void table_push_row(duck_table *t, size_t *cap)
+{
+    if (t->nrows + 1 > *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        t->cells = xrealloc(t->cells, *cap * t->ncols * sizeof(char *));
+    }
+    t->nrows++;
+}
+
+int duck_table_from_result(duck_table *out, duckdb_result *res)
+{
+    memset(out, 0, sizeof(*out));
+    out->ncols = duckdb_column_count(res);
+    out->names = xcalloc(out->ncols, sizeof(char *));
+    for (size_t c = 0; c < out->ncols; c++)
+        out->names[c] = xstrdup(duckdb_column_name(res, c));
+    size_t cap = 0;
+    duckdb_data_chunk chunk;
+    while ((chunk = duckdb_fetch_chunk(*res)) != NULL) {
+        idx_t n = duckdb_data_chunk_get_size(chunk);
+        for (idx_t r = 0; r < n; r++) {
+            table_push_row(out, &cap);
+            char **row = out->cells + (out->nrows - 1) * out->ncols;
+            for (size_t c = 0; c < out->ncols; c++) {
+                duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, c);
+                uint64_t *valid = duckdb_vector_get_validity(vec);
+                if (valid && !duckdb_validity_row_is_valid(valid, r)) {
+                    row[c] = NULL;
+                    continue;
+                }
+                duckdb_string_t *s = (duckdb_string_t *)duckdb_vector_get_data(vec) + r;
+                row[c] = xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+            }
+        }
+        duckdb_destroy_data_chunk(&chunk);
+    }
+    return 0;
+}
+
+int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
+{
+    memset(out, 0, sizeof(*out));
+    char *wrapped = xasprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s)", sql);
+    duckdb_result res;
+    int rc = 0;
+    if (duckdb_query(con, wrapped, &res) != DuckDBSuccess)
+        rc = duck_error_from_result(&res);
+    else
+        rc = duck_table_from_result(out, &res);
+    duckdb_destroy_result(&res);
+    free(wrapped);
+    return rc;
+}
+
+void duck_table_free(duck_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        free(t->names[c]);
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->names);
+    free(t->cells);
+    memset(t, 0, sizeof(*t));
+}
+
+int duck_query_string(char **out, duckdb_connection con, const char *sql)
+{
+    duck_table t;
+    *out = NULL;
+    int rc = duck_table_query(&t, con, sql);
+    if (rc)
+        return rc;
+    if (t.nrows == 0 || t.ncols == 0) {
+        duck_table_free(&t);
+        return tarn_error_set(TARN_ENOTFOUND, "query returned no row");
+    }
+    const char *v = duck_table_get(&t, 0, 0);
+    *out = v ? xstrdup(v) : NULL;
+    duck_table_free(&t);
+    return 0;
+}
+
+int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const char *sql)
+{
+    char *s = NULL;
+    int rc = duck_query_string(&s, con, sql);
+    if (rc)
+        return rc;
+    if (is_null)
+        *is_null = s == NULL;
+    *out = s ? strtoll(s, NULL, 10) : 0;
+    free(s);
+    return 0;
+}

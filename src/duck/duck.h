@@ -1,0 +1,51 @@
+/*
+ * duck.h — the thin layer over the DuckDB C library that the rest of tarn
+ * talks to: run a statement, read a small result as strings, read one
+ * scalar. Every failure goes through tarn_error_set() with DuckDB's own
+ * message, so callers only add context.
+ *
+ * Results are read as text (every column cast to VARCHAR) because that is
+ * how catalog rows are compared, stored and printed; the typed data plane
+ * (Parquet, views) stays inside DuckDB and never passes through C.
+ */
+#ifndef TARN_DUCK_H
+#define TARN_DUCK_H
+
+#include <duckdb.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fully read result: ncols column names and nrows*ncols cells, row-major.
+ * A NULL cell is SQL NULL. Owns all its strings. */
+typedef struct {
+    size_t nrows, ncols;
+    char **names;
+    char **cells;
+} duck_table;
+
+/* Runs `sql`, discarding any result. */
+int duck_exec(duckdb_connection con, const char *sql);
+/* Runs `sql`; on success *rows_changed (if non-NULL) gets DuckDB's count. */
+int duck_exec_count(duckdb_connection con, const char *sql, int64_t *rows_changed);
+
+/* Runs `sql` and reads every row into *out, each column rendered as DuckDB's
+ * CAST(x AS VARCHAR). `sql` must be a query usable as a subquery. */
+int duck_table_query(duck_table *out, duckdb_connection con, const char *sql);
+/* Reads an already executed result whose columns are all VARCHAR. */
+int duck_table_from_result(duck_table *out, duckdb_result *res);
+static inline const char *duck_table_get(const duck_table *t, size_t r, size_t c)
+{
+    return t->cells[r * t->ncols + c];
+}
+void duck_table_free(duck_table *t);
+
+/* Runs a one-row, one-column query. *is_null (optional) tells SQL NULL;
+ * a query with no row is TARN_ENOTFOUND. */
+int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const char *sql);
+/* Same, returning a malloc'd string (NULL for SQL NULL). */
+int duck_query_string(char **out, duckdb_connection con, const char *sql);
+
+/* Copies DuckDB's error from a failed result into tarn's error slot. */
+int duck_error_from_result(duckdb_result *res);
+
+#endif
