@@ -6,7 +6,7 @@
  * out the few parts of DDL/DML it rewrites (target names, AT clauses, SET
  * lists). The lexer knows DuckDB's token rules: '…' strings with ''
  * escapes (and E'…' with backslash escapes), "…" identifiers with ""
- * escapes, -- and nested /* */ comments, $tag$…$tag$ dollar quotes,
+ * escapes, -- line and nested block comments, $tag$…$tag$ dollar quotes,
  * numbers, $1 / ? parameters and operators.
  */
 #ifndef TARN_SQL_LEXER_H
