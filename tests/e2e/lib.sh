@@ -1,0 +1,145 @@
+# tests/e2e/lib.sh — helpers for tarn's end-to-end test scripts (bash).
+#
+# A script tests/e2e/test_NAME.sh drives the tarn binary and reports one line per check:
+#
+#   #!/usr/bin/env bash
+#   . "$(dirname "$0")/lib.sh"
+#   d=$(mktempdir)                                  # removed when the script exits
+#   check    "sql runs"       tarn sql -c 'SELECT 1'   # ok if the command exits 0
+#   check_fails "bad flag"    tarn --no-such-flag      # ok if it exits 1..125 (an error, not a crash)
+#   check_eq "select 42"      "42" "$(tarn sql --format csv -c 'SELECT 42 AS x' | tail -n 1)"
+#   [ -f "$d/x" ] && ok "file made" || fail "file made" "no $d/x"
+#   finish                                          # prints `N passed, N failed`, exits 0 iff none failed
+#
+# Output: `ok - NAME` / `not ok - NAME` (details follow as `#   ...` lines), then `N passed, N failed`.
+# tests/run.sh counts those lines; a script that exits non-zero without a `not ok` line counts as one
+# failure, and so does one that ends without calling finish.
+#
+# Environment: TARN is the absolute path of the binary under test (tests/run.sh sets it to build/tarn
+# or build-san/tarn; default build/tarn). TARN_LIBDUCKDB is libduckdb.so (deps/lib). REPO is the repo
+# root, FIXTURES is tests/fixtures. `tarn ARGS...` runs "$TARN" ARGS. KEEP_TMP=1 keeps the temp dirs.
+# Run one script by hand: `bash tests/e2e/test_NAME.sh` (or TARN=build-san/tarn bash ...).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck disable=SC2034 # for the scripts that source this file
+FIXTURES=$REPO/tests/fixtures
+TARN=${TARN:-$REPO/build/tarn}
+case $TARN in /*) ;; *) TARN=$PWD/$TARN ;; esac
+TARN_LIBDUCKDB=${TARN_LIBDUCKDB:-$REPO/deps/lib/libduckdb.so}
+export TARN TARN_LIBDUCKDB
+
+_E2E_PASSED=0
+_E2E_FAILED=0
+_E2E_FINISHED=0
+_E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tarn-e2e.XXXXXX") || {
+    echo "not ok - mktemp"
+    exit 1
+}
+
+_e2e_exit() {
+    local rc=$?
+    if [ "${KEEP_TMP:-0}" = 1 ]; then
+        echo "# temp dirs kept in $_E2E_TMP" >&2
+    else
+        rm -rf "$_E2E_TMP"
+    fi
+    if [ "$_E2E_FINISHED" = 0 ]; then
+        fail "$(basename "$0") reached finish" "the script ended early (exit status $rc)"
+        echo "$_E2E_PASSED passed, $_E2E_FAILED failed"
+        exit 1
+    fi
+}
+trap _e2e_exit EXIT
+
+# tarn ARGS... — run the binary under test.
+tarn() {
+    "$TARN" "$@"
+}
+
+# mktempdir — print the path of a new empty directory (removed when the script exits).
+mktempdir() {
+    mktemp -d "$_E2E_TMP/d.XXXXXX"
+}
+
+# ok NAME
+ok() {
+    _E2E_PASSED=$((_E2E_PASSED + 1))
+    echo "ok - $1"
+}
+
+# fail NAME [DETAIL...] — each DETAIL (may be multi-line) is printed as `#   ` lines.
+fail() {
+    local name=$1
+    shift
+    _E2E_FAILED=$((_E2E_FAILED + 1))
+    echo "not ok - $name"
+    local d
+    for d in "$@"; do
+        [ -n "$d" ] || continue
+        printf '%s\n' "$d" | sed 's/^/#   /'
+    done
+}
+
+# _e2e_run OUTFILE CMD... — run CMD with stdout+stderr to OUTFILE; returns its exit status.
+_e2e_run() {
+    local out=$1
+    shift
+    "$@" >"$out" 2>&1 </dev/null
+}
+
+_e2e_tail() {
+    tail -n 20 "$1"
+}
+
+# check NAME CMD... — ok if CMD exits 0; otherwise fail with its status and the tail of its output.
+check() {
+    local name=$1 rc out
+    shift
+    out=$(mktemp "$_E2E_TMP/out.XXXXXX")
+    _e2e_run "$out" "$@"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        ok "$name"
+    else
+        fail "$name" "exit status $rc: $*" "$(_e2e_tail "$out")"
+    fi
+}
+
+# check_fails NAME CMD... — ok if CMD fails cleanly (exit status 1..125). Exit 0 fails the check, and
+# so does a crash (a signal, a sanitizer abort: status >= 126).
+check_fails() {
+    local name=$1 rc out
+    shift
+    out=$(mktemp "$_E2E_TMP/out.XXXXXX")
+    _e2e_run "$out" "$@"
+    rc=$?
+    if [ "$rc" -ge 1 ] && [ "$rc" -le 125 ]; then
+        ok "$name"
+    elif [ "$rc" -eq 0 ]; then
+        fail "$name" "expected an error, got exit status 0: $*" "$(_e2e_tail "$out")"
+    else
+        fail "$name" "crashed (exit status $rc): $*" "$(_e2e_tail "$out")"
+    fi
+}
+
+# check_eq NAME EXPECTED ACTUAL — ok if the two strings are equal; otherwise fail with a unified diff.
+check_eq() {
+    local name=$1 expected=$2 actual=$3
+    if [ "$expected" = "$actual" ]; then
+        ok "$name"
+    else
+        fail "$name" "$(diff -u --label expected --label actual \
+            <(printf '%s\n' "$expected") <(printf '%s\n' "$actual"))"
+    fi
+}
+
+# finish — print `N passed, N failed` and exit: 0 iff nothing failed and something was checked.
+finish() {
+    _E2E_FINISHED=1
+    if [ $((_E2E_PASSED + _E2E_FAILED)) -eq 0 ]; then
+        fail "$(basename "$0") checked something" "finish was called before any check"
+    fi
+    echo "$_E2E_PASSED passed, $_E2E_FAILED failed"
+    [ "$_E2E_FAILED" -eq 0 ]
+    exit
+}
