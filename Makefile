@@ -16,7 +16,7 @@ endif
 
 DEPS    := deps
 CFLAGS  := -std=c17 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Wno-unused-parameter \
-           -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -I$(DEPS)/include \
+           -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -isystem $(DEPS)/include \
            $(SANFLAGS) -MMD -MP
 LDFLAGS := $(SANFLAGS) -L$(DEPS)/lib -Wl,-rpath,'$$ORIGIN/../$(DEPS)/lib'
 LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm

@@ -1,28 +1,58 @@
 /*
- * session.c — placeholder passthrough session (replaced by the lake-aware
- * session as the lake core lands).
+ * session.c — a tarn SQL session: routes each statement either to DuckDB
+ * as is, or to the DuckLake implementation (see include/tarn/session.h).
+ *
+ * Routing is by the statement's leading keywords and its target name,
+ * read with tarn's lexer:
+ *   ATTACH 'ducklake:…' / DETACH           → lake.c
+ *   BEGIN / COMMIT / ROLLBACK              → lake transactions (txn.c)
+ *   CREATE/DROP SCHEMA|TABLE on a lake     → ddl.c
+ *   INSERT / DELETE / UPDATE on a lake     → write.c
+ *   CALL ducklake_set_commit_message / ducklake_set_option
+ *   anything else                          → DuckDB, after the read
+ *                                            rewrites of rewrite.c (AT
+ *                                            clauses, rowid, ducklake_*
+ *                                            table functions)
+ * A statement that targets a lake in a way tarn does not implement fails
+ * with an error that says so, never with a silently different result.
  */
 #include "tarn/session.h"
 
 #include "duck/duck.h"
+#include "lake/ddl.h"
+#include "lake/lake.h"
+#include "lake/rewrite.h"
+#include "lake/scan.h"
+#include "lake/session_int.h"
+#include "lake/txn.h"
+#include "lake/write.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/quote.h"
 
 #include <stdlib.h>
-
-struct tarn_session {
-    duckdb_database db;
-    duckdb_connection con;
-};
+#include <string.h>
+#include <strings.h>
 
 int tarn_session_open(tarn_session **out)
 {
     tarn_session *s = xcalloc(1, sizeof(*s));
-    if (duckdb_open(NULL, &s->db) != DuckDBSuccess) {
+    duckdb_config cfg;
+    duckdb_create_config(&cfg);
+    /* No extension may be fetched from the network: tarn is the DuckLake
+     * implementation here, and these machines have no route out. */
+    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+    duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    char *err = NULL;
+    if (duckdb_open_ext(NULL, &s->db, cfg, &err) != DuckDBSuccess) {
+        int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
+        duckdb_free(err);
+        duckdb_destroy_config(&cfg);
         free(s);
-        return tarn_error_set(TARN_ERROR, "cannot open DuckDB");
+        return rc;
     }
+    duckdb_destroy_config(&cfg);
     duckdb_connect(s->db, &s->con);
     *out = s;
     return 0;
@@ -32,13 +62,97 @@ void tarn_session_close(tarn_session *s)
 {
     if (!s)
         return;
+    while (s->lakes) {
+        lk_lake *l = s->lakes;
+        s->lakes = l->next;
+        lk_lake_detach(l, s->con);
+    }
+    free(s->use_lake);
+    free(s->use_schema);
     duckdb_disconnect(&s->con);
     duckdb_close(&s->db);
     free(s);
 }
 
+lk_lake *session_lake(tarn_session *s, const char *alias)
+{
+    for (lk_lake *l = s->lakes; l; l = l->next)
+        if (strcasecmp(l->alias, alias) == 0)
+            return l;
+    return NULL;
+}
+
+/* ---- qualified names ---- */
+
+int session_qname(const sql_tokens *tk, size_t i, qname *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->start = i;
+    while (i < tk->n && q->n < 4) {
+        const sql_token *t = &tk->toks[i];
+        if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
+            break;
+        q->parts[q->n++] = t->text;
+        i++;
+        if (i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, ".") == 0 &&
+            i + 1 < tk->n &&
+            (tk->toks[i + 1].type == SQL_TOK_IDENT || tk->toks[i + 1].type == SQL_TOK_QIDENT)) {
+            i++;
+            continue;
+        }
+        break;
+    }
+    q->end = i;
+    return q->n > 0 && q->n <= 3;
+}
+
+lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, const char **name,
+                         int schema_only)
+{
+    lk_lake *l;
+    int n = q->n;
+    if (schema_only) {
+        if (n == 2 && (l = session_lake(s, q->parts[0]))) {
+            *schema = q->parts[1];
+            return l;
+        }
+        if (n == 1 && s->use_lake && (l = session_lake(s, s->use_lake))) {
+            *schema = q->parts[0];
+            return l;
+        }
+        return NULL;
+    }
+    if (n == 3 && (l = session_lake(s, q->parts[0]))) {
+        *schema = q->parts[1];
+        *name = q->parts[2];
+        return l;
+    }
+    if (n == 2 && (l = session_lake(s, q->parts[0]))) {
+        *schema = "main";
+        *name = q->parts[1];
+        return l;
+    }
+    if (s->use_lake && (l = session_lake(s, s->use_lake))) {
+        if (n == 2) {
+            *schema = q->parts[0];
+            *name = q->parts[1];
+            return l;
+        }
+        if (n == 1) {
+            *schema = s->use_schema ? s->use_schema : "main";
+            *name = q->parts[0];
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* ---- result delivery ---- */
+
 static void deliver_table(const duck_table *t, const tarn_sink *sink)
 {
+    if (!sink)
+        return;
     if (sink->begin)
         sink->begin(sink->ctx, t->ncols, (const char *const *)t->names);
     for (size_t r = 0; r < t->nrows; r++)
@@ -48,24 +162,190 @@ static void deliver_table(const duck_table *t, const tarn_sink *sink)
         sink->end(sink->ctx);
 }
 
-int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
+static void deliver_count(const tarn_sink *sink, int64_t n)
 {
-    tarn_output_kind kind = sql_output_kind(sql);
+    if (sink && sink->count)
+        sink->count(sink->ctx, n);
+}
+
+static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind,
+                     const tarn_sink *sink)
+{
     if (kind == TARN_OUTPUT_ROWS) {
         duck_table t;
         int rc = duck_table_query(&t, s->con, sql);
         if (rc)
             return rc;
-        if (sink)
-            deliver_table(&t, sink);
+        deliver_table(&t, sink);
         duck_table_free(&t);
         return 0;
     }
     int64_t n = 0;
     int rc = duck_exec_count(s->con, sql, &n);
+    if (!rc && kind == TARN_OUTPUT_COUNT)
+        deliver_count(sink, n);
+    return rc;
+}
+
+/* ---- lake transactions around one statement ---- */
+
+int session_write_begin(tarn_session *s, lk_lake *l)
+{
+    if (l->txn)
+        return 0;
+    return lk_txn_begin(l, s->con, s->explicit_txn);
+}
+
+/* Ends a lake write: commits it unless inside BEGIN … COMMIT, where the
+ * views are rebuilt so that later reads see the pending state. */
+int session_write_end(tarn_session *s, lk_lake *l, int rc)
+{
+    if (!l->txn)
+        return rc;
+    if (rc) {
+        if (!s->explicit_txn)
+            lk_txn_rollback(l, s->con);
+        return rc;
+    }
+    if (!s->explicit_txn)
+        return lk_txn_commit(l, s->con);
+    return lk_lake_refresh_views(l, s->con);
+}
+
+static int commit_all(tarn_session *s)
+{
+    int rc = 0;
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        if (!l->txn)
+            continue;
+        if (s->txn_failed)
+            lk_txn_rollback(l, s->con);
+        else if (!rc)
+            rc = lk_txn_commit(l, s->con);
+        else
+            lk_txn_rollback(l, s->con);
+    }
+    return rc;
+}
+
+static void rollback_all(tarn_session *s)
+{
+    for (lk_lake *l = s->lakes; l; l = l->next)
+        if (l->txn)
+            lk_txn_rollback(l, s->con);
+}
+
+static int stmt_transaction(tarn_session *s, const char *kw)
+{
+    if (strcmp(kw, "BEGIN") == 0 || strcmp(kw, "START") == 0) {
+        if (s->explicit_txn)
+            return tarn_error_set(TARN_EINVALID,
+                                  "cannot start a transaction within a transaction");
+        s->explicit_txn = 1;
+        s->txn_failed = 0;
+        return 0;
+    }
+    if (!s->explicit_txn)
+        return tarn_error_set(TARN_EINVALID, "cannot %s - no transaction is active",
+                              strcmp(kw, "COMMIT") == 0 || strcmp(kw, "END") == 0 ? "commit"
+                                                                                  : "rollback");
+    int rc = 0;
+    if (strcmp(kw, "COMMIT") == 0 || strcmp(kw, "END") == 0)
+        rc = commit_all(s);
+    else
+        rollback_all(s);
+    s->explicit_txn = 0;
+    s->txn_failed = 0;
+    return rc;
+}
+
+/* ---- USE ---- */
+
+static int stmt_use(tarn_session *s, const sql_tokens *tk, const char *sql)
+{
+    int rc = duck_exec(s->con, sql);
     if (rc)
         return rc;
-    if (kind == TARN_OUTPUT_COUNT && sink && sink->count)
-        sink->count(sink->ctx, n);
+    qname q;
+    free(s->use_lake);
+    free(s->use_schema);
+    s->use_lake = s->use_schema = NULL;
+    if (tk->n >= 2 && session_qname(tk, 1, &q)) {
+        lk_lake *l = session_lake(s, q.parts[0]);
+        if (l) {
+            s->use_lake = xstrdup(l->alias);
+            if (q.n == 2)
+                s->use_schema = xstrdup(q.parts[1]);
+        }
+    }
     return 0;
+}
+
+static int is_transaction_kw(const char *kw)
+{
+    return strcmp(kw, "BEGIN") == 0 || strcmp(kw, "START") == 0 || strcmp(kw, "COMMIT") == 0 ||
+           strcmp(kw, "END") == 0 || strcmp(kw, "ROLLBACK") == 0 || strcmp(kw, "ABORT") == 0;
+}
+
+/* Errors that DuckDB lets a transaction survive (name resolution, syntax);
+ * anything else aborts it, as DuckDB does. */
+static int aborts_transaction(void)
+{
+    const char *m = tarn_error_last();
+    int code = tarn_error_code();
+    if (code == TARN_ENOTFOUND || code == TARN_EUNSUPPORTED)
+        return 0;
+    return !(strstr(m, "Binder Error") || strstr(m, "Catalog Error") ||
+             strstr(m, "Parser Error") || strstr(m, "does not exist"));
+}
+
+static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                    tarn_output_kind kind, const tarn_sink *sink)
+{
+    int handled = 0;
+    int rc = 0;
+    if (strcmp(kw, "ATTACH") == 0 || strcmp(kw, "DETACH") == 0)
+        rc = session_attach_stmt(s, tk, sql, kw, &handled);
+    else if (strcmp(kw, "USE") == 0)
+        return stmt_use(s, tk, sql);
+    else if (strcmp(kw, "CREATE") == 0 || strcmp(kw, "DROP") == 0 || strcmp(kw, "ALTER") == 0 ||
+             strcmp(kw, "COMMENT") == 0)
+        rc = session_ddl_stmt(s, tk, sql, kw, sink, &handled);
+    else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 ||
+             strcmp(kw, "UPDATE") == 0)
+        rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
+    else if (strcmp(kw, "CALL") == 0)
+        rc = session_call_stmt(s, tk, sql, &handled);
+    if (handled || rc)
+        return rc;
+    char *rewritten = NULL;
+    rc = rewrite_reads(&rewritten, s, sql);
+    if (rc)
+        return rc;
+    rc = run_plain(s, rewritten, kind, sink);
+    free(rewritten);
+    return rc;
+}
+
+int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
+{
+    sql_tokens tk;
+    int rc = sql_tokenize(&tk, sql);
+    if (rc)
+        return rc;
+    char kw[32];
+    sql_first_keyword(sql, kw, sizeof(kw));
+    if (s->explicit_txn && s->txn_failed && !is_transaction_kw(kw)) {
+        sql_tokens_free(&tk);
+        return tarn_error_set(TARN_EINVALID, "Current transaction is aborted (please ROLLBACK)");
+    }
+    tarn_error_clear();
+    if (is_transaction_kw(kw))
+        rc = stmt_transaction(s, kw);
+    else
+        rc = dispatch(s, &tk, sql, kw, sql_output_kind(sql), sink);
+    if (rc && s->explicit_txn && aborts_transaction())
+        s->txn_failed = 1;
+    sql_tokens_free(&tk);
+    return rc;
 }

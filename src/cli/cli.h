@@ -1,0 +1,30 @@
+/*
+ * cli.h — what the pieces of the `tarn` program share: the exit codes of
+ * design §6, the version string, and the entry point of every command.
+ *
+ * Each command lives in its own src/cli/cmd_<name>.c and exposes one
+ * `int cmd_<name>(int argc, char **argv)` (argv[0] is the command name,
+ * as if it were its own program). main.c lists them in a table; adding a
+ * command is one prototype here and one row there.
+ */
+#ifndef TARN_CLI_H
+#define TARN_CLI_H
+
+#define TARN_VERSION "0.1.0"
+
+/* Exit codes (design §6): success, a statement/model/test failed, usage or
+ * project error. */
+enum {
+    CLI_OK = 0,
+    CLI_FAILED = 1,
+    CLI_USAGE = 2,
+};
+
+int cmd_sql(int argc, char **argv);
+extern const char cmd_sql_usage[];
+
+/* Prints "tarn: <message>\n" on stderr, flushing stdout first so that the
+ * two streams interleave in order when they share a terminal or file. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * main.c — the `tarn` program's entry point: picks the command named by
+ * argv[1] from a table and hands it the rest of the arguments.
+ *
+ * The table is the single list of commands: usage text, `tarn help CMD`
+ * and dispatch all come from it, so a new command (run, plan, history,
+ * show, lineage, maintain, init, …) is a cmd_<name>.c file plus one row.
+ */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* one line for `tarn help` */
+    const char *usage;   /* full text for `tarn help NAME`; may be NULL */
+} cli_command;
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const cli_command commands[] = {
+    {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
+    {"version", cmd_version, "print the version", NULL},
+    {"help", cmd_help, "show this help, or `tarn help COMMAND`", NULL},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("tarn: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static const cli_command *command_find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void usage_print(FILE *f)
+{
+    fputs("usage: tarn COMMAND [ARGS...]\n\ncommands:\n", f);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\noptions:\n  --version  same as `tarn version`\n"
+          "  --help     same as `tarn help`\n",
+          f);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    puts("tarn " TARN_VERSION);
+    return CLI_OK;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_print(stdout);
+        return CLI_OK;
+    }
+    const cli_command *c = command_find(argv[1]);
+    if (!c) {
+        cli_errorf("unknown command '%s'", argv[1]);
+        usage_print(stderr);
+        return CLI_USAGE;
+    }
+    if (c->usage)
+        fputs(c->usage, stdout);
+    else
+        printf("usage: tarn %s\n  %s\n", c->name, c->summary);
+    return CLI_OK;
+}
+
+/* Global flags are spelled like commands so that they share the table. */
+static const char *command_alias(const char *arg)
+{
+    if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0)
+        return "version";
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        return "help";
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_print(stderr);
+        return CLI_USAGE;
+    }
+    const cli_command *c = command_find(command_alias(argv[1]));
+    if (!c) {
+        cli_errorf("unknown command '%s'", argv[1]);
+        usage_print(stderr);
+        return CLI_USAGE;
+    }
+    int rc = c->run(argc - 1, argv + 1);
+    /* A full disk or closed pipe shows up only when stdout is flushed;
+     * report it rather than exit 0 with output lost. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_errorf("error writing standard output");
+        return rc ? rc : CLI_FAILED;
+    }
+    return rc;
+}

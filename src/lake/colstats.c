@@ -1,0 +1,218 @@
+/*
+ * colstats.c — leaf column statistics and their table-level merge (see
+ * colstats.h).
+ */
+#include "lake/colstats.h"
+
+#include "duck/duck.h"
+#include "lake/types.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void push_leaf(lk_stats_set *s, const lk_column *c, const char *path)
+{
+    s->leaves = xrealloc(s->leaves, (s->n + 1) * sizeof(lk_leaf_stats));
+    lk_leaf_stats *l = &s->leaves[s->n++];
+    memset(l, 0, sizeof(*l));
+    l->col = c;
+    l->path = xstrdup(path);
+    l->contains_nan = -1;
+}
+
+static void walk(lk_stats_set *s, const lk_column *c, const char *prefix)
+{
+    tarn_buf p = {0};
+    if (prefix) {
+        buf_puts(&p, prefix);
+        buf_putc(&p, '.');
+    }
+    quote_ident(&p, c->name);
+    if (c->nchildren == 0)
+        push_leaf(s, c, buf_cstr(&p));
+    for (size_t i = 0; i < c->nchildren; i++)
+        walk(s, &c->children[i], buf_cstr(&p));
+    buf_free(&p);
+}
+
+void lk_stats_init(lk_stats_set *s, const lk_table *t)
+{
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < t->ncols; i++)
+        walk(s, &t->cols[i], NULL);
+}
+
+void lk_stats_free(lk_stats_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->leaves[i].path);
+        free(s->leaves[i].min);
+        free(s->leaves[i].max);
+    }
+    free(s->leaves);
+    memset(s, 0, sizeof(*s));
+}
+
+/* A query yielding one column `v` with every value of the leaf at the end
+ * of `chain` (top-level column first): struct fields are selected, list
+ * elements and map keys/values unnested. */
+static void leaf_query(tarn_buf *b, const lk_column *const *chain, size_t depth,
+                       const char *source)
+{
+    if (depth == 1) {
+        buf_puts(b, "SELECT ");
+        quote_ident(b, chain[0]->name);
+        buf_printf(b, " AS v FROM %s", source);
+        return;
+    }
+    const lk_column *parent = chain[depth - 2], *c = chain[depth - 1];
+    tarn_buf inner = {0};
+    leaf_query(&inner, chain, depth - 1, source);
+    if (strcmp(parent->type, "struct") == 0) {
+        buf_puts(b, "SELECT v.");
+        quote_ident(b, c->name);
+        buf_puts(b, " AS v");
+    } else if (strcmp(parent->type, "list") == 0) {
+        buf_puts(b, "SELECT unnest(v) AS v");
+    } else {
+        buf_printf(b, "SELECT unnest(map_%s(v)) AS v",
+                   strcmp(c->name, "key") == 0 ? "keys" : "values");
+    }
+    buf_printf(b, " FROM (%s)", buf_cstr(&inner));
+    buf_free(&inner);
+}
+
+static int chain_to(const lk_column *cols, size_t n, const lk_column *target,
+                    const lk_column **chain, size_t depth, size_t *out_depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        chain[depth] = &cols[i];
+        if (&cols[i] == target) {
+            *out_depth = depth + 1;
+            return 1;
+        }
+        if (chain_to(cols[i].children, cols[i].nchildren, target, chain, depth + 1, out_depth))
+            return 1;
+    }
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
+                             const lk_table *t)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        lk_leaf_stats *l = &s->leaves[i];
+        const lk_column *chain[64];
+        size_t depth = 0;
+        if (!chain_to(t->cols, t->ncols, l->col, chain, 0, &depth))
+            continue;
+        tarn_buf q = {0};
+        leaf_query(&q, chain, depth, source);
+        const char *agg = strcmp(l->col->type, "blob") == 0 ? "v::VARCHAR" : "v";
+        char *sql = xasprintf("SELECT min(%s)::VARCHAR, max(%s)::VARCHAR, count(v), count(*) - "
+                              "count(v) FROM (%s)",
+                              agg, agg, buf_cstr(&q));
+        buf_free(&q);
+        duck_table r;
+        int rc = duck_table_query(&r, con, sql);
+        free(sql);
+        if (rc)
+            return rc;
+        l->min = dup_or_null(duck_table_get(&r, 0, 0));
+        l->max = dup_or_null(duck_table_get(&r, 0, 1));
+        l->value_count = strtoll(duck_table_get(&r, 0, 2), NULL, 10);
+        l->null_count = strtoll(duck_table_get(&r, 0, 3), NULL, 10);
+        duck_table_free(&r);
+    }
+    return 0;
+}
+
+static int compares_as_text(const char *type)
+{
+    return strcmp(type, "varchar") == 0 || strcmp(type, "blob") == 0 ||
+           strcmp(type, "json") == 0 || strcmp(type, "uuid") == 0;
+}
+
+/* CASE expression choosing between the stored bound `col` and `val`. */
+static void bound_merge(tarn_buf *b, const lk_leaf_stats *l, const char *col, const char *val,
+                        const char *op)
+{
+    if (l->value_count == 0) {
+        buf_puts(b, col);
+        return;
+    }
+    if (!val) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    buf_printf(b, "CASE WHEN %s IS NULL THEN ", col);
+    quote_literal(b, val);
+    buf_puts(b, " WHEN ");
+    if (compares_as_text(l->col->type)) {
+        quote_literal(b, val);
+        buf_printf(b, " %s %s", op, col);
+    } else {
+        tarn_buf ty = {0};
+        lk_type_to_sql(&ty, l->col);
+        buf_puts(b, "TRY_CAST(");
+        quote_literal(b, val);
+        buf_printf(b, " AS %s) %s TRY_CAST(%s AS %s)", buf_cstr(&ty), op, col, buf_cstr(&ty));
+        buf_free(&ty);
+    }
+    buf_puts(b, " THEN ");
+    quote_literal(b, val);
+    buf_printf(b, " ELSE %s END", col);
+}
+
+static const char *nan_literal(int v)
+{
+    return v < 0 ? "NULL" : v ? "true" : "false";
+}
+
+void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
+                               const lk_table *t, const lk_stats_set *s)
+{
+    if (!d->had_stats_row && !d->stats_inserted) {
+        d->stats_inserted = 1;
+        for (size_t i = 0; i < s->n; i++) {
+            const lk_leaf_stats *l = &s->leaves[i];
+            tarn_buf b = {0};
+            buf_printf(&b, "INSERT INTO %s.ducklake_table_column_stats VALUES (%lld, %lld, %s, %s, ",
+                       meta, (long long)t->id, (long long)l->col->id,
+                       l->null_count > 0 ? "true" : "false", nan_literal(l->contains_nan));
+            quote_literal(&b, l->value_count ? l->min : NULL);
+            buf_puts(&b, ", ");
+            quote_literal(&b, l->value_count ? l->max : NULL);
+            buf_puts(&b, ", NULL)");
+            lk_txn_sql(txn, "%s", buf_cstr(&b));
+            buf_free(&b);
+        }
+        return;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const lk_leaf_stats *l = &s->leaves[i];
+        tarn_buf b = {0};
+        buf_printf(&b, "UPDATE %s.ducklake_table_column_stats SET contains_null = %s, ", meta,
+                   l->null_count > 0 ? "true" : "contains_null");
+        if (l->contains_nan < 0)
+            buf_puts(&b, "contains_nan = contains_nan, ");
+        else
+            buf_printf(&b, "contains_nan = COALESCE(contains_nan, false) OR %s, ",
+                       nan_literal(l->contains_nan));
+        buf_puts(&b, "min_value = ");
+        bound_merge(&b, l, "min_value", l->min, "<");
+        buf_puts(&b, ", max_value = ");
+        bound_merge(&b, l, "max_value", l->max, ">");
+        buf_printf(&b, " WHERE table_id = %lld AND column_id = %lld", (long long)t->id,
+                   (long long)l->col->id);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+}

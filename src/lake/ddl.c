@@ -1,0 +1,397 @@
+/*
+ * ddl.c — CREATE/DROP SCHEMA and TABLE as DuckLake catalog rows (see ddl.h).
+ *
+ * Directory rule (DuckLake's): a schema or table gets the directory
+ * `<name>/` when its name is only [A-Za-z0-9_-], else `<uuid>/`, so no
+ * name can ever make a path that escapes the data path.
+ */
+#include "lake/ddl.h"
+
+#include "duck/duck.h"
+#include "lake/txn.h"
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static char *new_uuid(duckdb_connection con)
+{
+    char *u = NULL;
+    if (duck_query_string(&u, con, "SELECT uuidv7()::VARCHAR") || !u)
+        return xstrdup("00000000-0000-7000-8000-000000000000");
+    return u;
+}
+
+static char *dir_for(const char *name, const char *uuid)
+{
+    return xasprintf("%s/", quote_is_plain_path_segment(name) ? name : uuid);
+}
+
+static void token_name(lk_txn *txn, const char *kind, const char *schema, const char *name)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "%s:", kind);
+    quote_ident(&b, schema);
+    if (name) {
+        buf_putc(&b, '.');
+        quote_ident(&b, name);
+    }
+    lk_txn_change(txn, buf_cstr(&b));
+    buf_free(&b);
+}
+
+int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_not_exists)
+{
+    lk_txn *txn = lake->txn;
+    if (lk_catalog_schema(&txn->cat, name)) {
+        if (if_not_exists)
+            return 0;
+        return tarn_error_set(TARN_EINVALID, "Schema with name \"%s\" already exists in lake \"%s\"",
+                              name, lake->alias);
+    }
+    lk_schema *s = lk_catalog_add_schema(&txn->cat);
+    s->id = lk_txn_new_catalog_id(txn);
+    s->begin = txn->snapshot_id;
+    s->uuid = new_uuid(con);
+    s->name = xstrdup(name);
+    s->path = dir_for(name, s->uuid);
+    s->path_rel = 1;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_schema VALUES (%lld, '%s', %lld, NULL, ", lake->meta,
+               (long long)s->id, s->uuid, (long long)txn->snapshot_id);
+    quote_literal(&b, name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, s->path);
+    buf_puts(&b, ", true)");
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    token_name(txn, "created_schema", name, NULL);
+    txn->catalog_changed = 1;
+    return 0;
+}
+
+static void drop_table_rows(lk_lake *lake, const lk_table *t)
+{
+    lk_txn *txn = lake->txn;
+    static const char *const TABLES[] = {
+        "ducklake_table",      "ducklake_partition_info", "ducklake_column",
+        "ducklake_column_tag", "ducklake_data_file",      "ducklake_delete_file",
+        "ducklake_sort_info",
+    };
+    for (size_t i = 0; i < sizeof(TABLES) / sizeof(TABLES[0]); i++)
+        lk_txn_sql(txn,
+                   "UPDATE %s.%s SET end_snapshot = %lld WHERE end_snapshot IS NULL AND table_id "
+                   "= %lld",
+                   lake->meta, TABLES[i], (long long)txn->snapshot_id, (long long)t->id);
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_tag SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+               "object_id = %lld",
+               lake->meta, (long long)txn->snapshot_id, (long long)t->id);
+    char *tok = xasprintf("dropped_table:%lld", (long long)t->id);
+    lk_txn_change(txn, tok);
+    free(tok);
+    txn->catalog_changed = 1;
+}
+
+static int table_created_here(lk_txn *txn, const lk_table *t)
+{
+    return t->begin == txn->snapshot_id;
+}
+
+int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                  int if_exists)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    if (!t) {
+        if (if_exists)
+            return 0;
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Table with name %s does not exist in schema \"%s\" of lake \"%s\"",
+                              name, schema, lake->alias);
+    }
+    if (table_created_here(txn, t))
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "dropping table %s in the transaction that created it is not "
+                              "supported yet; commit first",
+                              name);
+    drop_table_rows(lake, t);
+    lk_catalog_remove_table(&txn->cat, (size_t)(t - txn->cat.tables));
+    (void)con;
+    return 0;
+}
+
+int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_exists,
+                   int cascade)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, name);
+    if (!s) {
+        if (if_exists)
+            return 0;
+        return tarn_error_set(TARN_ENOTFOUND, "Schema with name %s does not exist in lake \"%s\"",
+                              name, lake->alias);
+    }
+    int64_t sid = s->id;
+    for (size_t i = 0; i < txn->cat.ntables; i++) {
+        if (txn->cat.tables[i].schema_id != sid)
+            continue;
+        if (!cascade)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Cannot drop schema \"%s\" because there are entries that "
+                                  "depend on it; use DROP SCHEMA … CASCADE",
+                                  name);
+    }
+    for (size_t i = txn->cat.ntables; i-- > 0;) {
+        if (txn->cat.tables[i].schema_id != sid)
+            continue;
+        drop_table_rows(lake, &txn->cat.tables[i]);
+        lk_catalog_remove_table(&txn->cat, i);
+    }
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_schema SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+               "schema_id = %lld",
+               lake->meta, (long long)txn->snapshot_id, (long long)sid);
+    char *tok = xasprintf("dropped_schema:%lld", (long long)sid);
+    lk_txn_change(txn, tok);
+    free(tok);
+    txn->catalog_changed = 1;
+    s = lk_catalog_schema(&txn->cat, name);
+    lk_catalog_remove_schema(&txn->cat, (size_t)(s - txn->cat.schemas));
+    (void)con;
+    return 0;
+}
+
+/* ---- CREATE TABLE ---- */
+
+static int is_number(const char *s)
+{
+    char *end = NULL;
+    if (!*s)
+        return 0;
+    strtod(s, &end);
+    return end && *end == 0;
+}
+
+/* DuckDB renders a column default as SQL text; DuckLake stores literals
+ * unquoted (type 'literal') and anything else as expression text. */
+static void set_default(lk_column *c, const char *text)
+{
+    free(c->default_value);
+    free(c->default_value_type);
+    c->initial_default = NULL;
+    if (!text) {
+        c->default_value = xstrdup("NULL");
+        c->default_value_type = xstrdup("literal");
+        return;
+    }
+    size_t n = strlen(text);
+    if (n >= 2 && text[0] == '\'' && text[n - 1] == '\'') {
+        tarn_buf b = {0};
+        for (size_t i = 1; i + 1 < n; i++) {
+            buf_putc(&b, text[i]);
+            if (text[i] == '\'' && text[i + 1] == '\'')
+                i++;
+        }
+        c->default_value = xstrdup(buf_cstr(&b));
+        c->initial_default = buf_detach(&b);
+        c->default_value_type = xstrdup("literal");
+    } else if (is_number(text)) {
+        c->default_value = xstrdup(text);
+        c->initial_default = xstrdup(text);
+        c->default_value_type = xstrdup("literal");
+    } else {
+        c->default_value = xstrdup(text);
+        c->default_value_type = xstrdup("expression");
+    }
+}
+
+static int read_shape(lk_table *t, duckdb_connection con, const char *shape)
+{
+    char *sql = xasprintf("SELECT * FROM %s LIMIT 0", shape);
+    duckdb_result res;
+    int rc = 0;
+    if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
+        rc = duck_error_from_result(&res);
+        duckdb_destroy_result(&res);
+        free(sql);
+        return rc;
+    }
+    free(sql);
+    idx_t n = duckdb_column_count(&res);
+    t->cols = xcalloc(n ? n : 1, sizeof(lk_column));
+    int64_t next_id = 1;
+    for (idx_t i = 0; i < n && !rc; i++) {
+        duckdb_logical_type lt = duckdb_column_logical_type(&res, i);
+        rc = lk_type_from_logical(&t->cols[i], duckdb_column_name(&res, i), lt, &next_id);
+        t->ncols++;
+        duckdb_destroy_logical_type(&lt);
+    }
+    duckdb_destroy_result(&res);
+    return rc;
+}
+
+static int read_constraints(lk_table *t, duckdb_connection con, const char *shape_name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT column_name, column_default, is_nullable FROM duckdb_columns() WHERE "
+                 "database_name = 'temp' AND table_name = ");
+    quote_literal(&b, shape_name);
+    buf_puts(&b, " ORDER BY column_index");
+    duck_table r;
+    int rc = duck_table_query(&r, con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < r.nrows && i < t->ncols; i++) {
+        lk_column *c = &t->cols[i];
+        if (!lk_type_is_nested(c->type))
+            set_default(c, duck_table_get(&r, i, 1));
+        const char *nullable = duck_table_get(&r, i, 2);
+        c->nulls_allowed = !nullable || strcmp(nullable, "true") == 0;
+    }
+    duck_table_free(&r);
+    return 0;
+}
+
+static const char *const RESERVED[] = {"row_id", "begin_snapshot", "end_snapshot",
+                                       "_ducklake_internal_row_id",
+                                       "_ducklake_internal_snapshot_id"};
+
+static int check_column_names(const lk_table *t, int inlining)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(t->cols[i].name, t->cols[j].name) == 0)
+                return tarn_error_set(TARN_EINVALID, "column \"%s\" is defined twice",
+                                      t->cols[i].name);
+        for (size_t r = 0; inlining && r < sizeof(RESERVED) / sizeof(RESERVED[0]); r++)
+            if (strcasecmp(t->cols[i].name, RESERVED[r]) == 0)
+                return tarn_error_set(TARN_EINVALID,
+                                      "column name \"%s\" is reserved while data inlining is "
+                                      "enabled; rename the column or set data_inlining_row_limit "
+                                      "to 0",
+                                      t->cols[i].name);
+    }
+    return 0;
+}
+
+static void column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
+{
+    lk_txn *txn = lake->txn;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_column VALUES (%lld, %lld, NULL, %lld, %lld, ",
+               lake->meta, (long long)c->id, (long long)txn->snapshot_id, (long long)t->id,
+               (long long)c->id);
+    quote_literal(&b, c->name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, c->type);
+    buf_puts(&b, ", ");
+    quote_literal(&b, c->initial_default);
+    buf_puts(&b, ", ");
+    quote_literal(&b, c->default_value);
+    buf_printf(&b, ", %s, ", c->nulls_allowed ? "true" : "false");
+    if (c->parent >= 0)
+        buf_printf(&b, "%lld", (long long)c->parent);
+    else
+        buf_puts(&b, "NULL");
+    buf_puts(&b, ", ");
+    quote_literal(&b, c->default_value_type);
+    buf_puts(&b, ", 'duckdb')");
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    for (size_t i = 0; i < c->nchildren; i++)
+        column_rows(lake, t, &c->children[i]);
+}
+
+static void inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
+{
+    lk_txn *txn = lake->txn;
+    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
+    lk_txn_sql(txn, "INSERT INTO %s.ducklake_inlined_data_tables VALUES (%lld, '%s', %lld)",
+               lake->meta, (long long)t->id, name, (long long)sv);
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "CREATE TABLE IF NOT EXISTS %s.%s(row_id BIGINT, begin_snapshot BIGINT, "
+               "end_snapshot BIGINT",
+               lake->meta, name);
+    for (size_t i = 0; i < t->ncols; i++) {
+        buf_puts(&b, ", ");
+        quote_ident(&b, t->cols[i].name);
+        buf_putc(&b, ' ');
+        lk_type_to_sql(&b, &t->cols[i]);
+    }
+    buf_putc(&b, ')');
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    t->inlined = xrealloc(t->inlined, (t->ninlined + 1) * sizeof(lk_inlined));
+    t->inlined[t->ninlined].name = name;
+    t->inlined[t->ninlined].schema_version = sv;
+    t->ninlined++;
+}
+
+int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                    const char *shape, int64_t *table_id)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    if (!s)
+        return tarn_error_set(TARN_ENOTFOUND, "Schema with name %s does not exist in lake \"%s\"",
+                              schema, lake->alias);
+    if (lk_catalog_table(&txn->cat, s->id, name))
+        return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists in lake \"%s\"",
+                              name, lake->alias);
+    lk_table nt = {0};
+    int rc = read_shape(&nt, con, shape);
+    if (!rc) {
+        const char *dot = strrchr(shape, '.');
+        char *raw = xstrdup(dot ? dot + 1 : shape);
+        if (raw[0] == '"') {
+            memmove(raw, raw + 1, strlen(raw));
+            raw[strlen(raw) - 1] = 0;
+        }
+        rc = read_constraints(&nt, con, raw);
+        free(raw);
+    }
+    nt.schema_id = s->id;
+    nt.name = xstrdup(name);
+    int64_t limit = lake->inline_limit >= 0 ? lake->inline_limit : 10;
+    if (!rc)
+        rc = check_column_names(&nt, limit > 0);
+    if (rc) {
+        lk_table_free(&nt);
+        return rc;
+    }
+    nt.id = lk_txn_new_catalog_id(txn);
+    nt.begin = txn->snapshot_id;
+    nt.uuid = new_uuid(con);
+    nt.path = dir_for(name, nt.uuid);
+    nt.path_rel = 1;
+    int64_t sv = txn->cat.schema_version + 1;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_table VALUES (%lld, '%s', %lld, NULL, %lld, ",
+               lake->meta, (long long)nt.id, nt.uuid, (long long)txn->snapshot_id,
+               (long long)s->id);
+    quote_literal(&b, name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, nt.path);
+    buf_puts(&b, ", true)");
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    for (size_t i = 0; i < nt.ncols; i++)
+        column_rows(lake, &nt, &nt.cols[i]);
+    if (limit > 0)
+        inlined_table(lake, &nt, sv);
+    lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)",
+               lake->meta, (long long)txn->snapshot_id, (long long)sv, (long long)nt.id);
+    token_name(txn, "created_table", schema, name);
+    txn->catalog_changed = 1;
+    *table_id = nt.id;
+    *lk_catalog_add_table(&txn->cat) = nt;
+    return 0;
+}

@@ -1,0 +1,320 @@
+/*
+ * deletes.c — pending deletions to delete files, inlined deletions and
+ * ended files (see deletes.h).
+ */
+#include "lake/deletes.h"
+
+#include "duck/duck.h"
+#include "lake/filestats.h"
+#include "lake/txn.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FILE_PATH_FIELD 2147483646LL
+#define POS_FIELD 2147483645LL
+#define SNAPSHOT_FIELD 2147483539LL
+
+void lk_deletes_note_inlined(lk_lake *lake, int64_t table_id)
+{
+    lk_txn *txn = lake->txn;
+    char *tok = xasprintf("inlined_delete:%lld", (long long)table_id);
+    for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        if (strcmp(txn->change_tokens[i], tok) == 0) {
+            free(tok);
+            return;
+        }
+    }
+    lk_txn_change(txn, tok);
+    free(tok);
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
+    if (!t)
+        return;
+    char *pid = lk_txn_pending_inline_deletes(lake);
+    for (size_t i = 0; i < t->ninlined; i++) {
+        tarn_buf b = {0};
+        buf_printf(&b, "UPDATE %s.", lake->meta);
+        quote_ident(&b, t->inlined[i].name);
+        buf_printf(&b,
+                   " SET end_snapshot = %lld WHERE row_id IN (SELECT row_id FROM %s WHERE "
+                   "table_id = %lld) AND end_snapshot IS NULL AND begin_snapshot <> %lld",
+                   (long long)txn->snapshot_id, pid, (long long)table_id,
+                   (long long)txn->snapshot_id);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+    free(pid);
+}
+
+typedef struct {
+    int64_t table_id, file_id, n;
+} file_deletes;
+
+/* State of one committed data file before this transaction. */
+typedef struct {
+    int64_t record_count;
+    char *path, *rel;        /* data file path (as read) and stored form */
+    int64_t del_id;          /* current delete file id, -1 none */
+    char *del_path, *del_rel; /* its path (as read) and stored path */
+    int64_t del_count, del_begin;
+    int del_has_snap;
+    int64_t inlined_deleted;
+} file_state;
+
+static void state_free(file_state *s)
+{
+    free(s->path);
+    free(s->rel);
+    free(s->del_path);
+    free(s->del_rel);
+}
+
+static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                      int64_t file_id)
+{
+    memset(s, 0, sizeof(*s));
+    s->del_id = -1;
+    char *dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
+    char *sql = xasprintf(
+        "SELECT d.record_count, d.path, x.delete_file_id, x.path, x.delete_count, "
+        "x.begin_snapshot, x.partial_max FROM %s.ducklake_data_file d LEFT JOIN "
+        "%s.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND x.end_snapshot IS NULL "
+        "WHERE d.data_file_id = %lld",
+        lake->meta, lake->meta, (long long)file_id);
+    duck_table r;
+    int rc = duck_table_query(&r, con, sql);
+    free(sql);
+    if (!rc && r.nrows == 0)
+        rc = tarn_error_set(TARN_ENOTFOUND, "data file %lld not found", (long long)file_id);
+    if (!rc) {
+        s->record_count = strtoll(duck_table_get(&r, 0, 0), NULL, 10);
+        s->rel = xstrdup(duck_table_get(&r, 0, 1));
+        s->path = xasprintf("%s%s", dir, s->rel);
+        if (duck_table_get(&r, 0, 2)) {
+            s->del_id = strtoll(duck_table_get(&r, 0, 2), NULL, 10);
+            s->del_rel = xstrdup(duck_table_get(&r, 0, 3));
+            s->del_path = xasprintf("%s%s", dir, s->del_rel);
+            s->del_count = strtoll(duck_table_get(&r, 0, 4), NULL, 10);
+            s->del_begin = strtoll(duck_table_get(&r, 0, 5), NULL, 10);
+            s->del_has_snap = duck_table_get(&r, 0, 6) != NULL;
+        }
+    }
+    duck_table_free(&r);
+    if (!rc) {
+        char *q = xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name = '%s' AND "
+                            "table_name = 'ducklake_inlined_delete_%lld'",
+                            lake->meta_name, (long long)t->id);
+        int64_t exists = 0;
+        duck_query_int64(&exists, NULL, con, q);
+        free(q);
+        if (exists) {
+            q = xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
+                          "%lld",
+                          lake->meta, (long long)t->id, (long long)file_id);
+            rc = duck_query_int64(&s->inlined_deleted, NULL, con, q);
+            free(q);
+        }
+    }
+    free(dir);
+    return rc;
+}
+
+static void change(lk_txn *txn, const char *kind, int64_t table_id)
+{
+    char *tok = xasprintf("%s:%lld", kind, (long long)table_id);
+    lk_txn_change(txn, tok);
+    free(tok);
+}
+
+static int inline_deletes(lk_lake *lake, duckdb_connection con, const file_deletes *fd)
+{
+    lk_txn *txn = lake->txn;
+    char *pd = lk_txn_pending_deletes(lake);
+    lk_txn_sql(txn,
+               "CREATE TABLE IF NOT EXISTS %s.ducklake_inlined_delete_%lld(file_id BIGINT, row_id "
+               "BIGINT, begin_snapshot BIGINT)",
+               lake->meta, (long long)fd->table_id);
+    /* the positions are copied now: the TEMP table is gone at commit time
+     * only if the batch reads it after the drop, which it never does */
+    lk_txn_sql(txn,
+               "INSERT INTO %s.ducklake_inlined_delete_%lld SELECT DISTINCT file_id, pos, %lld "
+               "FROM %s WHERE table_id = %lld AND file_id = %lld ORDER BY pos",
+               lake->meta, (long long)fd->table_id, (long long)txn->snapshot_id, pd,
+               (long long)fd->table_id, (long long)fd->file_id);
+    free(pd);
+    change(txn, "inlined_delete", fd->table_id);
+    (void)con;
+    return 0;
+}
+
+static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const file_state *s)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%lld, ",
+               lake->meta, (long long)s->del_id);
+    char *rel = xasprintf("%s%s%s", sc && sc->path ? sc->path : "", t->path ? t->path : "",
+                          s->del_rel);
+    quote_literal(&b, rel);
+    free(rel);
+    buf_puts(&b, ", true, now())");
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    lk_txn_sql(txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld", lake->meta,
+               (long long)s->del_id);
+}
+
+/* The positions of the new delete file: earlier ones with the snapshot
+ * that deleted them, then this transaction's. */
+static void positions_sql(tarn_buf *b, lk_lake *lake, const file_deletes *fd, const file_state *s,
+                          int with_snap)
+{
+    char *pd = lk_txn_pending_deletes(lake);
+    int64_t snap = lake->txn->snapshot_id;
+    buf_puts(b, "SELECT pos");
+    if (with_snap)
+        buf_puts(b, ", min(snap) AS _ducklake_internal_snapshot_id");
+    buf_puts(b, " FROM (");
+    if (s && s->del_id >= 0) {
+        buf_puts(b, "SELECT pos, ");
+        if (s->del_has_snap)
+            buf_puts(b, "_ducklake_internal_snapshot_id");
+        else
+            buf_printf(b, "%lld", (long long)s->del_begin);
+        buf_puts(b, " AS snap FROM read_parquet(");
+        quote_literal(b, s->del_path);
+        buf_puts(b, ") UNION ALL ");
+    }
+    buf_printf(b, "SELECT pos, %lld AS snap FROM %s WHERE table_id = %lld AND file_id = %lld)",
+               (long long)snap, pd, (long long)fd->table_id, (long long)fd->file_id);
+    buf_puts(b, " GROUP BY pos ORDER BY pos");
+    free(pd);
+}
+
+static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                             const file_deletes *fd, const file_state *s, const char *data_path)
+{
+    lk_txn *txn = lake->txn;
+    int with_snap = s && s->del_id >= 0;
+    char *dir = lk_lake_table_dir(lake, &txn->cat, t);
+    char *uuid = NULL;
+    int rc = duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR");
+    if (!rc)
+        rc = fs_mkdir_p(dir);
+    char *name = xasprintf("ducklake-%s-delete.parquet", uuid ? uuid : "");
+    char *abs = xasprintf("%s%s", dir, name);
+    tarn_buf b = {0};
+    buf_puts(&b, "COPY (SELECT ");
+    quote_literal(&b, data_path);
+    buf_puts(&b, " AS file_path, pos");
+    if (with_snap)
+        buf_puts(&b, ", _ducklake_internal_snapshot_id");
+    buf_puts(&b, " FROM (");
+    positions_sql(&b, lake, fd, s, with_snap);
+    buf_puts(&b, ")) TO ");
+    quote_literal(&b, abs);
+    buf_printf(&b, " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld", FILE_PATH_FIELD,
+               POS_FIELD);
+    if (with_snap)
+        buf_printf(&b, ", _ducklake_internal_snapshot_id: %lld", SNAPSHOT_FIELD);
+    buf_puts(&b, "}, RETURN_STATS)");
+    lk_file_stats *fs = NULL;
+    size_t nfs = 0;
+    if (!rc) {
+        lk_txn_wrote(txn, abs);
+        rc = lk_copy_with_stats(&fs, &nfs, con, buf_cstr(&b));
+    }
+    if (!rc && nfs == 1) {
+        int64_t begin = txn->snapshot_id, partial = -1;
+        if (with_snap) {
+            begin = s->del_has_snap ? s->del_begin : s->del_begin;
+            partial = txn->snapshot_id;
+            schedule_old_delete_file(lake, t, s);
+        }
+        int64_t id = lk_txn_new_file_id(txn);
+        buf_clear(&b);
+        buf_printf(&b, "INSERT INTO %s.ducklake_delete_file VALUES (%lld, %lld, %lld, NULL, %lld, ",
+                   lake->meta, (long long)id, (long long)t->id, (long long)begin,
+                   (long long)fd->file_id);
+        quote_literal(&b, name);
+        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
+                   (long long)fs[0].file_size, (long long)fs[0].footer_size);
+        if (partial >= 0)
+            buf_printf(&b, "%lld)", (long long)partial);
+        else
+            buf_puts(&b, "NULL)");
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        change(txn, "deleted_from_table", t->id);
+    }
+    lk_file_stats_free(fs, nfs);
+    buf_free(&b);
+    free(abs);
+    free(name);
+    free(uuid);
+    free(dir);
+    return rc;
+}
+
+static const lk_pending_file *pending_file(lk_txn *txn, int64_t file_id)
+{
+    for (size_t i = 0; i < txn->nfiles; i++)
+        if (txn->files[i].file_id == file_id)
+            return &txn->files[i];
+    return NULL;
+}
+
+static int flush_file(lk_lake *lake, duckdb_connection con, const file_deletes *fd)
+{
+    lk_txn *txn = lake->txn;
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, fd->table_id);
+    if (!t)
+        return 0; /* the table was dropped later in the transaction */
+    const lk_pending_file *pf = pending_file(txn, fd->file_id);
+    if (pf)
+        return write_delete_file(lake, con, t, fd, NULL, pf->abs_path);
+    file_state s;
+    int rc = load_state(&s, lake, con, t, fd->file_id);
+    if (rc)
+        return rc;
+    int64_t already = s.del_count + s.inlined_deleted;
+    if (already + fd->n >= s.record_count) {
+        lk_txn_sql(txn,
+                   "UPDATE %s.ducklake_data_file SET end_snapshot = %lld WHERE end_snapshot IS "
+                   "NULL AND data_file_id = %lld",
+                   lake->meta, (long long)txn->snapshot_id, (long long)fd->file_id);
+        change(txn, "deleted_from_table", t->id);
+    } else if (fd->n <= lk_lake_inline_limit(lake, con, t)) {
+        rc = inline_deletes(lake, con, fd);
+    } else {
+        rc = write_delete_file(lake, con, t, fd, &s, s.path);
+    }
+    state_free(&s);
+    return rc;
+}
+
+int lk_deletes_flush(lk_lake *lake, duckdb_connection con)
+{
+    char *pd = lk_txn_pending_deletes(lake);
+    char *sql = xasprintf("SELECT table_id, file_id, count(DISTINCT pos) FROM %s GROUP BY ALL "
+                          "ORDER BY table_id, file_id",
+                          pd);
+    free(pd);
+    duck_table r;
+    int rc = duck_table_query(&r, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < r.nrows && !rc; i++) {
+        file_deletes fd = {strtoll(duck_table_get(&r, i, 0), NULL, 10),
+                           strtoll(duck_table_get(&r, i, 1), NULL, 10),
+                           strtoll(duck_table_get(&r, i, 2), NULL, 10)};
+        rc = flush_file(lake, con, &fd);
+    }
+    duck_table_free(&r);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * deletes.h — turning a transaction's pending deletions into DuckLake's
+ * delete records at commit.
+ *
+ * Per data file with newly deleted positions, DuckLake 1.0 chooses:
+ *   - every row of the file is now deleted → the file is ended
+ *     (end_snapshot), no delete file;
+ *   - at most the inlining limit of new positions → rows in the catalog's
+ *     ducklake_inlined_delete_<table> (file id, position, snapshot);
+ *   - otherwise a Parquet delete file (file_path, pos), replacing any
+ *     earlier one: the new file holds all positions, each with the snapshot
+ *     that deleted it (_ducklake_internal_snapshot_id), so time travel to
+ *     before this commit still sees the old set.
+ * Deleted inlined rows are ended in their inlined-data table.
+ */
+#ifndef TARN_LAKE_DELETES_H
+#define TARN_LAKE_DELETES_H
+
+#include "lake/lake.h"
+
+/* Records that committed inlined rows of `table_id` were deleted (their
+ * row ids wait in the pending inline-deletes table). */
+void lk_deletes_note_inlined(lk_lake *lake, int64_t table_id);
+
+/* Writes delete files and appends the catalog statements for every
+ * pending deletion of the open transaction. */
+int lk_deletes_flush(lk_lake *lake, duckdb_connection con);
+
+#endif

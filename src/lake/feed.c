@@ -1,0 +1,158 @@
+/*
+ * feed.c — the change feed between two snapshots (see feed.h).
+ */
+#include "lake/feed.h"
+
+#include "duck/duck.h"
+#include "lake/scan.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The identity scan of table `tid` at snapshot `s`, or an empty relation
+ * with the same columns when the table did not exist then. */
+static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *shape, int64_t tid,
+                   int64_t s)
+{
+    lk_catalog cat;
+    if (s < 0 || lk_catalog_load(&cat, ss->con, l->meta, s) != 0) {
+        tarn_error_clear();
+        tarn_buf b = {0};
+        buf_puts(&b, "SELECT * FROM (");
+        char *sc = NULL;
+        int rc = lk_scan_sql(&sc, l, ss->con, &l->cat, shape, 0, LK_SCAN_IDENTITY);
+        if (rc)
+            return rc;
+        buf_puts(&b, sc);
+        free(sc);
+        buf_puts(&b, ") WHERE false");
+        *out = buf_detach(&b);
+        return 0;
+    }
+    const lk_table *t = lk_catalog_table_by_id(&cat, tid);
+    int rc;
+    if (t) {
+        rc = lk_scan_sql(out, l, ss->con, &cat, t, s, LK_SCAN_IDENTITY);
+    } else {
+        lk_catalog_free(&cat);
+        return scan_at(out, ss, l, shape, tid, -1);
+    }
+    lk_catalog_free(&cat);
+    return rc;
+}
+
+static void columns(tarn_buf *b, const lk_table *t, const char *prefix)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        buf_puts(b, ", ");
+        buf_printf(b, "%s.", prefix);
+        quote_ident(b, t->cols[i].name);
+    }
+}
+
+static int changed_snapshots(duck_table *out, tarn_session *s, lk_lake *l, int64_t tid,
+                             int64_t from, int64_t to)
+{
+    char *q = xasprintf("SELECT snapshot_id FROM %s.ducklake_snapshot_changes WHERE snapshot_id "
+                        "BETWEEN %lld AND %lld AND regexp_matches(changes_made, "
+                        "'(^|,)(inserted_into_table|deleted_from_table|inlined_insert|inlined_"
+                        "delete):%lld(,|$)') ORDER BY snapshot_id",
+                        l->meta, (long long)from, (long long)to, (long long)tid);
+    int rc = duck_table_query(out, s->con, q);
+    free(q);
+    return rc;
+}
+
+static int one_snapshot(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table *t, int64_t sn,
+                        int kind)
+{
+    char *now = NULL, *before = NULL;
+    int rc = scan_at(&now, s, l, t, t->id, sn);
+    if (!rc)
+        rc = scan_at(&before, s, l, t, t->id, sn - 1);
+    if (rc) {
+        free(now);
+        return rc;
+    }
+    const char *key = "ON x.__tarn_fid = y.__tarn_fid AND x.__tarn_pos = y.__tarn_pos AND "
+                      "x.__tarn_rsnap = y.__tarn_rsnap";
+    buf_printf(b, "SELECT * FROM (WITH a AS (%s), p AS (%s), ins AS (SELECT x.* FROM a x ANTI JOIN "
+                  "p y %s), del AS (SELECT x.* FROM p x ANTI JOIN a y %s) ",
+               now, before, key, key);
+    if (kind != LK_FEED_DELETIONS) {
+        buf_printf(b, "SELECT %lld::BIGINT AS snapshot_id, i.rowid", (long long)sn);
+        if (kind == LK_FEED_CHANGES)
+            buf_puts(b, ", CASE WHEN i.rowid IN (SELECT rowid FROM del) THEN 'update_postimage' "
+                        "ELSE 'insert' END AS change_type");
+        columns(b, t, "i");
+        buf_puts(b, " FROM ins i");
+    }
+    if (kind == LK_FEED_CHANGES)
+        buf_puts(b, " UNION ALL ");
+    if (kind != LK_FEED_INSERTIONS) {
+        buf_printf(b, "SELECT %lld::BIGINT AS snapshot_id, d.rowid", (long long)sn);
+        if (kind == LK_FEED_CHANGES)
+            buf_puts(b, ", CASE WHEN d.rowid IN (SELECT rowid FROM ins) THEN 'update_preimage' "
+                        "ELSE 'delete' END AS change_type");
+        columns(b, t, "d");
+        buf_puts(b, " FROM del d");
+    }
+    buf_puts(b, ")");
+    free(now);
+    free(before);
+    return 0;
+}
+
+int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *table,
+                int64_t from, int64_t to, int kind)
+{
+    lk_catalog end;
+    int rc = lk_catalog_load(&end, s->con, l->meta, to);
+    if (rc)
+        return rc;
+    lk_schema *sc = lk_catalog_schema(&end, schema ? schema : "main");
+    const lk_table *t = sc ? lk_catalog_table(&end, sc->id, table) : NULL;
+    if (!t) {
+        lk_catalog_free(&end);
+        return tarn_error_set(TARN_ENOTFOUND, "Table with name %s does not exist at snapshot %lld",
+                              table, (long long)to);
+    }
+    duck_table snaps;
+    rc = changed_snapshots(&snaps, s, l, t->id, from, to);
+    tarn_buf b = {0};
+    size_t parts = 0;
+    for (size_t r = 0; !rc && r < snaps.nrows; r++) {
+        int64_t sn = strtoll(duck_table_get(&snaps, r, 0), NULL, 10);
+        if (parts++)
+            buf_puts(&b, " UNION ALL ");
+        rc = one_snapshot(&b, s, l, t, sn, kind);
+    }
+    if (!rc) {
+        duck_table_free(&snaps);
+        if (!parts) {
+            /* no change in range: an empty relation of the right shape */
+            buf_printf(&b, "SELECT NULL::BIGINT AS snapshot_id, NULL::BIGINT AS rowid%s",
+                       kind == LK_FEED_CHANGES ? ", NULL::VARCHAR AS change_type" : "");
+            char *sc2 = NULL;
+            rc = lk_scan_sql(&sc2, l, s->con, &end, t, to, 0);
+            if (!rc) {
+                for (size_t i = 0; i < t->ncols; i++) {
+                    buf_puts(&b, ", ");
+                    quote_ident(&b, t->cols[i].name);
+                }
+                buf_printf(&b, " FROM (%s) WHERE false", sc2);
+            }
+            free(sc2);
+        }
+    }
+    lk_catalog_free(&end);
+    if (rc) {
+        buf_free(&b);
+        return rc;
+    }
+    *out = buf_detach(&b);
+    return 0;
+}

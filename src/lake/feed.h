@@ -1,0 +1,21 @@
+/*
+ * feed.h — DuckLake's change feed: the rows inserted into and deleted from
+ * a table between two snapshots, with updates paired by row id as
+ * update_preimage / update_postimage.
+ *
+ * tarn derives the feed from the table's identity scans: for every
+ * snapshot s in the range that changed the table, a row whose identity
+ * (data file and position, or inlined row id and begin snapshot) is in the
+ * scan at s but not at s-1 was inserted at s, and the reverse was deleted.
+ */
+#ifndef TARN_LAKE_FEED_H
+#define TARN_LAKE_FEED_H
+
+#include "lake/session_int.h"
+
+enum { LK_FEED_CHANGES, LK_FEED_INSERTIONS, LK_FEED_DELETIONS };
+
+int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *table,
+                int64_t from, int64_t to, int kind);
+
+#endif

@@ -1,0 +1,474 @@
+/*
+ * lake.c — attaching, creating and detaching a DuckLake lake, and keeping
+ * the alias database's views in step with the catalog (see lake.h).
+ *
+ * A new lake is created exactly as DuckLake 1.0 creates one: the 28
+ * ducklake_* tables in the catalog database, snapshot 0 with schema_version
+ * 0, next_catalog_id 1, next_file_id 0, the `main` schema with id 0, and the
+ * four metadata rows (version, created_by, data_path, encrypted), all in one
+ * catalog transaction.
+ */
+#include "lake/lake.h"
+
+#include "duck/duck.h"
+#include "lake/scan.h"
+#include "lake/txn.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LAKE_FORMAT_VERSION "1.0"
+
+static const char *const CATALOG_DDL[] = {
+    "CREATE TABLE %s.ducklake_metadata(\"key\" VARCHAR NOT NULL, \"value\" VARCHAR NOT NULL, "
+    "\"scope\" VARCHAR, scope_id BIGINT)",
+    "CREATE TABLE %s.ducklake_snapshot(snapshot_id BIGINT PRIMARY KEY, snapshot_time TIMESTAMP "
+    "WITH TIME ZONE, schema_version BIGINT, next_catalog_id BIGINT, next_file_id BIGINT)",
+    "CREATE TABLE %s.ducklake_snapshot_changes(snapshot_id BIGINT PRIMARY KEY, changes_made "
+    "VARCHAR, author VARCHAR, commit_message VARCHAR, commit_extra_info VARCHAR)",
+    "CREATE TABLE %s.ducklake_schema(schema_id BIGINT PRIMARY KEY, schema_uuid UUID, "
+    "begin_snapshot BIGINT, end_snapshot BIGINT, schema_name VARCHAR, path VARCHAR, "
+    "path_is_relative BOOLEAN)",
+    "CREATE TABLE %s.ducklake_table(table_id BIGINT, table_uuid UUID, begin_snapshot BIGINT, "
+    "end_snapshot BIGINT, schema_id BIGINT, table_name VARCHAR, path VARCHAR, path_is_relative "
+    "BOOLEAN)",
+    "CREATE TABLE %s.ducklake_view(view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, "
+    "end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, \"sql\" VARCHAR, "
+    "column_aliases VARCHAR)",
+    "CREATE TABLE %s.ducklake_tag(object_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "
+    "\"key\" VARCHAR, \"value\" VARCHAR)",
+    "CREATE TABLE %s.ducklake_column_tag(table_id BIGINT, column_id BIGINT, begin_snapshot "
+    "BIGINT, end_snapshot BIGINT, \"key\" VARCHAR, \"value\" VARCHAR)",
+    "CREATE TABLE %s.ducklake_data_file(data_file_id BIGINT PRIMARY KEY, table_id BIGINT, "
+    "begin_snapshot BIGINT, end_snapshot BIGINT, file_order BIGINT, path VARCHAR, "
+    "path_is_relative BOOLEAN, file_format VARCHAR, record_count BIGINT, file_size_bytes BIGINT, "
+    "footer_size BIGINT, row_id_start BIGINT, partition_id BIGINT, encryption_key VARCHAR, "
+    "mapping_id BIGINT, partial_max BIGINT)",
+    "CREATE TABLE %s.ducklake_file_column_stats(data_file_id BIGINT, table_id BIGINT, column_id "
+    "BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, "
+    "max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)",
+    "CREATE TABLE %s.ducklake_file_variant_stats(data_file_id BIGINT, table_id BIGINT, column_id "
+    "BIGINT, variant_path VARCHAR, shredded_type VARCHAR, column_size_bytes BIGINT, value_count "
+    "BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, "
+    "extra_stats VARCHAR)",
+    "CREATE TABLE %s.ducklake_delete_file(delete_file_id BIGINT PRIMARY KEY, table_id BIGINT, "
+    "begin_snapshot BIGINT, end_snapshot BIGINT, data_file_id BIGINT, path VARCHAR, "
+    "path_is_relative BOOLEAN, format VARCHAR, delete_count BIGINT, file_size_bytes BIGINT, "
+    "footer_size BIGINT, encryption_key VARCHAR, partial_max BIGINT)",
+    "CREATE TABLE %s.ducklake_column(column_id BIGINT, begin_snapshot BIGINT, end_snapshot "
+    "BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, "
+    "initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column "
+    "BIGINT, default_value_type VARCHAR, default_value_dialect VARCHAR)",
+    "CREATE TABLE %s.ducklake_table_stats(table_id BIGINT, record_count BIGINT, next_row_id "
+    "BIGINT, file_size_bytes BIGINT)",
+    "CREATE TABLE %s.ducklake_table_column_stats(table_id BIGINT, column_id BIGINT, "
+    "contains_null BOOLEAN, contains_nan BOOLEAN, min_value VARCHAR, max_value VARCHAR, "
+    "extra_stats VARCHAR)",
+    "CREATE TABLE %s.ducklake_partition_info(partition_id BIGINT, table_id BIGINT, "
+    "begin_snapshot BIGINT, end_snapshot BIGINT)",
+    "CREATE TABLE %s.ducklake_partition_column(partition_id BIGINT, table_id BIGINT, "
+    "partition_key_index BIGINT, column_id BIGINT, \"transform\" VARCHAR)",
+    "CREATE TABLE %s.ducklake_file_partition_value(data_file_id BIGINT, table_id BIGINT, "
+    "partition_key_index BIGINT, partition_value VARCHAR)",
+    "CREATE TABLE %s.ducklake_files_scheduled_for_deletion(data_file_id BIGINT, path VARCHAR, "
+    "path_is_relative BOOLEAN, schedule_start TIMESTAMP WITH TIME ZONE)",
+    "CREATE TABLE %s.ducklake_inlined_data_tables(table_id BIGINT, table_name VARCHAR, "
+    "schema_version BIGINT)",
+    "CREATE TABLE %s.ducklake_column_mapping(mapping_id BIGINT, table_id BIGINT, \"type\" "
+    "VARCHAR)",
+    "CREATE TABLE %s.ducklake_name_mapping(mapping_id BIGINT, column_id BIGINT, source_name "
+    "VARCHAR, target_field_id BIGINT, parent_column BIGINT, is_partition BOOLEAN)",
+    "CREATE TABLE %s.ducklake_schema_versions(begin_snapshot BIGINT, schema_version BIGINT, "
+    "table_id BIGINT)",
+    "CREATE TABLE %s.ducklake_macro(schema_id BIGINT, macro_id BIGINT, macro_name VARCHAR, "
+    "begin_snapshot BIGINT, end_snapshot BIGINT)",
+    "CREATE TABLE %s.ducklake_macro_impl(macro_id BIGINT, impl_id BIGINT, dialect VARCHAR, "
+    "\"sql\" VARCHAR, \"type\" VARCHAR)",
+    "CREATE TABLE %s.ducklake_macro_parameters(macro_id BIGINT, impl_id BIGINT, column_id "
+    "BIGINT, parameter_name VARCHAR, parameter_type VARCHAR, default_value VARCHAR, "
+    "default_value_type VARCHAR)",
+    "CREATE TABLE %s.ducklake_sort_info(sort_id BIGINT, table_id BIGINT, begin_snapshot BIGINT, "
+    "end_snapshot BIGINT)",
+    "CREATE TABLE %s.ducklake_sort_expression(sort_id BIGINT, table_id BIGINT, sort_key_index "
+    "BIGINT, expression VARCHAR, dialect VARCHAR, sort_direction VARCHAR, null_order VARCHAR)",
+    "INSERT INTO %s.ducklake_snapshot VALUES (0, now(), 0, 1, 0)",
+    "INSERT INTO %s.ducklake_snapshot_changes VALUES (0, 'created_schema:\"main\"', NULL, NULL, "
+    "NULL)",
+    "INSERT INTO %s.ducklake_schema VALUES (0, uuid(), 0, NULL, 'main', 'main/', true)",
+};
+
+#define NDDL (sizeof(CATALOG_DDL) / sizeof(CATALOG_DDL[0]))
+
+static char *normalize_data_path(const char *given)
+{
+    size_t n = strlen(given);
+    if (n == 0)
+        return xstrdup("");
+    if (given[n - 1] == '/')
+        return xstrdup(given);
+    return xasprintf("%s/", given);
+}
+
+static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path)
+{
+    int rc = duck_exec(con, "BEGIN TRANSACTION");
+    for (size_t i = 0; i < NDDL && !rc; i++) {
+        char *sql = xasprintf(CATALOG_DDL[i], lake->meta);
+        rc = duck_exec(con, sql);
+        free(sql);
+    }
+    if (!rc) {
+        tarn_buf b = {0};
+        buf_printf(&b, "INSERT INTO %s.ducklake_metadata (\"key\", \"value\") VALUES "
+                       "('version', '" LAKE_FORMAT_VERSION "'), "
+                       "('created_by', 'DuckDB ' || (SELECT source_id FROM pragma_version())), "
+                       "('data_path', ",
+                   lake->meta);
+        quote_literal(&b, data_path);
+        buf_puts(&b, "), ('encrypted', 'false')");
+        rc = duck_exec(con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    if (rc) {
+        duck_exec(con, "ROLLBACK");
+        return tarn_error_prefix(rc, "creating the DuckLake catalog");
+    }
+    return duck_exec(con, "COMMIT");
+}
+
+static int catalog_exists(lk_lake *lake, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
+    quote_literal(&b, lake->meta_name);
+    buf_puts(&b, " AND table_name = 'ducklake_metadata'");
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    return rc ? rc : n > 0;
+}
+
+static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, char **out)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = ", lake->meta);
+    quote_literal(&b, key);
+    buf_puts(&b, " AND scope IS NULL");
+    int rc = duck_query_string(out, con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static int check_existing(lk_lake *lake, duckdb_connection con, const lk_attach_opts *opts)
+{
+    char *version = NULL;
+    int rc = read_metadata(lake, con, "version", &version);
+    if (rc)
+        return tarn_error_prefix(rc, "reading the DuckLake version of \"%s\"", opts->path);
+    if (!version || strcmp(version, LAKE_FORMAT_VERSION) != 0) {
+        rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "\"%s\" is a DuckLake %s catalog; tarn reads and writes DuckLake "
+                            LAKE_FORMAT_VERSION " only. Upgrade it with `tarn lake upgrade %s "
+                            "--confirm` (one-way) or open it with the DuckDB version that "
+                            "wrote it",
+                            opts->path, version ? version : "(unknown)", opts->path);
+        free(version);
+        return rc;
+    }
+    free(version);
+    char *stored = NULL;
+    rc = read_metadata(lake, con, "data_path", &stored);
+    if (rc && tarn_error_code() != TARN_ENOTFOUND)
+        return rc;
+    if (opts->data_path) {
+        char *given = normalize_data_path(opts->data_path);
+        if (stored && strcmp(given, stored) != 0) {
+            rc = tarn_error_set(TARN_EINVALID,
+                                "DATA_PATH '%s' does not match the data path '%s' stored in the "
+                                "lake \"%s\"; attach without DATA_PATH to use the stored one",
+                                opts->data_path, stored, opts->path);
+            free(given);
+            free(stored);
+            return rc;
+        }
+        free(given);
+    }
+    lake->data_path = stored ? stored : xstrdup("");
+    return 0;
+}
+
+static char *default_data_path(const char *meta_path)
+{
+    return xasprintf("%s.files/", meta_path);
+}
+
+static char *absolute_dir(const char *path)
+{
+    if (path[0] == '/')
+        return xstrdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd)))
+        return xstrdup(path);
+    return xasprintf("%s/%s", cwd, path);
+}
+
+static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opts *opts,
+                       int *is_new)
+{
+    struct stat st;
+    *is_new = stat(opts->path, &st) != 0;
+    if (*is_new && (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time))
+        return tarn_error_set(TARN_ENOTFOUND, "DuckLake catalog \"%s\" does not exist",
+                              opts->path);
+    tarn_buf b = {0};
+    buf_puts(&b, "ATTACH ");
+    quote_literal(&b, opts->path);
+    buf_printf(&b, " AS %s", lake->meta);
+    if (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time)
+        buf_puts(&b, " (READ_ONLY)");
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opts *opts)
+{
+    lake->pinned = -1;
+    if (opts->snapshot_version >= 0) {
+        char *sql = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
+                              lake->meta, (long long)opts->snapshot_version);
+        int64_t n = 0;
+        int rc = duck_query_int64(&n, NULL, con, sql);
+        free(sql);
+        if (rc)
+            return rc;
+        if (n == 0)
+            return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at version %lld",
+                                  (long long)opts->snapshot_version);
+        lake->pinned = opts->snapshot_version;
+    } else if (opts->snapshot_time) {
+        tarn_buf b = {0};
+        buf_printf(&b, "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= ",
+                   lake->meta);
+        quote_literal(&b, opts->snapshot_time);
+        buf_puts(&b, "::TIMESTAMPTZ ORDER BY snapshot_time DESC LIMIT 1");
+        int64_t id = 0;
+        int rc = duck_query_int64(&id, NULL, con, buf_cstr(&b));
+        buf_free(&b);
+        if (rc)
+            return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before %s",
+                                  opts->snapshot_time);
+        lake->pinned = id;
+    }
+    return 0;
+}
+
+static int attach_alias(lk_lake *lake, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "ATTACH ':memory:' AS ");
+    quote_ident(&b, lake->alias);
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static void lake_free(lk_lake *lake)
+{
+    lk_catalog_free(&lake->cat);
+    free(lake->alias);
+    free(lake->meta_name);
+    free(lake->meta);
+    free(lake->meta_path);
+    free(lake->data_path);
+    free(lake->data_abs);
+    free(lake);
+}
+
+static void detach_quiet(duckdb_connection con, const char *quoted)
+{
+    char *sql = xasprintf("DETACH DATABASE IF EXISTS %s", quoted);
+    duck_exec(con, sql);
+    free(sql);
+}
+
+int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts)
+{
+    lk_lake *lake = xcalloc(1, sizeof(*lake));
+    lake->alias = xstrdup(opts->alias);
+    lake->meta_name = opts->metadata_catalog ? xstrdup(opts->metadata_catalog)
+                                             : xasprintf("__tarn_meta_%s", opts->alias);
+    tarn_buf q = {0};
+    quote_ident(&q, lake->meta_name);
+    lake->meta = buf_detach(&q);
+    lake->meta_path = xstrdup(opts->path);
+    lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
+    lake->inline_limit = opts->inline_limit;
+    int is_new = 0;
+    int rc = attach_meta(lake, con, opts, &is_new);
+    if (rc) {
+        lake_free(lake);
+        return rc;
+    }
+    int exists = is_new ? 0 : catalog_exists(lake, con);
+    if (exists < 0) {
+        rc = exists;
+    } else if (!exists) {
+        lake->data_path = opts->data_path ? normalize_data_path(opts->data_path)
+                                          : default_data_path(opts->path);
+        rc = create_catalog(lake, con, lake->data_path);
+    } else {
+        rc = check_existing(lake, con, opts);
+    }
+    if (!rc)
+        rc = resolve_pin(lake, con, opts);
+    if (!rc) {
+        lake->data_abs = absolute_dir(lake->data_path);
+        rc = attach_alias(lake, con);
+        if (rc)
+            tarn_error_prefix(rc, "attaching \"%s\"", lake->alias);
+    }
+    if (!rc)
+        rc = lk_lake_reload(lake, con);
+    if (rc) {
+        detach_quiet(con, lake->meta);
+        lake_free(lake);
+        return rc;
+    }
+    *out = lake;
+    return 0;
+}
+
+void lk_lake_detach(lk_lake *lake, duckdb_connection con)
+{
+    if (lake->txn)
+        lk_txn_rollback(lake, con);
+    tarn_buf b = {0};
+    quote_ident(&b, lake->alias);
+    detach_quiet(con, buf_cstr(&b));
+    buf_free(&b);
+    detach_quiet(con, lake->meta);
+    lake_free(lake);
+}
+
+int lk_lake_reload(lk_lake *lake, duckdb_connection con)
+{
+    lk_catalog fresh;
+    int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
+    if (rc)
+        return rc;
+    lk_catalog_free(&lake->cat);
+    lake->cat = fresh;
+    return lk_lake_refresh_views(lake, con);
+}
+
+/* ---- views ---- */
+
+static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ");
+    quote_literal(&b, lake->alias);
+    buf_puts(&b, " AND NOT internal");
+    duck_table t;
+    int rc = duck_table_query(&t, con, buf_cstr(&b));
+    buf_clear(&b);
+    for (size_t r = 0; r < t.nrows && !rc; r++) {
+        buf_clear(&b);
+        buf_puts(&b, "DROP SCHEMA ");
+        quote_qualified(&b, lake->alias, NULL, duck_table_get(&t, r, 0));
+        buf_puts(&b, " CASCADE");
+        rc = duck_exec(con, buf_cstr(&b));
+    }
+    duck_table_free(&t);
+    if (!rc) {
+        buf_clear(&b);
+        buf_puts(&b, "SELECT view_name FROM duckdb_views() WHERE database_name = ");
+        quote_literal(&b, lake->alias);
+        buf_puts(&b, " AND schema_name = 'main' AND NOT internal");
+        rc = duck_table_query(&t, con, buf_cstr(&b));
+        for (size_t r = 0; r < t.nrows && !rc; r++) {
+            buf_clear(&b);
+            buf_puts(&b, "DROP VIEW ");
+            quote_qualified(&b, lake->alias, "main", duck_table_get(&t, r, 0));
+            rc = duck_exec(con, buf_cstr(&b));
+        }
+        duck_table_free(&t);
+    }
+    buf_free(&b);
+    return rc;
+}
+
+int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
+{
+    const lk_catalog *cat = lk_txn_catalog(lake);
+    int rc = drop_alias_objects(lake, con);
+    tarn_buf b = {0};
+    for (size_t i = 0; i < cat->nschemas && !rc; i++) {
+        if (strcmp(cat->schemas[i].name, "main") == 0)
+            continue;
+        buf_clear(&b);
+        buf_puts(&b, "CREATE SCHEMA ");
+        quote_qualified(&b, lake->alias, NULL, cat->schemas[i].name);
+        rc = duck_exec(con, buf_cstr(&b));
+    }
+    for (size_t i = 0; i < cat->ntables && !rc; i++) {
+        const lk_table *t = &cat->tables[i];
+        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+        if (!sc)
+            continue;
+        char *scan = NULL;
+        rc = lk_scan_sql(&scan, lake, con, cat, t, lake->txn ? -1 : cat->snapshot_id, 0);
+        if (rc)
+            break;
+        buf_clear(&b);
+        buf_puts(&b, "CREATE VIEW ");
+        quote_qualified(&b, lake->alias, sc->name, t->name);
+        buf_puts(&b, " AS ");
+        buf_puts(&b, scan);
+        free(scan);
+        rc = duck_exec(con, buf_cstr(&b));
+        if (rc)
+            tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
+    }
+    buf_free(&b);
+    return rc;
+}
+
+char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+    const char *sp = sc && sc->path ? sc->path : "";
+    const char *tp = t->path ? t->path : "";
+    char *schema_dir = sc && !sc->path_rel ? xstrdup(sp) : xasprintf("%s%s", lake->data_abs, sp);
+    char *dir = t->path_rel ? xasprintf("%s%s", schema_dir, tp) : xstrdup(tp);
+    free(schema_dir);
+    return dir;
+}
+
+int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = 'data_inlining_row_limit' "
+               "AND ((scope = 'table' AND scope_id = %lld) OR (scope = 'schema' AND scope_id = "
+               "%lld) OR scope IS NULL) ORDER BY CASE scope WHEN 'table' THEN 0 WHEN 'schema' "
+               "THEN 1 ELSE 2 END LIMIT 1",
+               lake->meta, (long long)t->id, (long long)t->schema_id);
+    char *v = NULL;
+    int rc = duck_query_string(&v, con, buf_cstr(&b));
+    buf_free(&b);
+    int64_t limit = 10;
+    if (!rc && v)
+        limit = strtoll(v, NULL, 10);
+    else if (lake->inline_limit >= 0)
+        limit = lake->inline_limit;
+    free(v);
+    return limit;
+}

@@ -1,0 +1,74 @@
+/*
+ * lake.h — one attached DuckLake lake inside a tarn session.
+ *
+ * Attaching a lake 'ducklake:PATH' AS alias brings two DuckDB databases
+ * into the session's DuckDB instance:
+ *   - the catalog file PATH, attached under an internal name
+ *     (__tarn_meta_<alias>), holding the 28 ducklake_* tables and the
+ *     inlined-data tables; tarn is the only code that reads or writes it;
+ *   - an in-memory database named `alias`, holding one schema per lake
+ *     schema and one view per lake table, each view reading the table's
+ *     Parquet files and inlined rows at the session's snapshot. Ordinary
+ *     DuckDB SQL over alias.schema.table therefore runs unchanged.
+ *
+ * The views are rebuilt from the catalog model after every commit (and
+ * after every statement of an open transaction, from the transaction's
+ * working model), so a read always sees exactly the snapshot it should.
+ */
+#ifndef TARN_LAKE_LAKE_H
+#define TARN_LAKE_LAKE_H
+
+#include "lake/model.h"
+
+#include <duckdb.h>
+
+typedef struct lk_txn lk_txn;
+
+typedef struct lk_lake {
+    char *alias;     /* the user's name for the lake */
+    char *meta_name; /* internal name of the attached catalog database */
+    char *meta;      /* meta_name, quoted for SQL */
+    char *meta_path; /* catalog file path as given */
+    char *data_path; /* data path as stored in ducklake_metadata ("data/") */
+    char *data_abs;  /* data path resolved against the working directory */
+    int read_only;
+    int64_t pinned;         /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
+    int64_t inline_limit;   /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
+    lk_catalog cat;         /* the committed catalog at the session's snapshot */
+    lk_txn *txn;            /* the open transaction, or NULL */
+    struct lk_lake *next;
+} lk_lake;
+
+typedef struct {
+    const char *path;         /* catalog file path (after 'ducklake:') */
+    const char *alias;
+    const char *data_path;    /* NULL: not given */
+    int read_only;
+    int64_t snapshot_version; /* -1: not given */
+    const char *snapshot_time; /* NULL: not given */
+    int64_t inline_limit;     /* -1: not given */
+    const char *metadata_catalog; /* NULL: default internal name */
+    int automatic_migration;
+} lk_attach_opts;
+
+/* Attaches (creating when absent) the lake described by `opts`. */
+int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts);
+/* Detaches both databases and frees the lake. */
+void lk_lake_detach(lk_lake *lake, duckdb_connection con);
+
+/* Rebuilds the alias database's schemas and views from `cat` (the
+ * committed catalog or a transaction's working one). */
+int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
+
+/* Reloads lake->cat from the catalog (latest or pinned snapshot) and
+ * rebuilds the views. */
+int lk_lake_reload(lk_lake *lake, duckdb_connection con);
+
+/* The inlining row limit that applies to table `t` (attach option, then
+ * table/schema/global ducklake_metadata options, then 10). */
+int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);
+
+/* Absolute directory of a table's files (with trailing '/'). */
+char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t);
+
+#endif

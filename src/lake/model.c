@@ -1,0 +1,384 @@
+/*
+ * model.c — loading, copying and editing the catalog model (see model.h).
+ *
+ * Loading runs three flat queries against the metadata database (schemas,
+ * tables, columns) filtered to the rows live at the snapshot, plus one for
+ * the inlined-data tables, and stitches nested columns to their parents.
+ */
+#include "lake/model.h"
+
+#include "duck/duck.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static int64_t to_i64(const char *s, int64_t dflt)
+{
+    return s ? strtoll(s, NULL, 10) : dflt;
+}
+
+void lk_column_free(lk_column *col)
+{
+    for (size_t i = 0; i < col->nchildren; i++)
+        lk_column_free(&col->children[i]);
+    free(col->children);
+    free(col->name);
+    free(col->type);
+    free(col->initial_default);
+    free(col->default_value);
+    free(col->default_value_type);
+    memset(col, 0, sizeof(*col));
+}
+
+void lk_column_copy(lk_column *dst, const lk_column *src)
+{
+    *dst = *src;
+    dst->name = dup_or_null(src->name);
+    dst->type = dup_or_null(src->type);
+    dst->initial_default = dup_or_null(src->initial_default);
+    dst->default_value = dup_or_null(src->default_value);
+    dst->default_value_type = dup_or_null(src->default_value_type);
+    dst->children = src->nchildren ? xcalloc(src->nchildren, sizeof(lk_column)) : NULL;
+    for (size_t i = 0; i < src->nchildren; i++)
+        lk_column_copy(&dst->children[i], &src->children[i]);
+}
+
+void lk_table_free(lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        lk_column_free(&t->cols[i]);
+    free(t->cols);
+    for (size_t i = 0; i < t->ninlined; i++)
+        free(t->inlined[i].name);
+    free(t->inlined);
+    free(t->uuid);
+    free(t->name);
+    free(t->path);
+    memset(t, 0, sizeof(*t));
+}
+
+void lk_table_copy(lk_table *dst, const lk_table *src)
+{
+    *dst = *src;
+    dst->uuid = dup_or_null(src->uuid);
+    dst->name = dup_or_null(src->name);
+    dst->path = dup_or_null(src->path);
+    dst->cols = src->ncols ? xcalloc(src->ncols, sizeof(lk_column)) : NULL;
+    for (size_t i = 0; i < src->ncols; i++)
+        lk_column_copy(&dst->cols[i], &src->cols[i]);
+    dst->inlined = src->ninlined ? xcalloc(src->ninlined, sizeof(lk_inlined)) : NULL;
+    for (size_t i = 0; i < src->ninlined; i++) {
+        dst->inlined[i].name = xstrdup(src->inlined[i].name);
+        dst->inlined[i].schema_version = src->inlined[i].schema_version;
+    }
+}
+
+static void schema_free(lk_schema *s)
+{
+    free(s->uuid);
+    free(s->name);
+    free(s->path);
+    memset(s, 0, sizeof(*s));
+}
+
+void lk_catalog_free(lk_catalog *c)
+{
+    for (size_t i = 0; i < c->nschemas; i++)
+        schema_free(&c->schemas[i]);
+    for (size_t i = 0; i < c->ntables; i++)
+        lk_table_free(&c->tables[i]);
+    free(c->schemas);
+    free(c->tables);
+    memset(c, 0, sizeof(*c));
+}
+
+void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src)
+{
+    *dst = *src;
+    dst->schemas = xcalloc(src->nschemas, sizeof(lk_schema));
+    for (size_t i = 0; i < src->nschemas; i++) {
+        dst->schemas[i] = src->schemas[i];
+        dst->schemas[i].uuid = dup_or_null(src->schemas[i].uuid);
+        dst->schemas[i].name = dup_or_null(src->schemas[i].name);
+        dst->schemas[i].path = dup_or_null(src->schemas[i].path);
+    }
+    dst->tables = xcalloc(src->ntables, sizeof(lk_table));
+    for (size_t i = 0; i < src->ntables; i++)
+        lk_table_copy(&dst->tables[i], &src->tables[i]);
+}
+
+lk_schema *lk_catalog_schema(lk_catalog *c, const char *name)
+{
+    for (size_t i = 0; i < c->nschemas; i++)
+        if (strcasecmp(c->schemas[i].name, name) == 0)
+            return &c->schemas[i];
+    return NULL;
+}
+
+lk_schema *lk_catalog_schema_by_id(lk_catalog *c, int64_t id)
+{
+    for (size_t i = 0; i < c->nschemas; i++)
+        if (c->schemas[i].id == id)
+            return &c->schemas[i];
+    return NULL;
+}
+
+lk_table *lk_catalog_table(lk_catalog *c, int64_t schema_id, const char *name)
+{
+    for (size_t i = 0; i < c->ntables; i++)
+        if (c->tables[i].schema_id == schema_id && strcasecmp(c->tables[i].name, name) == 0)
+            return &c->tables[i];
+    return NULL;
+}
+
+lk_table *lk_catalog_table_by_id(lk_catalog *c, int64_t id)
+{
+    for (size_t i = 0; i < c->ntables; i++)
+        if (c->tables[i].id == id)
+            return &c->tables[i];
+    return NULL;
+}
+
+void lk_catalog_remove_table(lk_catalog *c, size_t i)
+{
+    lk_table_free(&c->tables[i]);
+    memmove(&c->tables[i], &c->tables[i + 1], (c->ntables - i - 1) * sizeof(lk_table));
+    c->ntables--;
+}
+
+void lk_catalog_remove_schema(lk_catalog *c, size_t i)
+{
+    schema_free(&c->schemas[i]);
+    memmove(&c->schemas[i], &c->schemas[i + 1], (c->nschemas - i - 1) * sizeof(lk_schema));
+    c->nschemas--;
+}
+
+lk_table *lk_catalog_add_table(lk_catalog *c)
+{
+    c->tables = xrealloc(c->tables, (c->ntables + 1) * sizeof(lk_table));
+    memset(&c->tables[c->ntables], 0, sizeof(lk_table));
+    return &c->tables[c->ntables++];
+}
+
+lk_schema *lk_catalog_add_schema(lk_catalog *c)
+{
+    c->schemas = xrealloc(c->schemas, (c->nschemas + 1) * sizeof(lk_schema));
+    memset(&c->schemas[c->nschemas], 0, sizeof(lk_schema));
+    return &c->schemas[c->nschemas++];
+}
+
+static int64_t max_id(const lk_column *cols, size_t n)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i].id > m)
+            m = cols[i].id;
+        int64_t c = max_id(cols[i].children, cols[i].nchildren);
+        if (c > m)
+            m = c;
+    }
+    return m;
+}
+
+int64_t lk_table_max_column_id(const lk_table *t)
+{
+    return max_id(t->cols, t->ncols);
+}
+
+/* ---- loading ---- */
+
+#define VISIBLE "%lld >= begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)"
+
+static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta, int64_t snap)
+{
+    char *sql;
+    if (snap < 0)
+        sql = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
+                        "%s.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1",
+                        meta);
+    else
+        sql = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
+                        "%s.ducklake_snapshot WHERE snapshot_id = %lld",
+                        meta, (long long)snap);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    if (t.nrows == 0) {
+        duck_table_free(&t);
+        return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at version %lld",
+                              (long long)snap);
+    }
+    c->snapshot_id = to_i64(duck_table_get(&t, 0, 0), 0);
+    c->schema_version = to_i64(duck_table_get(&t, 0, 1), 0);
+    c->next_catalog_id = to_i64(duck_table_get(&t, 0, 2), 0);
+    c->next_file_id = to_i64(duck_table_get(&t, 0, 3), 0);
+    duck_table_free(&t);
+    return 0;
+}
+
+static int load_schemas(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql = xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
+                          "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE
+                          " ORDER BY schema_id",
+                          meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_schema *sc = lk_catalog_add_schema(c);
+        sc->id = to_i64(duck_table_get(&t, r, 0), 0);
+        sc->begin = to_i64(duck_table_get(&t, r, 1), 0);
+        sc->uuid = dup_or_null(duck_table_get(&t, r, 2));
+        sc->name = xstrdup(duck_table_get(&t, r, 3));
+        sc->path = dup_or_null(duck_table_get(&t, r, 4));
+        const char *rel = duck_table_get(&t, r, 5);
+        sc->path_rel = !rel || strcmp(rel, "true") == 0;
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
+static int load_tables(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql = xasprintf("SELECT table_id, begin_snapshot, schema_id, table_uuid, table_name, "
+                          "path, path_is_relative FROM %s.ducklake_table WHERE " VISIBLE
+                          " ORDER BY table_id",
+                          meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = lk_catalog_add_table(c);
+        tb->id = to_i64(duck_table_get(&t, r, 0), 0);
+        tb->begin = to_i64(duck_table_get(&t, r, 1), 0);
+        tb->schema_id = to_i64(duck_table_get(&t, r, 2), 0);
+        tb->uuid = dup_or_null(duck_table_get(&t, r, 3));
+        tb->name = xstrdup(duck_table_get(&t, r, 4));
+        tb->path = dup_or_null(duck_table_get(&t, r, 5));
+        const char *rel = duck_table_get(&t, r, 6);
+        tb->path_rel = !rel || strcmp(rel, "true") == 0;
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
+static lk_column *find_column(lk_column *cols, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i].id == id)
+            return &cols[i];
+        lk_column *c = find_column(cols[i].children, cols[i].nchildren, id);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+static lk_column *push_column(lk_column **arr, size_t *n)
+{
+    *arr = xrealloc(*arr, (*n + 1) * sizeof(lk_column));
+    memset(&(*arr)[*n], 0, sizeof(lk_column));
+    return &(*arr)[(*n)++];
+}
+
+static int load_columns(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    /* Parents sort before children (NULLS FIRST, and a parent's id is
+     * always lower than its children's), so each child finds its parent. */
+    char *sql = xasprintf(
+        "SELECT table_id, column_id, begin_snapshot, column_name, column_type, initial_default, "
+        "default_value, nulls_allowed, parent_column, default_value_type FROM "
+        "%s.ducklake_column WHERE " VISIBLE
+        " ORDER BY table_id, parent_column NULLS FIRST, column_order, column_id",
+        meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        if (!tb)
+            continue;
+        int64_t parent = to_i64(duck_table_get(&t, r, 8), -1);
+        lk_column *col;
+        if (parent < 0) {
+            col = push_column(&tb->cols, &tb->ncols);
+        } else {
+            lk_column *p = find_column(tb->cols, tb->ncols, parent);
+            if (!p)
+                continue;
+            col = push_column(&p->children, &p->nchildren);
+        }
+        col->id = to_i64(duck_table_get(&t, r, 1), 0);
+        col->begin = to_i64(duck_table_get(&t, r, 2), 0);
+        col->name = xstrdup(duck_table_get(&t, r, 3));
+        col->type = xstrdup(duck_table_get(&t, r, 4));
+        col->initial_default = dup_or_null(duck_table_get(&t, r, 5));
+        col->default_value = dup_or_null(duck_table_get(&t, r, 6));
+        const char *na = duck_table_get(&t, r, 7);
+        col->nulls_allowed = !na || strcmp(na, "true") == 0;
+        col->parent = parent;
+        col->default_value_type = dup_or_null(duck_table_get(&t, r, 9));
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
+static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    char *sql = xasprintf("SELECT table_id, table_name, schema_version FROM "
+                          "%s.ducklake_inlined_data_tables ORDER BY table_id, schema_version",
+                          meta);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        if (!tb)
+            continue;
+        tb->inlined = xrealloc(tb->inlined, (tb->ninlined + 1) * sizeof(lk_inlined));
+        tb->inlined[tb->ninlined].name = xstrdup(duck_table_get(&t, r, 1));
+        tb->inlined[tb->ninlined].schema_version = to_i64(duck_table_get(&t, r, 2), 0);
+        tb->ninlined++;
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
+int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = load_snapshot(out, con, meta, snapshot);
+    if (!rc)
+        rc = load_schemas(out, con, meta);
+    if (!rc)
+        rc = load_tables(out, con, meta);
+    if (!rc)
+        rc = load_columns(out, con, meta);
+    if (!rc)
+        rc = load_inlined(out, con, meta);
+    if (rc)
+        lk_catalog_free(out);
+    return rc;
+}

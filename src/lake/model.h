@@ -1,0 +1,90 @@
+/*
+ * model.h — the in-memory picture of a DuckLake catalog at one snapshot.
+ *
+ * DuckLake keeps every version of every schema, table and column as rows
+ * with [begin_snapshot, end_snapshot) ranges. tarn loads the rows visible
+ * at one snapshot into these structs (lk_catalog_load), and works on a copy
+ * of them while a transaction is open: DDL edits the copy, and the commit
+ * writes the difference back as catalog rows. Views, scans and writes are
+ * all generated from this model, so it is the single source of truth for
+ * "what does the lake look like right now, from this session's point of
+ * view".
+ */
+#ifndef TARN_LAKE_MODEL_H
+#define TARN_LAKE_MODEL_H
+
+#include <duckdb.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct lk_column {
+    int64_t id;    /* DuckLake column_id == Parquet field_id */
+    int64_t begin; /* begin_snapshot of the live row */
+    char *name;
+    char *type;            /* DuckLake type name: int32, decimal(18,3), struct… */
+    char *initial_default; /* NULL: none */
+    char *default_value;   /* as stored; the string "NULL" means none */
+    char *default_value_type; /* "literal", "expression" or "" */
+    int nulls_allowed;
+    int64_t parent; /* parent column id, -1 for top level */
+    struct lk_column *children;
+    size_t nchildren;
+} lk_column;
+
+typedef struct {
+    char *name; /* ducklake_inlined_data_<tid>_<sv> */
+    int64_t schema_version;
+} lk_inlined;
+
+typedef struct {
+    int64_t id, begin, schema_id;
+    char *uuid, *name, *path;
+    int path_rel;
+    lk_column *cols; /* top-level columns in column_order */
+    size_t ncols;
+    lk_inlined *inlined; /* ascending schema_version */
+    size_t ninlined;
+} lk_table;
+
+typedef struct {
+    int64_t id, begin;
+    char *uuid, *name, *path;
+    int path_rel;
+} lk_schema;
+
+typedef struct {
+    int64_t snapshot_id, schema_version, next_catalog_id, next_file_id;
+    lk_schema *schemas;
+    size_t nschemas;
+    lk_table *tables;
+    size_t ntables;
+} lk_catalog;
+
+/* Loads the catalog visible at `snapshot` (-1: the latest) from the
+ * metadata database attached as `meta` (an already quoted identifier). */
+int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot);
+void lk_catalog_free(lk_catalog *c);
+/* Deep copy (the transaction's working model). */
+void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src);
+
+lk_schema *lk_catalog_schema(lk_catalog *c, const char *name);
+lk_schema *lk_catalog_schema_by_id(lk_catalog *c, int64_t id);
+lk_table *lk_catalog_table(lk_catalog *c, int64_t schema_id, const char *name);
+lk_table *lk_catalog_table_by_id(lk_catalog *c, int64_t id);
+
+/* Removes the table / schema at index i (frees it). */
+void lk_catalog_remove_table(lk_catalog *c, size_t i);
+void lk_catalog_remove_schema(lk_catalog *c, size_t i);
+/* Appends a zeroed table/schema and returns it. */
+lk_table *lk_catalog_add_table(lk_catalog *c);
+lk_schema *lk_catalog_add_schema(lk_catalog *c);
+
+void lk_column_free(lk_column *col);
+void lk_column_copy(lk_column *dst, const lk_column *src);
+void lk_table_free(lk_table *t);
+void lk_table_copy(lk_table *dst, const lk_table *src);
+
+/* Highest column id in the table's column tree (0 when none). */
+int64_t lk_table_max_column_id(const lk_table *t);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * rewrite.c — read rewrites for lake queries (see rewrite.h).
+ *
+ * The statement is walked token by token; a rewritten construct is
+ * replaced by a parenthesized subquery and every other byte of the text is
+ * copied unchanged, so DuckDB still sees the user's own SQL.
+ */
+#include "lake/rewrite.h"
+
+#include "duck/duck.h"
+#include "lake/feed.h"
+#include "lake/functions.h"
+#include "lake/scan.h"
+#include "lake/session_int.h"
+#include "lake/txn.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int is_op(const sql_token *t, const char *op)
+{
+    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
+}
+
+/* Index of the ')' matching the '(' at token i, or tk->n. */
+static size_t matching_paren(const sql_tokens *tk, size_t i)
+{
+    int depth = 0;
+    for (size_t k = i; k < tk->n; k++) {
+        if (is_op(&tk->toks[k], "("))
+            depth++;
+        else if (is_op(&tk->toks[k], ")") && --depth == 0)
+            return k;
+    }
+    return tk->n;
+}
+
+static int mentions_rowid(const sql_tokens *tk)
+{
+    for (size_t i = 0; i < tk->n; i++)
+        if (tk->toks[i].type == SQL_TOK_IDENT && strcasecmp(tk->toks[i].text, "rowid") == 0)
+            return 1;
+    return 0;
+}
+
+static int in_from_position(const sql_tokens *tk, size_t i)
+{
+    if (i == 0)
+        return 0;
+    const sql_token *p = &tk->toks[i - 1];
+    return sql_tok_is_kw(p, "FROM") || sql_tok_is_kw(p, "JOIN") || is_op(p, ",");
+}
+
+/* Whether an alias follows token i (AS x, or a bare name that is not a
+ * clause keyword). */
+static int alias_follows(const sql_tokens *tk, size_t i)
+{
+    static const char *const CLAUSES[] = {
+        "WHERE", "GROUP", "ORDER", "LIMIT",  "OFFSET", "JOIN",   "LEFT", "RIGHT",
+        "INNER", "OUTER", "FULL",  "CROSS",  "ON",     "USING",  "UNION", "EXCEPT",
+        "INTERSECT", "HAVING", "WINDOW", "QUALIFY", "NATURAL", "ANTI", "SEMI", "POSITIONAL",
+        "ASOF", "LATERAL", "RETURNING", "SET", "PIVOT", "UNPIVOT"};
+    if (i >= tk->n)
+        return 0;
+    const sql_token *t = &tk->toks[i];
+    if (sql_tok_is_kw(t, "AS"))
+        return 1;
+    if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
+        return 0;
+    for (size_t k = 0; k < sizeof(CLAUSES) / sizeof(CLAUSES[0]); k++)
+        if (sql_tok_is_kw(t, CLAUSES[k]))
+            return 0;
+    return 1;
+}
+
+/* The snapshot named by AT (VERSION => e | TIMESTAMP => e). */
+static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_tokens *tk,
+                       const char *sql, size_t open, size_t close)
+{
+    if (open + 3 > close || !is_op(&tk->toks[open + 2], "=>"))
+        return tarn_error_set(TARN_EINVALID, "AT clause: expected AT (VERSION => n) or AT "
+                                             "(TIMESTAMP => t)");
+    const sql_token *unit = &tk->toks[open + 1];
+    char *expr = session_token_text(tk, sql, open + 3, close);
+    int rc;
+    if (sql_tok_is_kw(unit, "VERSION")) {
+        char *q = xasprintf("SELECT (%s)::BIGINT", expr);
+        rc = duck_query_int64(out, NULL, s->con, q);
+        free(q);
+    } else if (sql_tok_is_kw(unit, "TIMESTAMP")) {
+        char *q = xasprintf("SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= "
+                            "(%s)::TIMESTAMPTZ ORDER BY snapshot_time DESC, snapshot_id DESC "
+                            "LIMIT 1",
+                            l->meta, expr);
+        rc = duck_query_int64(out, NULL, s->con, q);
+        free(q);
+        if (rc == TARN_ENOTFOUND)
+            rc = tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before timestamp %s",
+                                expr);
+    } else {
+        rc = tarn_error_set(TARN_EINVALID, "AT clause: unit must be VERSION or TIMESTAMP");
+    }
+    free(expr);
+    return rc;
+}
+
+/* The scan of schema.name at snapshot `snap` (-1: the session's view). */
+static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema,
+                      const char *name, int64_t snap, int flags)
+{
+    lk_catalog at;
+    const lk_catalog *cat = lk_txn_catalog(l);
+    int loaded = 0;
+    if (snap >= 0) {
+        int rc = lk_catalog_load(&at, s->con, l->meta, snap);
+        if (rc)
+            return rc;
+        cat = &at;
+        loaded = 1;
+    }
+    lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
+    const lk_table *t = sc ? lk_catalog_table((lk_catalog *)cat, sc->id, name) : NULL;
+    int rc;
+    if (!t)
+        rc = snap >= 0 ? tarn_error_set(TARN_ENOTFOUND,
+                                        "Catalog Error: Table with name %s does not exist at "
+                                        "version %lld of lake \"%s\"",
+                                        name, (long long)snap, l->alias)
+                       : TARN_ENOTFOUND;
+    else
+        rc = lk_scan_sql(out, l, s->con, cat, t, snap, flags);
+    if (loaded)
+        lk_catalog_free(&at);
+    return rc;
+}
+
+static void emit_subquery(tarn_buf *b, const char *scan, const char *name, int aliased)
+{
+    buf_printf(b, "(%s)", scan);
+    if (!aliased) {
+        buf_puts(b, " AS ");
+        quote_ident(b, name);
+    }
+}
+
+/* Tries the table rewrites at token i; returns the token index after the
+ * rewritten construct, or i when nothing was rewritten. */
+static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                         const char *sql, size_t i, int rowid)
+{
+    qname q;
+    *next = i;
+    if (!session_qname(tk, i, &q))
+        return 0;
+    size_t e = q.end;
+    int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") &&
+                 is_op(&tk->toks[e + 1], "(");
+    if (!has_at && !(rowid && in_from_position(tk, i)))
+        return 0;
+    const char *schema = NULL, *name = NULL;
+    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    if (!l)
+        return 0;
+    int64_t snap = -1;
+    size_t after = e;
+    if (has_at) {
+        size_t close = matching_paren(tk, e + 1);
+        int rc = at_snapshot(&snap, s, l, tk, sql, e + 1, close);
+        if (rc)
+            return rc;
+        after = close + 1;
+    }
+    char *scan = NULL;
+    int rc = table_scan(&scan, s, l, schema, name, snap, rowid ? LK_SCAN_ROWID : 0);
+    if (rc == TARN_ENOTFOUND && snap < 0 && !has_at) {
+        tarn_error_clear();
+        return 0; /* not a lake table: let DuckDB report it */
+    }
+    if (rc)
+        return rc;
+    emit_subquery(b, scan, name, alias_follows(tk, after));
+    free(scan);
+    *next = after;
+    return 0;
+}
+
+static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                            const char *sql, size_t i)
+{
+    *next = i;
+    const sql_token *t = &tk->toks[i];
+    if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 ||
+        i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "("))
+        return 0;
+    size_t close = matching_paren(tk, i + 1);
+    if (close >= tk->n)
+        return 0;
+    lk_args args;
+    int rc = lk_args_parse(&args, s, tk, sql, i + 2, close);
+    if (rc)
+        return rc;
+    char *sub = NULL;
+    rc = lk_function_sql(&sub, s, t->text, &args);
+    lk_args_free(&args);
+    if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
+        return 0; /* not one of ours */
+    if (rc)
+        return rc;
+    buf_printf(b, "(%s)", sub);
+    free(sub);
+    *next = close + 1;
+    return 0;
+}
+
+int rewrite_reads(char **out, tarn_session *s, const char *sql)
+{
+    *out = NULL;
+    if (!s->lakes) {
+        *out = xstrdup(sql);
+        return 0;
+    }
+    sql_tokens tk;
+    int rc = sql_tokenize(&tk, sql);
+    if (rc)
+        return rc;
+    int rowid = mentions_rowid(&tk);
+    tarn_buf b = {0};
+    size_t copied = 0; /* bytes of sql already emitted */
+    for (size_t i = 0; i < tk.n && !rc;) {
+        tarn_buf piece = {0};
+        size_t next = i;
+        rc = rewrite_function(&next, &piece, s, &tk, sql, i);
+        if (!rc && next == i)
+            rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
+        if (!rc && next != i) {
+            buf_append(&b, sql + copied, tk.toks[i].start - copied);
+            buf_append(&b, piece.ptr ? piece.ptr : "", piece.len);
+            const sql_token *last = &tk.toks[next - 1];
+            copied = last->start + last->len;
+            i = next;
+        } else {
+            i++;
+        }
+        buf_free(&piece);
+    }
+    if (!rc)
+        buf_puts(&b, sql + copied);
+    sql_tokens_free(&tk);
+    if (rc) {
+        buf_free(&b);
+        return rc;
+    }
+    *out = buf_detach(&b);
+    return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * rewrite.h — the read rewrites that let plain DuckDB run lake queries:
+ *   - `lake.s.t AT (VERSION => n | TIMESTAMP => t)` becomes a subquery
+ *     reading the table as it was at that snapshot;
+ *   - in a statement that mentions `rowid`, lake tables become subqueries
+ *     that carry DuckLake's row ids;
+ *   - ducklake_snapshots(), ducklake_table_info(), … and the change feed
+ *     functions become subqueries over the lake's catalog.
+ * Everything else in the statement is left byte for byte as written.
+ */
+#ifndef TARN_LAKE_REWRITE_H
+#define TARN_LAKE_REWRITE_H
+
+#include "tarn/session.h"
+
+/* *out (malloc'd) gets `sql` with the rewrites applied. */
+int rewrite_reads(char **out, tarn_session *s, const char *sql);
+
+#endif

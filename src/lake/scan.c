@@ -1,0 +1,389 @@
+/*
+ * scan.c — building the read SQL of a table at a snapshot (see scan.h).
+ *
+ * Shape of the generated query, parts left out when empty:
+ *
+ *   SELECT cols FROM read_parquet([files], schema = MAP{field_id: {name,
+ *          type, default}}, filename = true, file_row_number = true) d
+ *     ANTI JOIN (deleted (file, pos) pairs) x ON …      -- deletes
+ *     WHERE __tarn_snap <= S                             -- partial files
+ *   UNION ALL SELECT cols FROM <inlined table> WHERE <live at S>
+ *   UNION ALL SELECT cols FROM <pending inserts>        -- open transaction
+ *
+ * Files are matched by Parquet field id (= column id), so renamed and
+ * dropped columns read right; the two internal columns DuckLake may embed
+ * (_ducklake_internal_row_id / _snapshot_id, field ids 2147483540 / 539)
+ * come in under private names when row ids or per-row snapshots matter.
+ */
+#include "lake/scan.h"
+
+#include "duck/duck.h"
+#include "lake/txn.h"
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_ID_FIELD 2147483540LL
+#define SNAPSHOT_FIELD 2147483539LL
+
+typedef struct {
+    int64_t id, row_id_start, begin, partial_max; /* partial_max -1: none */
+    char *path;                                   /* as passed to read_parquet */
+    char *del_path;                               /* NULL: no delete file */
+    int del_has_snap;
+} scan_file;
+
+typedef struct {
+    scan_file *files;
+    size_t n;
+    int has_inline_deletes;
+    int has_pending;
+} scan_input;
+
+static void input_free(scan_input *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        free(in->files[i].path);
+        free(in->files[i].del_path);
+    }
+    free(in->files);
+}
+
+static scan_file *push_file(scan_input *in)
+{
+    in->files = xrealloc(in->files, (in->n + 1) * sizeof(scan_file));
+    memset(&in->files[in->n], 0, sizeof(scan_file));
+    return &in->files[in->n++];
+}
+
+static char *resolve(const char *dir, const char *path, const char *rel)
+{
+    if (rel && strcmp(rel, "false") == 0)
+        return xstrdup(path);
+    return xasprintf("%s%s", dir, path);
+}
+
+static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection con,
+                                const lk_table *t, const lk_catalog *cat, int64_t s)
+{
+    char *dir = lk_lake_table_dir(lake, cat, t);
+    char *sql = xasprintf(
+        "SELECT d.data_file_id, d.path, d.path_is_relative, d.row_id_start, d.begin_snapshot, "
+        "d.partial_max, x.path, x.path_is_relative, x.partial_max FROM %s.ducklake_data_file d "
+        "LEFT JOIN (SELECT * FROM %s.ducklake_delete_file WHERE table_id = %lld AND %lld >= "
+        "begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)) x USING "
+        "(data_file_id) WHERE d.table_id = %lld AND %lld >= d.begin_snapshot AND (%lld < "
+        "d.end_snapshot OR d.end_snapshot IS NULL) ORDER BY d.data_file_id",
+        lake->meta, lake->meta, (long long)t->id, (long long)s, (long long)s, (long long)t->id,
+        (long long)s, (long long)s);
+    duck_table r;
+    int rc = duck_table_query(&r, con, sql);
+    free(sql);
+    if (rc) {
+        free(dir);
+        return rc;
+    }
+    for (size_t i = 0; i < r.nrows; i++) {
+        scan_file *f = push_file(in);
+        f->id = strtoll(duck_table_get(&r, i, 0), NULL, 10);
+        f->path = resolve(dir, duck_table_get(&r, i, 1), duck_table_get(&r, i, 2));
+        const char *v = duck_table_get(&r, i, 3);
+        f->row_id_start = v ? strtoll(v, NULL, 10) : 0;
+        f->begin = strtoll(duck_table_get(&r, i, 4), NULL, 10);
+        v = duck_table_get(&r, i, 5);
+        f->partial_max = v ? strtoll(v, NULL, 10) : -1;
+        if (duck_table_get(&r, i, 6)) {
+            f->del_path = resolve(dir, duck_table_get(&r, i, 6), duck_table_get(&r, i, 7));
+            f->del_has_snap = duck_table_get(&r, i, 8) != NULL;
+        }
+    }
+    duck_table_free(&r);
+    free(dir);
+    return 0;
+}
+
+static int table_exists(duckdb_connection con, const char *db, const char *name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
+    quote_literal(&b, db);
+    buf_puts(&b, " AND table_name = ");
+    quote_literal(&b, name);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    return !rc && n > 0;
+}
+
+static void add_pending_files(scan_input *in, lk_txn *txn, const lk_table *t)
+{
+    for (size_t i = 0; i < txn->nfiles; i++) {
+        lk_pending_file *p = &txn->files[i];
+        if (p->table_id != t->id)
+            continue;
+        scan_file *f = push_file(in);
+        f->id = p->file_id;
+        f->path = xstrdup(p->abs_path);
+        f->row_id_start = p->row_id_start;
+        f->begin = txn->snapshot_id;
+        f->partial_max = -1;
+    }
+}
+
+/* The column list of the schema = MAP{…} parameter. */
+static void schema_map(tarn_buf *b, const lk_table *t, int with_internal)
+{
+    buf_puts(b, "schema = MAP {");
+    for (size_t i = 0; i < t->ncols; i++) {
+        const lk_column *c = &t->cols[i];
+        if (i)
+            buf_puts(b, ", ");
+        buf_printf(b, "%lld: {name: ", (long long)c->id);
+        quote_literal(b, c->name);
+        buf_puts(b, ", type: ");
+        tarn_buf ty = {0};
+        lk_type_to_sql(&ty, c);
+        quote_literal(b, buf_cstr(&ty));
+        buf_free(&ty);
+        buf_puts(b, ", default_value: ");
+        if (c->initial_default) {
+            buf_puts(b, "CAST(");
+            quote_literal(b, c->initial_default);
+            buf_puts(b, " AS ");
+            lk_type_to_sql(b, c);
+            buf_putc(b, ')');
+        } else {
+            buf_puts(b, "NULL");
+        }
+        buf_putc(b, '}');
+    }
+    if (with_internal)
+        buf_printf(b,
+                   ", %lld: {name: '__tarn_rid', type: 'BIGINT', default_value: NULL}"
+                   ", %lld: {name: '__tarn_snap', type: 'BIGINT', default_value: NULL}",
+                   ROW_ID_FIELD, SNAPSHOT_FIELD);
+    buf_putc(b, '}');
+}
+
+static void column_list(tarn_buf *b, const lk_table *t, const char *prefix)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        if (prefix)
+            buf_printf(b, "%s.", prefix);
+        quote_ident(b, t->cols[i].name);
+    }
+}
+
+static void file_values(tarn_buf *b, const scan_input *in)
+{
+    buf_puts(b, "(VALUES ");
+    for (size_t i = 0; i < in->n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        buf_printf(b, "(%lld::BIGINT, ", (long long)in->files[i].id);
+        quote_literal(b, in->files[i].path);
+        buf_printf(b, ", %lld::BIGINT, %lld::BIGINT)", (long long)in->files[i].row_id_start,
+                   (long long)in->files[i].begin);
+    }
+    buf_puts(b, ")");
+}
+
+/* The (f, pos) pairs deleted at snapshot s: delete files, the inlined
+ * deletion table, and the transaction's pending deletions. */
+static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
+                       int64_t s, int pending)
+{
+    int parts = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        const scan_file *f = &in->files[i];
+        if (!f->del_path)
+            continue;
+        buf_puts(b, parts++ ? " UNION ALL " : "");
+        buf_puts(b, "SELECT ");
+        quote_literal(b, f->path);
+        buf_puts(b, " AS f, pos FROM read_parquet(");
+        quote_literal(b, f->del_path);
+        buf_putc(b, ')');
+        if (f->del_has_snap)
+            buf_printf(b, " WHERE _ducklake_internal_snapshot_id <= %lld", (long long)s);
+    }
+    if (in->has_inline_deletes) {
+        buf_puts(b, parts++ ? " UNION ALL " : "");
+        buf_puts(b, "SELECT m.p AS f, x.row_id AS pos FROM ");
+        buf_printf(b, "%s.\"ducklake_inlined_delete_%lld\" x JOIN ", lake->meta,
+                   (long long)t->id);
+        file_values(b, in);
+        buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %lld",
+                   (long long)s);
+    }
+    if (pending) {
+        char *pd = lk_txn_pending_deletes(lake);
+        buf_puts(b, parts++ ? " UNION ALL " : "");
+        buf_printf(b, "SELECT m.p AS f, x.pos FROM %s x JOIN ", pd);
+        file_values(b, in);
+        buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.table_id = %lld",
+                   (long long)t->id);
+        free(pd);
+    }
+    return parts;
+}
+
+static int needs_snapshot_filter(const scan_input *in, int64_t s)
+{
+    for (size_t i = 0; i < in->n; i++)
+        if (in->files[i].partial_max > s)
+            return 1;
+    return 0;
+}
+
+static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
+                         int64_t s, int flags, int pending)
+{
+    tarn_buf del = {0};
+    int ndel = deletes_sql(&del, lake, t, in, s, pending);
+    int snap_filter = needs_snapshot_filter(in, s);
+    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
+    buf_puts(b, "SELECT ");
+    column_list(b, t, "d");
+    if (ident)
+        buf_puts(b, ", COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS rowid");
+    if (flags & LK_SCAN_IDENTITY)
+        buf_puts(b, ", m.i AS __tarn_fid, d.file_row_number AS __tarn_pos, "
+                    "COALESCE(d.__tarn_snap, m.b) AS __tarn_rsnap");
+    buf_puts(b, " FROM read_parquet([");
+    for (size_t i = 0; i < in->n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        quote_literal(b, in->files[i].path);
+    }
+    buf_puts(b, "], ");
+    schema_map(b, t, ident || snap_filter);
+    buf_puts(b, ", filename = true, file_row_number = true) d");
+    if (ident) {
+        buf_puts(b, " JOIN ");
+        file_values(b, in);
+        buf_puts(b, " m(i, p, r, b) ON d.filename = m.p");
+    }
+    if (ndel) {
+        buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
+                   buf_cstr(&del));
+    }
+    if (snap_filter)
+        buf_printf(b, " WHERE d.__tarn_snap IS NULL OR d.__tarn_snap <= %lld", (long long)s);
+    buf_free(&del);
+}
+
+static void inlined_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const lk_inlined *inl,
+                         int64_t s, int flags, int pending)
+{
+    buf_puts(b, "SELECT ");
+    column_list(b, t, NULL);
+    if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
+        buf_puts(b, ", row_id AS rowid");
+    if (flags & LK_SCAN_IDENTITY)
+        buf_puts(b, ", -1::BIGINT AS __tarn_fid, row_id AS __tarn_pos, begin_snapshot AS "
+                    "__tarn_rsnap");
+    buf_printf(b, " FROM %s.", lake->meta);
+    quote_ident(b, inl->name);
+    buf_printf(b, " WHERE %lld >= begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)",
+               (long long)s, (long long)s);
+    if (pending) {
+        char *pid = lk_txn_pending_inline_deletes(lake);
+        buf_printf(b, " AND row_id NOT IN (SELECT row_id FROM %s WHERE table_id = %lld)", pid,
+                   (long long)t->id);
+        free(pid);
+    }
+}
+
+static void pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags)
+{
+    char *pi = lk_txn_pending_inserts(lake, t->id);
+    buf_puts(b, "SELECT ");
+    column_list(b, t, NULL);
+    if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
+        buf_puts(b, ", row_id AS rowid");
+    if (flags & LK_SCAN_IDENTITY)
+        buf_printf(b, ", -2::BIGINT AS __tarn_fid, row_id AS __tarn_pos, %lld::BIGINT AS "
+                      "__tarn_rsnap",
+                   (long long)lake->txn->snapshot_id);
+    buf_printf(b, " FROM %s", pi);
+    free(pi);
+}
+
+static void empty_part(tarn_buf *b, const lk_table *t, int flags)
+{
+    buf_puts(b, "SELECT ");
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        buf_puts(b, "NULL::");
+        lk_type_to_sql(b, &t->cols[i]);
+        buf_puts(b, " AS ");
+        quote_ident(b, t->cols[i].name);
+    }
+    if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
+        buf_puts(b, ", NULL::BIGINT AS rowid");
+    if (flags & LK_SCAN_IDENTITY)
+        buf_puts(b, ", NULL::BIGINT AS __tarn_fid, NULL::BIGINT AS __tarn_pos, NULL::BIGINT AS "
+                    "__tarn_rsnap");
+    buf_puts(b, " LIMIT 0");
+}
+
+static int pending_inserts_exist(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    char *name = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)t->id);
+    int yes = table_exists(con, "temp", name);
+    free(name);
+    return yes;
+}
+
+static int inlined_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
+{
+    return table_exists(con, lake->meta_name, name);
+}
+
+int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                const lk_table *t, int64_t snapshot, int flags)
+{
+    lk_txn *txn = lake->txn;
+    int pending = snapshot < 0 && txn != NULL;
+    int64_t s = snapshot >= 0 ? snapshot : (txn ? txn->cat.snapshot_id : lake->cat.snapshot_id);
+    scan_input in = {0};
+    int rc = load_committed_files(&in, lake, con, t, cat, s);
+    if (rc)
+        return rc;
+    if (pending)
+        add_pending_files(&in, txn, t);
+    char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
+    in.has_inline_deletes = in.n > 0 && table_exists(con, lake->meta_name, idel);
+    free(idel);
+    tarn_buf b = {0};
+    int parts = 0;
+    if (in.n) {
+        parquet_part(&b, lake, t, &in, s, flags, pending);
+        parts++;
+    }
+    for (size_t i = 0; i < t->ninlined; i++) {
+        if (!inlined_table_exists(lake, con, t->inlined[i].name))
+            continue;
+        if (parts++)
+            buf_puts(&b, " UNION ALL ");
+        inlined_part(&b, lake, t, &t->inlined[i], s, flags, pending);
+    }
+    if (pending && pending_inserts_exist(lake, con, t)) {
+        if (parts++)
+            buf_puts(&b, " UNION ALL ");
+        pending_part(&b, lake, t, flags);
+    }
+    if (!parts)
+        empty_part(&b, t, flags);
+    input_free(&in);
+    *out = buf_detach(&b);
+    return 0;
+}

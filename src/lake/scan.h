@@ -1,0 +1,31 @@
+/*
+ * scan.h — the SQL that reads one lake table at one snapshot.
+ *
+ * A DuckLake table at snapshot S is: the rows of its live Parquet data
+ * files (columns matched by field id, files written under older schemas
+ * included), minus the positions listed in their delete files (and in the
+ * inlined-deletion table), plus its inlined rows live at S — plus, inside
+ * a transaction, the transaction's own pending rows and deletions.
+ * lk_scan_sql turns that into one DuckDB SELECT over read_parquet() and
+ * the catalog database, which becomes the table's view or a subquery.
+ */
+#ifndef TARN_LAKE_SCAN_H
+#define TARN_LAKE_SCAN_H
+
+#include "lake/lake.h"
+
+enum {
+    LK_SCAN_ROWID = 1,    /* add a `rowid` column (DuckLake's row lineage id) */
+    LK_SCAN_IDENTITY = 2, /* add __tarn_fid (data file id, -1 inlined, -2 pending
+                             inlined), __tarn_pos (position in the file, or row id),
+                             __tarn_rsnap (snapshot that wrote the row) */
+};
+
+/* *out (malloc'd) gets a SELECT producing the table's columns, in order,
+ * with their DuckDB types. `snapshot` < 0 means the session's view
+ * (committed catalog or the open transaction's working state). `cat` is the
+ * catalog the table was found in (its schema gives the table's directory). */
+int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                const lk_table *t, int64_t snapshot, int flags);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * session_call.c — DuckLake's procedures reached with CALL:
+ * ducklake_set_commit_message (author, message and extra info of the
+ * transaction's snapshot) and ducklake_set_option (catalog options in
+ * ducklake_metadata, global or per schema/table).
+ */
+#include "duck/duck.h"
+#include "lake/functions.h"
+#include "lake/session_int.h"
+#include "lake/txn.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int set_commit_message(tarn_session *s, lk_lake *l, const lk_args *a, size_t first)
+{
+    if (!s->explicit_txn)
+        return 0; /* its own transaction, which writes nothing */
+    int rc = session_write_begin(s, l);
+    if (rc)
+        return rc;
+    lk_txn *txn = l->txn;
+    free(txn->author);
+    free(txn->message);
+    free(txn->extra_info);
+    txn->author = a->npos > first && a->pos[first] ? xstrdup(a->pos[first]) : NULL;
+    txn->message = a->npos > first + 1 && a->pos[first + 1] ? xstrdup(a->pos[first + 1]) : NULL;
+    const char *extra = lk_args_named(a, "extra_info");
+    txn->extra_info = extra ? xstrdup(extra) : NULL;
+    txn->has_message = 1;
+    return 0;
+}
+
+static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t first)
+{
+    if (a->npos < first + 2 || !a->pos[first])
+        return tarn_error_set(TARN_EINVALID, "set_option(name, value [, schema => …, table_name "
+                                             "=> …])");
+    const char *schema = lk_args_named(a, "schema");
+    const char *table = lk_args_named(a, "table_name");
+    const char *scope = NULL;
+    int64_t scope_id = -1;
+    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
+    if (table) {
+        lk_schema *sc = lk_catalog_schema(cat, schema ? schema : "main");
+        lk_table *t = sc ? lk_catalog_table(cat, sc->id, table) : NULL;
+        if (!t)
+            return tarn_error_set(TARN_ENOTFOUND, "set_option: table %s not found", table);
+        scope = "table";
+        scope_id = t->id;
+    } else if (schema) {
+        lk_schema *sc = lk_catalog_schema(cat, schema);
+        if (!sc)
+            return tarn_error_set(TARN_ENOTFOUND, "set_option: schema %s not found", schema);
+        scope = "schema";
+        scope_id = sc->id;
+    }
+    tarn_buf b = {0};
+    buf_printf(&b, "DELETE FROM %s.ducklake_metadata WHERE \"key\" = ", l->meta);
+    quote_literal(&b, a->pos[first]);
+    if (scope)
+        buf_printf(&b, " AND \"scope\" = '%s' AND scope_id = %lld", scope, (long long)scope_id);
+    else
+        buf_puts(&b, " AND \"scope\" IS NULL");
+    int rc = duck_exec(s->con, buf_cstr(&b));
+    buf_clear(&b);
+    buf_printf(&b, "INSERT INTO %s.ducklake_metadata VALUES (", l->meta);
+    quote_literal(&b, a->pos[first]);
+    buf_puts(&b, ", ");
+    quote_literal(&b, a->pos[first + 1] ? a->pos[first + 1] : "");
+    if (scope)
+        buf_printf(&b, ", '%s', %lld)", scope, (long long)scope_id);
+    else
+        buf_puts(&b, ", NULL, NULL)");
+    if (!rc)
+        rc = duck_exec(s->con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled)
+{
+    if (tk->n < 3)
+        return 0;
+    /* CALL ducklake_x(lake, …) or CALL lake.x(…) */
+    const char *fn = tk->toks[1].text;
+    lk_lake *l = NULL;
+    size_t open = 2, first = 1;
+    if (tk->n > 4 && tk->toks[2].type == SQL_TOK_OP && strcmp(tk->toks[2].text, ".") == 0 &&
+        (l = session_lake(s, tk->toks[1].text)) != NULL) {
+        fn = tk->toks[3].text;
+        open = 4;
+        first = 0;
+    } else if (strncasecmp(fn, "ducklake_", 9) == 0) {
+        fn += 9;
+    } else {
+        return 0;
+    }
+    if (strcasecmp(fn, "set_commit_message") != 0 && strcasecmp(fn, "set_option") != 0) {
+        if (l || strncasecmp(tk->toks[1].text, "ducklake_", 9) == 0) {
+            *handled = 1;
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "CALL %s is not supported by tarn yet (DuckLake maintenance "
+                                  "functions arrive with part 2)",
+                                  tk->toks[1].text);
+        }
+        return 0;
+    }
+    *handled = 1;
+    size_t close = tk->n - 1;
+    while (close > open && !(tk->toks[close].type == SQL_TOK_OP &&
+                             strcmp(tk->toks[close].text, ")") == 0))
+        close--;
+    lk_args a;
+    int rc = lk_args_parse(&a, s, tk, sql, open + 1, close);
+    if (rc)
+        return rc;
+    if (!l) {
+        l = a.npos > 0 && a.pos[0] ? session_lake(s, a.pos[0]) : NULL;
+        if (!l) {
+            lk_args_free(&a);
+            return tarn_error_set(TARN_EINVALID, "CALL %s: no DuckLake lake is attached as "
+                                                 "\"%s\"",
+                                  tk->toks[1].text, a.npos > 0 && a.pos[0] ? a.pos[0] : "");
+        }
+    }
+    if (strcasecmp(fn, "set_commit_message") == 0)
+        rc = set_commit_message(s, l, &a, first);
+    else
+        rc = set_option(s, l, &a, first);
+    lk_args_free(&a);
+    return rc;
+}

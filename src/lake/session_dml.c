@@ -1,0 +1,337 @@
+/*
+ * session_dml.c — INSERT, DELETE and UPDATE on lake tables, and the CALL
+ * procedures of DuckLake (ducklake_set_commit_message, ducklake_set_option).
+ *
+ * INSERT runs the user's own statement with its target replaced by the
+ * insert stage, so every INSERT form DuckDB knows works unchanged. DELETE
+ * and UPDATE select the affected rows from the table's identity scan with
+ * the user's WHERE (and FROM/USING) clause; UPDATE computes the new images
+ * from its SET list in the same query, then re-inserts them with their row
+ * ids, as DuckLake does.
+ */
+#include "duck/duck.h"
+#include "lake/rewrite.h"
+#include "lake/scan.h"
+#include "lake/session_int.h"
+#include "lake/txn.h"
+#include "lake/write.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int is_op(const sql_token *t, const char *op)
+{
+    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
+}
+
+static const lk_table *find_table(lk_lake *l, const char *schema, const char *name)
+{
+    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
+    lk_schema *sc = lk_catalog_schema(cat, schema);
+    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    if (!t)
+        tarn_error_set(TARN_ENOTFOUND,
+                       "Catalog Error: Table with name %s does not exist in schema \"%s\" of "
+                       "lake \"%s\"",
+                       name, schema, l->alias);
+    return t;
+}
+
+static void deliver(const tarn_sink *sink, int64_t n)
+{
+    if (sink && sink->count)
+        sink->count(sink->ctx, n);
+}
+
+/* INSERT [OR …] INTO target … */
+static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                     const qname *q, const lk_table *t, const tarn_sink *sink)
+{
+    int64_t table_id = t->id;
+    tarn_buf b = {0};
+    buf_append(&b, sql, tk->toks[q->start].start);
+    buf_puts(&b, lk_stage_name());
+    const sql_token *last = &tk->toks[q->end - 1];
+    buf_puts(&b, sql + last->start + last->len);
+    char *rewritten = NULL;
+    int rc = rewrite_reads(&rewritten, s, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        return rc;
+    rc = session_write_begin(s, l);
+    if (!rc) {
+        t = lk_catalog_table_by_id(&l->txn->cat, table_id);
+        rc = lk_stage_create(s->con, t, 0);
+    }
+    if (!rc)
+        rc = duck_exec(s->con, rewritten);
+    int64_t n = 0;
+    if (!rc)
+        rc = lk_insert_stage(l, s->con, table_id, &n);
+    free(rewritten);
+    rc = session_write_end(s, l, rc);
+    if (!rc)
+        deliver(sink, n);
+    return rc;
+}
+
+/* The alias after the target, if any: [AS] name. Advances *i past it. */
+static const char *read_alias(const sql_tokens *tk, size_t *i)
+{
+    static const char *const STOP[] = {"WHERE", "SET", "USING", "FROM", "RETURNING"};
+    if (*i < tk->n && sql_tok_is_kw(&tk->toks[*i], "AS") && *i + 1 < tk->n) {
+        *i += 2;
+        return tk->toks[*i - 1].text;
+    }
+    if (*i < tk->n &&
+        (tk->toks[*i].type == SQL_TOK_IDENT || tk->toks[*i].type == SQL_TOK_QIDENT)) {
+        for (size_t k = 0; k < sizeof(STOP) / sizeof(STOP[0]); k++)
+            if (sql_tok_is_kw(&tk->toks[*i], STOP[k]))
+                return NULL;
+        (*i)++;
+        return tk->toks[*i - 1].text;
+    }
+    return NULL;
+}
+
+/* FROM (identity scan) AS alias, rewritten from the rest of the statement
+ * (USING becomes a comma: DELETE … USING x is a join with x). */
+static int match_from(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table *t,
+                      const char *alias, const char *rest)
+{
+    char *scan = NULL;
+    int rc = lk_scan_sql(&scan, l, s->con, lk_txn_catalog(l), t, -1, LK_SCAN_IDENTITY);
+    if (rc)
+        return rc;
+    buf_printf(b, " FROM (%s) AS ", scan);
+    quote_ident(b, alias);
+    free(scan);
+    char *rw = NULL;
+    rc = rewrite_reads(&rw, s, rest);
+    if (rc)
+        return rc;
+    buf_putc(b, ' ');
+    buf_puts(b, rw);
+    free(rw);
+    return 0;
+}
+
+static int do_delete(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                     const qname *q, const lk_table *t, const tarn_sink *sink)
+{
+    size_t i = q->end;
+    const char *alias = read_alias(tk, &i);
+    int64_t table_id = t->id;
+    tarn_buf rest = {0};
+    if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "USING")) {
+        buf_puts(&rest, ", ");
+        i++;
+    }
+    char *tail = session_token_text(tk, sql, i, tk->n);
+    buf_puts(&rest, tail);
+    free(tail);
+    if (strstr(buf_cstr(&rest), "RETURNING") || strstr(buf_cstr(&rest), "returning")) {
+        buf_free(&rest);
+        return tarn_error_set(TARN_EUNSUPPORTED, "DELETE … RETURNING on a lake table is not "
+                                                 "supported yet");
+    }
+    int rc = session_write_begin(s, l);
+    tarn_buf m = {0};
+    if (!rc) {
+        t = lk_catalog_table_by_id(&l->txn->cat, table_id);
+        buf_puts(&m, "SELECT __tarn_fid, __tarn_pos");
+        rc = match_from(&m, s, l, t, alias ? alias : t->name, buf_cstr(&rest));
+    }
+    int64_t n = 0;
+    if (!rc)
+        rc = lk_delete_matching(l, s->con, table_id, buf_cstr(&m), &n);
+    buf_free(&m);
+    buf_free(&rest);
+    rc = session_write_end(s, l, rc);
+    if (!rc)
+        deliver(sink, n);
+    return rc;
+}
+
+typedef struct {
+    char *column;
+    char *expr;
+} assignment;
+
+/* Parses "col = expr, …" from token i up to FROM / WHERE / end. */
+static int read_assignments(const sql_tokens *tk, const char *sql, size_t *i, assignment **out,
+                            size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t k = *i;
+    while (k < tk->n) {
+        if (tk->toks[k].type != SQL_TOK_IDENT && tk->toks[k].type != SQL_TOK_QIDENT)
+            return tarn_error_set(TARN_EINVALID, "UPDATE: expected a column name after SET");
+        const char *col = tk->toks[k].text;
+        k++;
+        if (k >= tk->n || !is_op(&tk->toks[k], "="))
+            return tarn_error_set(TARN_EINVALID, "UPDATE: expected '=' after SET %s", col);
+        size_t from = ++k;
+        int depth = 0;
+        while (k < tk->n) {
+            const sql_token *t = &tk->toks[k];
+            if (is_op(t, "(") || is_op(t, "["))
+                depth++;
+            else if (is_op(t, ")") || is_op(t, "]"))
+                depth--;
+            else if (depth == 0 && (is_op(t, ",") || sql_tok_is_kw(t, "FROM") ||
+                                    sql_tok_is_kw(t, "WHERE") || sql_tok_is_kw(t, "RETURNING")))
+                break;
+            k++;
+        }
+        *out = xrealloc(*out, (*n + 1) * sizeof(assignment));
+        (*out)[*n].column = xstrdup(col);
+        (*out)[*n].expr = session_token_text(tk, sql, from, k);
+        (*n)++;
+        if (k < tk->n && is_op(&tk->toks[k], ",")) {
+            k++;
+            continue;
+        }
+        break;
+    }
+    *i = k;
+    return 0;
+}
+
+static void free_assignments(assignment *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(a[i].column);
+        free(a[i].expr);
+    }
+    free(a);
+}
+
+static int build_update_select(tarn_buf *m, const lk_table *t, const assignment *a, size_t na)
+{
+    for (size_t k = 0; k < na; k++) {
+        size_t c = 0;
+        while (c < t->ncols && strcasecmp(t->cols[c].name, a[k].column) != 0)
+            c++;
+        if (c == t->ncols)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Binder Error: Referenced update column %s not found in table",
+                                  a[k].column);
+    }
+    buf_puts(m, "SELECT __tarn_fid, __tarn_pos, rowid AS __tarn_rowid");
+    for (size_t c = 0; c < t->ncols; c++) {
+        buf_puts(m, ", ");
+        const char *expr = NULL;
+        for (size_t k = 0; k < na; k++)
+            if (strcasecmp(t->cols[c].name, a[k].column) == 0)
+                expr = a[k].expr;
+        if (expr)
+            buf_printf(m, "(%s)", expr);
+        else
+            quote_ident(m, t->cols[c].name);
+        buf_puts(m, " AS ");
+        quote_ident(m, t->cols[c].name);
+    }
+    return 0;
+}
+
+static int stage_from_match(duckdb_connection con, const lk_table *t)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s SELECT ", lk_stage_name());
+    for (size_t c = 0; c < t->ncols; c++) {
+        quote_ident(&b, t->cols[c].name);
+        buf_puts(&b, ", ");
+    }
+    buf_puts(&b, "__tarn_rowid FROM temp.main.__tarn_match ORDER BY __tarn_rowid");
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                     const qname *q, const lk_table *t, const tarn_sink *sink)
+{
+    size_t i = q->end;
+    const char *alias = read_alias(tk, &i);
+    if (i >= tk->n || !sql_tok_is_kw(&tk->toks[i], "SET"))
+        return tarn_error_set(TARN_EINVALID, "UPDATE: expected SET");
+    i++;
+    assignment *a = NULL;
+    size_t na = 0;
+    int rc = read_assignments(tk, sql, &i, &a, &na);
+    int64_t table_id = t->id;
+    char *tail = session_token_text(tk, sql, i, tk->n);
+    tarn_buf rest = {0};
+    if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "FROM"))
+        buf_printf(&rest, ", %s", tail + 4);
+    else
+        buf_puts(&rest, tail);
+    free(tail);
+    if (!rc)
+        rc = session_write_begin(s, l);
+    tarn_buf m = {0};
+    if (!rc) {
+        t = lk_catalog_table_by_id(&l->txn->cat, table_id);
+        rc = build_update_select(&m, t, a, na);
+    }
+    if (!rc)
+        rc = match_from(&m, s, l, t, alias ? alias : t->name, buf_cstr(&rest));
+    int64_t n = 0, inserted = 0;
+    if (!rc)
+        rc = lk_delete_matching(l, s->con, table_id, buf_cstr(&m), &n);
+    if (!rc && n > 0) {
+        rc = lk_stage_create(s->con, t, 1);
+        if (!rc)
+            rc = stage_from_match(s->con, t);
+        if (!rc)
+            rc = lk_insert_stage(l, s->con, table_id, &inserted);
+    }
+    free_assignments(a, na);
+    buf_free(&m);
+    buf_free(&rest);
+    rc = session_write_end(s, l, rc);
+    if (!rc)
+        deliver(sink, n);
+    return rc;
+}
+
+int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                     const tarn_sink *sink, int *handled)
+{
+    size_t i = 1;
+    if (strcmp(kw, "INSERT") == 0) {
+        while (i < tk->n && !sql_tok_is_kw(&tk->toks[i], "INTO"))
+            i++;
+        i++;
+    } else if (strcmp(kw, "DELETE") == 0) {
+        if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "FROM"))
+            i++;
+    }
+    qname q;
+    const char *schema = NULL, *name = NULL;
+    if (i >= tk->n || !session_qname(tk, i, &q))
+        return 0;
+    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    if (!l)
+        return 0;
+    *handled = 1;
+    const lk_table *t = find_table(l, schema, name);
+    if (!t)
+        return TARN_ENOTFOUND;
+    if (l->read_only)
+        return tarn_error_set(TARN_EINVALID,
+                              "lake \"%s\" is attached read-only (READ_ONLY or a pinned "
+                              "SNAPSHOT_VERSION): it cannot be written",
+                              l->alias);
+    if (strcmp(kw, "INSERT") == 0)
+        return do_insert(s, l, tk, sql, &q, t, sink);
+    if (strcmp(kw, "DELETE") == 0)
+        return do_delete(s, l, tk, sql, &q, t, sink);
+    return do_update(s, l, tk, sql, &q, t, sink);
+}

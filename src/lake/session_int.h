@@ -1,0 +1,58 @@
+/*
+ * session_int.h — what the statement handlers of a session share
+ * (session.c routes; session_attach.c, session_ddl.c, session_dml.c and
+ * rewrite.c handle). Not part of libtarn's public API.
+ */
+#ifndef TARN_LAKE_SESSION_INT_H
+#define TARN_LAKE_SESSION_INT_H
+
+#include "lake/lake.h"
+#include "sql/lexer.h"
+#include "tarn/session.h"
+
+#include <duckdb.h>
+
+struct tarn_session {
+    duckdb_database db;
+    duckdb_connection con;
+    lk_lake *lakes;   /* attached lakes, most recent first */
+    int explicit_txn; /* inside BEGIN … COMMIT */
+    int txn_failed;   /* a statement failed inside it: only ROLLBACK/COMMIT work */
+    char *use_lake;   /* USE lake[.schema]: the lake of unqualified names */
+    char *use_schema;
+};
+
+/* A possibly qualified name read from the token stream: 1 to 3 parts,
+ * covering tokens [start, end). Parts point into the tokens. */
+typedef struct {
+    const char *parts[4];
+    int n;
+    size_t start, end;
+} qname;
+
+/* Reads a qualified name starting at token i; 0 when there is none. */
+int session_qname(const sql_tokens *tk, size_t i, qname *q);
+lk_lake *session_lake(tarn_session *s, const char *alias);
+/* Resolves a table name (or, with schema_only, a schema name) to a lake
+ * and its schema/table parts; NULL when the name is not in a lake. */
+lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, const char **name,
+                         int schema_only);
+
+/* Opens the lake transaction for a write (if none is open), and ends it:
+ * commit outside BEGIN, view refresh inside. */
+int session_write_begin(tarn_session *s, lk_lake *l);
+int session_write_end(tarn_session *s, lk_lake *l, int rc);
+
+/* Statement handlers: *handled = 1 when the statement was the lake's. */
+int session_attach_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                        int *handled);
+int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                     const tarn_sink *sink, int *handled);
+int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                     const tarn_sink *sink, int *handled);
+int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
+
+/* The source text of tokens [from, to) of `sql`. */
+char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to);
+
+#endif

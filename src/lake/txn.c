@@ -1,0 +1,367 @@
+/*
+ * txn.c — lake transactions: pending state and the commit (see txn.h).
+ *
+ * The commit runs, in one DuckDB transaction on the catalog database:
+ *   INSERT INTO ducklake_snapshot           (the new snapshot and counters)
+ *   the statements collected in txn->sql   (catalog rows of every change)
+ *   moves of pending inlined rows / ends  (from the TEMP tables)
+ *   INSERT INTO ducklake_snapshot_changes  (changes_made + commit message)
+ *   ducklake_table_stats                   (record counts, next row id)
+ * The snapshot row goes first so that a concurrent writer's commit fails on
+ * its primary key before anything else is written. Parquet files were
+ * already written by the statements; if the catalog transaction fails they
+ * are deleted here (or left as orphans if the process dies, for cleanup).
+ */
+#include "lake/txn.h"
+
+#include "duck/duck.h"
+#include "lake/deletes.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Test hook: TARN_CRASH_AT=<point> makes the process exit abruptly there,
+ * so tests can prove that a crash at any point leaves the lake readable at
+ * its last committed snapshot. */
+static void crash_point(const char *point)
+{
+    const char *at = getenv("TARN_CRASH_AT");
+    if (at && strcmp(at, point) == 0) {
+        fprintf(stderr, "tarn: TARN_CRASH_AT=%s: exiting abruptly\n", point);
+        _exit(99);
+    }
+}
+
+const lk_catalog *lk_txn_catalog(lk_lake *lake)
+{
+    return lake->txn ? &lake->txn->cat : &lake->cat;
+}
+
+static char *temp_name(lk_lake *lake, const char *kind, int64_t id)
+{
+    tarn_buf b = {0};
+    char *raw = id >= 0 ? xasprintf("__tarn_%s_%s_%lld", kind, lake->alias, (long long)id)
+                        : xasprintf("__tarn_%s_%s", kind, lake->alias);
+    buf_puts(&b, "temp.main.");
+    quote_ident(&b, raw);
+    free(raw);
+    return buf_detach(&b);
+}
+
+char *lk_txn_pending_inserts(lk_lake *lake, int64_t table_id)
+{
+    return temp_name(lake, "pins", table_id);
+}
+
+char *lk_txn_pending_deletes(lk_lake *lake)
+{
+    return temp_name(lake, "pdel", -1);
+}
+
+char *lk_txn_pending_inline_deletes(lk_lake *lake)
+{
+    return temp_name(lake, "pidel", -1);
+}
+
+static int exec_fmt(duckdb_connection con, const char *fmt, const char *arg)
+{
+    char *sql = xasprintf(fmt, arg);
+    int rc = duck_exec(con, sql);
+    free(sql);
+    return rc;
+}
+
+int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
+{
+    if (lake->read_only)
+        return tarn_error_set(TARN_EINVALID,
+                              "lake \"%s\" is attached read-only (READ_ONLY or a pinned "
+                              "SNAPSHOT_VERSION): it cannot be written",
+                              lake->alias);
+    lk_txn *txn = xcalloc(1, sizeof(*txn));
+    /* Always start from the latest committed snapshot. */
+    int rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
+    if (rc) {
+        free(txn);
+        return rc;
+    }
+    txn->snapshot_id = txn->cat.snapshot_id + 1;
+    txn->explicit_txn = explicit_txn;
+    char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
+    rc = exec_fmt(con, "CREATE OR REPLACE TEMP TABLE %s (table_id BIGINT, file_id BIGINT, pos "
+                       "BIGINT)",
+                  pd + strlen("temp.main."));
+    if (!rc)
+        rc = exec_fmt(con, "CREATE OR REPLACE TEMP TABLE %s (table_id BIGINT, row_id BIGINT)",
+                      pid + strlen("temp.main."));
+    free(pd);
+    free(pid);
+    lake->txn = txn;
+    if (rc)
+        lk_txn_rollback(lake, con);
+    return rc;
+}
+
+void lk_txn_change(lk_txn *txn, const char *token)
+{
+    for (size_t i = 0; i < txn->nchange_tokens; i++)
+        if (strcmp(txn->change_tokens[i], token) == 0)
+            return;
+    txn->change_tokens =
+        xrealloc(txn->change_tokens, (txn->nchange_tokens + 1) * sizeof(char *));
+    txn->change_tokens[txn->nchange_tokens++] = xstrdup(token);
+}
+
+void lk_txn_sql(lk_txn *txn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    if (!s)
+        return;
+    txn->stmts = xrealloc(txn->stmts, (txn->nstmts + 1) * sizeof(char *));
+    txn->stmts[txn->nstmts++] = s;
+}
+
+int64_t lk_txn_new_catalog_id(lk_txn *txn)
+{
+    return txn->cat.next_catalog_id++;
+}
+
+int64_t lk_txn_new_file_id(lk_txn *txn)
+{
+    return txn->cat.next_file_id++;
+}
+
+void lk_txn_wrote(lk_txn *txn, const char *abs_path)
+{
+    txn->written = xrealloc(txn->written, (txn->nwritten + 1) * sizeof(char *));
+    txn->written[txn->nwritten++] = xstrdup(abs_path);
+}
+
+lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    lk_txn *txn = lake->txn;
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        if (txn->deltas[i].table_id == table_id)
+            return &txn->deltas[i];
+    txn->deltas = xrealloc(txn->deltas, (txn->ndeltas + 1) * sizeof(lk_table_delta));
+    lk_table_delta *d = &txn->deltas[txn->ndeltas++];
+    memset(d, 0, sizeof(*d));
+    d->table_id = table_id;
+    char *sql = xasprintf("SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = %lld",
+                          lake->meta, (long long)table_id);
+    int64_t next = 0;
+    int is_null = 1;
+    if (duck_query_int64(&next, &is_null, con, sql) == 0) {
+        d->had_stats_row = 1;
+        d->next_row_id = is_null ? 0 : next;
+    } else {
+        tarn_error_clear();
+    }
+    free(sql);
+    return d;
+}
+
+static void txn_free(lk_txn *txn)
+{
+    lk_catalog_free(&txn->cat);
+    for (size_t i = 0; i < txn->nstmts; i++)
+        free(txn->stmts[i]);
+    free(txn->stmts);
+    buf_free(&txn->changes);
+    for (size_t i = 0; i < txn->nchange_tokens; i++)
+        free(txn->change_tokens[i]);
+    free(txn->change_tokens);
+    for (size_t i = 0; i < txn->nfiles; i++) {
+        free(txn->files[i].path);
+        free(txn->files[i].abs_path);
+    }
+    free(txn->files);
+    for (size_t i = 0; i < txn->nwritten; i++)
+        free(txn->written[i]);
+    free(txn->written);
+    free(txn->deltas);
+    free(txn->author);
+    free(txn->message);
+    free(txn->extra_info);
+    free(txn);
+}
+
+static void drop_temp_tables(lk_lake *lake, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' AND "
+                 "starts_with(table_name, '__tarn_') AND ends_with(table_name, ");
+    char *suffix = xasprintf("_%s", lake->alias);
+    quote_literal(&b, suffix);
+    free(suffix);
+    buf_puts(&b, ") OR (database_name = 'temp' AND starts_with(table_name, ");
+    char *prefix = xasprintf("__tarn_pins_%s_", lake->alias);
+    quote_literal(&b, prefix);
+    free(prefix);
+    buf_puts(&b, "))");
+    duck_table t;
+    if (duck_table_query(&t, con, buf_cstr(&b)) == 0) {
+        for (size_t r = 0; r < t.nrows; r++) {
+            buf_clear(&b);
+            buf_puts(&b, "DROP TABLE IF EXISTS temp.main.");
+            quote_ident(&b, duck_table_get(&t, r, 0));
+            duck_exec(con, buf_cstr(&b));
+        }
+        duck_table_free(&t);
+    }
+    buf_free(&b);
+}
+
+void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    if (!txn)
+        return;
+    for (size_t i = 0; i < txn->nwritten; i++)
+        unlink(txn->written[i]);
+    lake->txn = NULL;
+    txn_free(txn);
+    lk_lake_refresh_views(lake, con);
+    drop_temp_tables(lake, con);
+}
+
+/* DuckLake writes changes_made tokens grouped by kind in a fixed order. */
+static const char *const TOKEN_ORDER[] = {
+    "dropped_schema:",      "dropped_table:",   "dropped_view:",   "created_schema:",
+    "created_table:",       "created_view:",    "created_scalar_macro:", "created_table_macro:",
+    "dropped_scalar_macro:", "dropped_table_macro:", "inserted_into_table:", "deleted_from_table:",
+    "altered_table:",       "altered_view:",    "inlined_insert:", "inlined_delete:",
+    "inline_flush:",        "merge_adjacent:",  "rewrite_delete:",
+};
+
+static void build_changes(lk_txn *txn)
+{
+    size_t nkinds = sizeof(TOKEN_ORDER) / sizeof(TOKEN_ORDER[0]);
+    for (size_t k = 0; k < nkinds; k++) {
+        size_t plen = strlen(TOKEN_ORDER[k]);
+        for (size_t i = 0; i < txn->nchange_tokens; i++) {
+            if (strncmp(txn->change_tokens[i], TOKEN_ORDER[k], plen) != 0)
+                continue;
+            if (txn->changes.len)
+                buf_putc(&txn->changes, ',');
+            buf_puts(&txn->changes, txn->change_tokens[i]);
+        }
+    }
+}
+
+static void stats_sql(lk_txn *txn, const char *meta)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        lk_table_delta *d = &txn->deltas[i];
+        if (!d->touched)
+            continue;
+        if (!d->had_stats_row)
+            lk_txn_sql(txn, "INSERT INTO %s.ducklake_table_stats VALUES (%lld, %lld, %lld, %lld)",
+                       meta, (long long)d->table_id, (long long)d->added_records,
+                       (long long)d->next_row_id, (long long)d->added_bytes);
+        else
+            lk_txn_sql(txn,
+                       "UPDATE %s.ducklake_table_stats SET record_count = record_count + %lld, "
+                       "next_row_id = %lld, file_size_bytes = file_size_bytes + %lld WHERE "
+                       "table_id = %lld",
+                       meta, (long long)d->added_records, (long long)d->next_row_id,
+                       (long long)d->added_bytes, (long long)d->table_id);
+    }
+}
+
+static int run_statements(duckdb_connection con, char **stmts, size_t n)
+{
+    /* One statement at a time so that a failure names the statement and
+     * nothing after it runs: DuckDB would otherwise report success on a
+     * COMMIT of an aborted transaction. */
+    for (size_t i = 0; i < n; i++) {
+        int rc = duck_exec(con, stmts[i]);
+        if (rc)
+            return tarn_error_prefix(rc, "catalog statement %zu", i + 1);
+    }
+    return 0;
+}
+
+static int commit_catalog(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    int64_t sv = txn->cat.schema_version + (txn->catalog_changed ? 1 : 0);
+    char *snap = xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, "
+                           "%lld)",
+                           lake->meta, (long long)txn->snapshot_id, (long long)sv,
+                           (long long)txn->cat.next_catalog_id,
+                           (long long)(txn->cat.next_file_id + txn->file_id_bumps));
+    stats_sql(txn, lake->meta);
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", lake->meta,
+               (long long)txn->snapshot_id);
+    quote_literal(&b, txn->changes.len ? buf_cstr(&txn->changes) : NULL);
+    buf_puts(&b, ", ");
+    quote_literal(&b, txn->author);
+    buf_puts(&b, ", ");
+    quote_literal(&b, txn->message);
+    buf_puts(&b, ", ");
+    quote_literal(&b, txn->extra_info);
+    buf_puts(&b, ")");
+    int rc = duck_exec(con, "BEGIN TRANSACTION");
+    if (!rc) {
+        rc = duck_exec(con, snap);
+        crash_point("in-catalog-txn");
+    }
+    if (!rc)
+        rc = run_statements(con, txn->stmts, txn->nstmts);
+    if (!rc)
+        rc = duck_exec(con, buf_cstr(&b));
+    if (!rc)
+        rc = duck_exec(con, "COMMIT");
+    else
+        duck_exec(con, "ROLLBACK");
+    buf_free(&b);
+    free(snap);
+    return rc;
+}
+
+int lk_txn_commit(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    if (!txn)
+        return 0;
+    if (txn->failed) {
+        lk_txn_rollback(lake, con);
+        return 0;
+    }
+    int rc = lk_deletes_flush(lake, con);
+    if (rc) {
+        lk_txn_rollback(lake, con);
+        return rc;
+    }
+    build_changes(txn);
+    if (txn->nchange_tokens == 0 && txn->nstmts == 0) {
+        lk_txn_rollback(lake, con);
+        return 0;
+    }
+    crash_point("after-parquet-write");
+    rc = commit_catalog(lake, con);
+    if (rc) {
+        tarn_error_prefix(rc, "committing to lake \"%s\"", lake->alias);
+        lk_txn_rollback(lake, con);
+        return rc;
+    }
+    crash_point("after-commit");
+    lake->txn = NULL;
+    txn_free(txn);
+    rc = lk_lake_reload(lake, con);
+    drop_temp_tables(lake, con);
+    return rc;
+}

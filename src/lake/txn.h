@@ -1,0 +1,100 @@
+/*
+ * txn.h — a DuckLake transaction in progress.
+ *
+ * tarn's lake transaction is its own state, not a DuckDB transaction: the
+ * catalog database may only be written by one DuckDB transaction at a time,
+ * and reads inside a lake transaction must see its uncommitted writes. So:
+ *   - DDL edits a working copy of the catalog model (txn->cat);
+ *   - new Parquet files (data and delete) are written straight away and
+ *     listed in txn->files / txn->dels;
+ *   - small inserts (inlined rows) and deletions wait in TEMP tables;
+ *   - the catalog rows each change will need are appended to txn->sql as
+ *     they are decided, with ids allocated from the snapshot counters.
+ * Views are rebuilt from this state after each statement, so reads see it.
+ * COMMIT writes everything in one catalog transaction that also inserts
+ * the ducklake_snapshot row; ROLLBACK drops the state and deletes the
+ * files it wrote. Only one process can hold a DuckDB catalog file open for
+ * writing, so the ids a transaction allocates are the ids it commits.
+ */
+#ifndef TARN_LAKE_TXN_H
+#define TARN_LAKE_TXN_H
+
+#include "lake/lake.h"
+#include "util/buf.h"
+
+#include <stdint.h>
+
+/* A Parquet data file written by this transaction. */
+typedef struct {
+    int64_t table_id, file_id;
+    char *path;     /* path relative to the table directory */
+    char *abs_path; /* path as read by this session */
+    int64_t record_count, file_size, footer_size, row_id_start;
+} lk_pending_file;
+
+/* Table-level effects accumulated for ducklake_table_stats. */
+typedef struct {
+    int64_t table_id;
+    int64_t added_records, added_bytes, next_row_id;
+    int had_stats_row; /* a ducklake_table_stats row existed before */
+    int stats_inserted; /* this transaction inserted the column stats rows */
+    int inlined;        /* rows were inlined (next_file_id is bumped once) */
+    int got_file;       /* a Parquet data file was written */
+    int touched;
+} lk_table_delta;
+
+struct lk_txn {
+    lk_catalog cat;        /* working model; cat.snapshot_id is the base snapshot */
+    int64_t snapshot_id;   /* the snapshot this transaction will commit */
+    int catalog_changed;   /* bumps schema_version */
+    int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
+    int failed;            /* a statement failed: COMMIT only rolls back */
+    int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
+    char **stmts;          /* catalog statements to run at commit, in order */
+    size_t nstmts;
+    tarn_buf changes;      /* changes_made, built at commit from the lists below */
+    char **change_tokens;  /* in DuckLake's emission order at commit */
+    size_t nchange_tokens;
+    lk_pending_file *files;
+    size_t nfiles;
+    char **written; /* every file written (for rollback) */
+    size_t nwritten;
+    lk_table_delta *deltas;
+    size_t ndeltas;
+    char *author, *message, *extra_info; /* ducklake_set_commit_message */
+    int has_message;
+};
+
+/* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
+int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn);
+/* Commits: writes the catalog rows in one catalog transaction and reloads.
+ * A transaction with no change commits nothing. */
+int lk_txn_commit(lk_lake *lake, duckdb_connection con);
+/* Drops the transaction's state and deletes the files it wrote. */
+void lk_txn_rollback(lk_lake *lake, duckdb_connection con);
+
+/* The catalog as this session sees it: the working model inside a
+ * transaction, the committed one otherwise. */
+const lk_catalog *lk_txn_catalog(lk_lake *lake);
+
+/* Records a change token (e.g. "inserted_into_table:3"); duplicates are
+ * ignored. */
+void lk_txn_change(lk_txn *txn, const char *token);
+/* Appends one catalog statement (printf-style) to the commit batch. */
+void lk_txn_sql(lk_txn *txn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Allocates ids from the snapshot counters. */
+int64_t lk_txn_new_catalog_id(lk_txn *txn);
+int64_t lk_txn_new_file_id(lk_txn *txn);
+/* The table delta for `table_id` (created on first use, reading the
+ * committed ducklake_table_stats row). */
+lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Remembers a file this transaction wrote (deleted on rollback). */
+void lk_txn_wrote(lk_txn *txn, const char *abs_path);
+
+/* Names of the TEMP tables holding pending rows, quoted for SQL (owned by
+ * the caller). */
+char *lk_txn_pending_inserts(lk_lake *lake, int64_t table_id);
+char *lk_txn_pending_deletes(lk_lake *lake); /* (table_id, file_id, pos) */
+char *lk_txn_pending_inline_deletes(lk_lake *lake); /* (table_id, row_id) */
+
+#endif

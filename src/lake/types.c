@@ -1,0 +1,208 @@
+/*
+ * types.c — DuckDB ↔ DuckLake type mapping (see types.h).
+ *
+ * The scalar names follow the DuckLake spec's type table: int8…int128,
+ * uint8…uint128, float32/float64, decimal(P,S), varchar, blob, boolean,
+ * date, time, timetz, timestamp (+ _s/_ms/_ns), timestamptz, interval,
+ * uuid, json. The SQL direction uses DuckDB's spelling of the same types.
+ */
+#include "lake/types.h"
+
+#include "tarn/error.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+    duckdb_type id;
+    const char *lake;
+    const char *sql;
+} type_name;
+
+static const type_name SCALARS[] = {
+    {DUCKDB_TYPE_BOOLEAN, "boolean", "BOOLEAN"},
+    {DUCKDB_TYPE_TINYINT, "int8", "TINYINT"},
+    {DUCKDB_TYPE_SMALLINT, "int16", "SMALLINT"},
+    {DUCKDB_TYPE_INTEGER, "int32", "INTEGER"},
+    {DUCKDB_TYPE_BIGINT, "int64", "BIGINT"},
+    {DUCKDB_TYPE_HUGEINT, "int128", "HUGEINT"},
+    {DUCKDB_TYPE_UTINYINT, "uint8", "UTINYINT"},
+    {DUCKDB_TYPE_USMALLINT, "uint16", "USMALLINT"},
+    {DUCKDB_TYPE_UINTEGER, "uint32", "UINTEGER"},
+    {DUCKDB_TYPE_UBIGINT, "uint64", "UBIGINT"},
+    {DUCKDB_TYPE_UHUGEINT, "uint128", "UHUGEINT"},
+    {DUCKDB_TYPE_FLOAT, "float32", "FLOAT"},
+    {DUCKDB_TYPE_DOUBLE, "float64", "DOUBLE"},
+    {DUCKDB_TYPE_VARCHAR, "varchar", "VARCHAR"},
+    {DUCKDB_TYPE_BLOB, "blob", "BLOB"},
+    {DUCKDB_TYPE_DATE, "date", "DATE"},
+    {DUCKDB_TYPE_TIME, "time", "TIME"},
+    {DUCKDB_TYPE_TIME_TZ, "timetz", "TIMETZ"},
+    {DUCKDB_TYPE_TIMESTAMP, "timestamp", "TIMESTAMP"},
+    {DUCKDB_TYPE_TIMESTAMP_S, "timestamp_s", "TIMESTAMP_S"},
+    {DUCKDB_TYPE_TIMESTAMP_MS, "timestamp_ms", "TIMESTAMP_MS"},
+    {DUCKDB_TYPE_TIMESTAMP_NS, "timestamp_ns", "TIMESTAMP_NS"},
+    {DUCKDB_TYPE_TIMESTAMP_TZ, "timestamptz", "TIMESTAMPTZ"},
+    {DUCKDB_TYPE_INTERVAL, "interval", "INTERVAL"},
+    {DUCKDB_TYPE_UUID, "uuid", "UUID"},
+};
+
+#define NSCALARS (sizeof(SCALARS) / sizeof(SCALARS[0]))
+
+int lk_type_is_nested(const char *type)
+{
+    return strcmp(type, "struct") == 0 || strcmp(type, "list") == 0 || strcmp(type, "map") == 0;
+}
+
+static lk_column *add_child(lk_column *col)
+{
+    col->children = xrealloc(col->children, (col->nchildren + 1) * sizeof(lk_column));
+    memset(&col->children[col->nchildren], 0, sizeof(lk_column));
+    return &col->children[col->nchildren++];
+}
+
+static void init_column(lk_column *col, const char *name, int64_t id)
+{
+    col->id = id;
+    col->name = xstrdup(name);
+    col->nulls_allowed = 1;
+    col->parent = -1;
+    col->default_value = xstrdup("NULL");
+    col->default_value_type = xstrdup("literal");
+}
+
+static int nested_from_logical(lk_column *col, duckdb_logical_type type, duckdb_type id,
+                               int64_t *next_id)
+{
+    int rc = 0;
+    free(col->default_value_type);
+    col->default_value_type = xstrdup("");
+    if (id == DUCKDB_TYPE_STRUCT) {
+        col->type = xstrdup("struct");
+        idx_t n = duckdb_struct_type_child_count(type);
+        for (idx_t i = 0; i < n && !rc; i++) {
+            char *cname = duckdb_struct_type_child_name(type, i);
+            duckdb_logical_type ct = duckdb_struct_type_child_type(type, i);
+            lk_column *child = add_child(col);
+            rc = lk_type_from_logical(child, cname, ct, next_id);
+            child->parent = col->id;
+            duckdb_destroy_logical_type(&ct);
+            duckdb_free(cname);
+        }
+    } else if (id == DUCKDB_TYPE_LIST) {
+        col->type = xstrdup("list");
+        duckdb_logical_type ct = duckdb_list_type_child_type(type);
+        lk_column *child = add_child(col);
+        rc = lk_type_from_logical(child, "element", ct, next_id);
+        child->parent = col->id;
+        duckdb_destroy_logical_type(&ct);
+    } else {
+        col->type = xstrdup("map");
+        duckdb_logical_type kt = duckdb_map_type_key_type(type);
+        duckdb_logical_type vt = duckdb_map_type_value_type(type);
+        lk_column *k = add_child(col);
+        rc = lk_type_from_logical(k, "key", kt, next_id);
+        k->parent = col->id;
+        if (!rc) {
+            lk_column *v = add_child(col);
+            rc = lk_type_from_logical(v, "value", vt, next_id);
+            v->parent = col->id;
+        }
+        duckdb_destroy_logical_type(&kt);
+        duckdb_destroy_logical_type(&vt);
+    }
+    return rc;
+}
+
+int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type type,
+                         int64_t *next_id)
+{
+    init_column(col, name, (*next_id)++);
+    duckdb_type id = duckdb_get_type_id(type);
+    if (id == DUCKDB_TYPE_STRUCT || id == DUCKDB_TYPE_LIST || id == DUCKDB_TYPE_MAP)
+        return nested_from_logical(col, type, id, next_id);
+    if (id == DUCKDB_TYPE_DECIMAL) {
+        col->type = xasprintf("decimal(%u,%u)", duckdb_decimal_width(type),
+                              duckdb_decimal_scale(type));
+        return 0;
+    }
+    char *alias = duckdb_logical_type_get_alias(type);
+    int is_json = alias && strcasecmp(alias, "JSON") == 0;
+    if (alias)
+        duckdb_free(alias);
+    if (is_json) {
+        col->type = xstrdup("json");
+        return 0;
+    }
+    for (size_t i = 0; i < NSCALARS; i++) {
+        if (SCALARS[i].id == id) {
+            col->type = xstrdup(SCALARS[i].lake);
+            return 0;
+        }
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED,
+                          "column \"%s\": this type cannot be stored in a DuckLake table "
+                          "(ENUM, ARRAY, UNION and user types are not supported by the format)",
+                          name);
+}
+
+static const char *scalar_sql(const char *lake)
+{
+    for (size_t i = 0; i < NSCALARS; i++)
+        if (strcasecmp(SCALARS[i].lake, lake) == 0)
+            return SCALARS[i].sql;
+    if (strcasecmp(lake, "json") == 0)
+        return "JSON";
+    if (strcasecmp(lake, "timestamp_us") == 0)
+        return "TIMESTAMP";
+    if (strcasecmp(lake, "time_ns") == 0)
+        return "TIME_NS";
+    return NULL;
+}
+
+void lk_type_to_sql(tarn_buf *b, const lk_column *col)
+{
+    if (strcmp(col->type, "struct") == 0) {
+        buf_puts(b, "STRUCT(");
+        for (size_t i = 0; i < col->nchildren; i++) {
+            if (i)
+                buf_puts(b, ", ");
+            quote_ident(b, col->children[i].name);
+            buf_putc(b, ' ');
+            lk_type_to_sql(b, &col->children[i]);
+        }
+        buf_putc(b, ')');
+    } else if (strcmp(col->type, "list") == 0) {
+        lk_type_to_sql(b, &col->children[0]);
+        buf_puts(b, "[]");
+    } else if (strcmp(col->type, "map") == 0) {
+        buf_puts(b, "MAP(");
+        lk_type_to_sql(b, &col->children[0]);
+        buf_puts(b, ", ");
+        lk_type_to_sql(b, &col->children[1]);
+        buf_putc(b, ')');
+    } else if (strncasecmp(col->type, "decimal", 7) == 0) {
+        buf_puts(b, "DECIMAL");
+        buf_puts(b, col->type + 7);
+    } else {
+        const char *s = scalar_sql(col->type);
+        buf_puts(b, s ? s : "VARCHAR");
+    }
+}
+
+void lk_type_field_ids(tarn_buf *b, const lk_column *col)
+{
+    quote_ident(b, col->name);
+    if (col->nchildren == 0) {
+        buf_printf(b, ": %lld", (long long)col->id);
+        return;
+    }
+    buf_printf(b, ": {__duckdb_field_id: %lld", (long long)col->id);
+    for (size_t i = 0; i < col->nchildren; i++) {
+        buf_puts(b, ", ");
+        lk_type_field_ids(b, &col->children[i]);
+    }
+    buf_putc(b, '}');
+}

@@ -1,0 +1,36 @@
+/*
+ * types.h — DuckDB types ↔ DuckLake column types.
+ *
+ * DuckLake stores one ducklake_column row per node of a column's type tree:
+ * a STRUCT, LIST or MAP column is a row typed `struct`/`list`/`map` whose
+ * children are rows of their own (list child `element`, map children `key`
+ * and `value`), each with its own column id (= Parquet field id), assigned
+ * depth-first, parents first. These functions convert between that tree and
+ * DuckDB's logical types / SQL type text.
+ */
+#ifndef TARN_LAKE_TYPES_H
+#define TARN_LAKE_TYPES_H
+
+#include "lake/model.h"
+#include "util/buf.h"
+
+#include <duckdb.h>
+
+/* Fills `col` (name, type, children, ids from *next_id onwards, parents
+ * first) from a DuckDB logical type. Fails on types DuckLake cannot store
+ * (ENUM, ARRAY, UNION, …) with a message naming the column. */
+int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type type,
+                         int64_t *next_id);
+
+/* Appends the DuckDB SQL type of a DuckLake column tree, e.g.
+ * STRUCT("a" INTEGER, "b" VARCHAR)[] — usable in CAST and CREATE TABLE. */
+void lk_type_to_sql(tarn_buf *b, const lk_column *col);
+
+/* 1 when the DuckLake type is a nested parent (struct, list, map). */
+int lk_type_is_nested(const char *type);
+
+/* Appends the FIELD_IDS entry for `col` as used by COPY … (FIELD_IDS {…}):
+ * name: id, or name: {__duckdb_field_id: id, child: …} for nested types. */
+void lk_type_field_ids(tarn_buf *b, const lk_column *col);
+
+#endif

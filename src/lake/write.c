@@ -1,0 +1,356 @@
+/*
+ * write.c — INSERT and DELETE inside a lake transaction (see write.h).
+ */
+#include "lake/write.h"
+
+#include "duck/duck.h"
+#include "lake/colstats.h"
+#include "lake/deletes.h"
+#include "lake/filestats.h"
+#include "lake/txn.h"
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STAGE "temp.main.__tarn_stage"
+#define MATCH "temp.main.__tarn_match"
+#define ROW_ID_FIELD 2147483540LL
+
+const char *lk_stage_name(void)
+{
+    return STAGE;
+}
+
+static void column_default(tarn_buf *b, const lk_column *c)
+{
+    if (!c->default_value || strcmp(c->default_value, "NULL") == 0)
+        return;
+    buf_puts(b, " DEFAULT ");
+    if (c->default_value_type && strcmp(c->default_value_type, "expression") == 0)
+        buf_puts(b, c->default_value);
+    else
+        quote_literal(b, c->default_value);
+}
+
+int lk_stage_create(duckdb_connection con, const lk_table *t, int with_rowid)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_stage (");
+    for (size_t i = 0; i < t->ncols; i++) {
+        const lk_column *c = &t->cols[i];
+        if (i)
+            buf_puts(&b, ", ");
+        quote_ident(&b, c->name);
+        buf_putc(&b, ' ');
+        lk_type_to_sql(&b, c);
+        column_default(&b, c);
+        if (!c->nulls_allowed)
+            buf_puts(&b, " NOT NULL");
+    }
+    if (with_rowid)
+        buf_puts(&b, ", __tarn_rowid BIGINT");
+    buf_putc(&b, ')');
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static void table_columns(tarn_buf *b, const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        quote_ident(b, t->cols[i].name);
+    }
+}
+
+/* The TEMP table holding this transaction's inlined rows for `t`; created
+ * on first use together with the commit statement that moves its rows into
+ * the table's current inlined-data table. */
+static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND "
+                 "table_name = ");
+    char *raw = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)t->id);
+    quote_literal(&b, raw);
+    free(raw);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    if (!rc && n == 0) {
+        buf_clear(&b);
+        buf_printf(&b, "CREATE TEMP TABLE %s AS SELECT NULL::BIGINT AS row_id, ",
+                   pins + strlen("temp.main."));
+        table_columns(&b, t);
+        buf_puts(&b, " FROM " STAGE " LIMIT 0");
+        rc = duck_exec(con, buf_cstr(&b));
+        if (!rc) {
+            const lk_inlined *inl = &t->inlined[t->ninlined - 1];
+            buf_clear(&b);
+            buf_printf(&b, "INSERT INTO %s.", lake->meta);
+            quote_ident(&b, inl->name);
+            buf_printf(&b, " SELECT row_id, %lld, NULL, ", (long long)lake->txn->snapshot_id);
+            table_columns(&b, t);
+            buf_printf(&b, " FROM %s ORDER BY row_id", pins);
+            lk_txn_sql(lake->txn, "%s", buf_cstr(&b));
+        }
+    }
+    buf_free(&b);
+    free(pins);
+    return rc;
+}
+
+static int stage_has_rowid(duckdb_connection con)
+{
+    int64_t n = 0;
+    duck_query_int64(&n, NULL, con,
+                     "SELECT count(*) FROM duckdb_columns() WHERE database_name = 'temp' AND "
+                     "table_name = '__tarn_stage' AND column_name = '__tarn_rowid'");
+    return n > 0;
+}
+
+static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          lk_table_delta *d, int64_t n, int with_rowid)
+{
+    int rc = ensure_pending_inserts(lake, con, t);
+    if (rc)
+        return rc;
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s SELECT ", pins);
+    if (with_rowid)
+        buf_puts(&b, "__tarn_rowid, ");
+    else
+        buf_printf(&b, "%lld + rowid, ", (long long)d->next_row_id);
+    table_columns(&b, t);
+    buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
+    rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    free(pins);
+    if (rc)
+        return rc;
+    lk_stats_set st;
+    lk_stats_init(&st, t);
+    rc = lk_stats_from_rows(&st, con, STAGE, t);
+    if (!rc)
+        lk_stats_merge_into_table(lake->txn, d, lake->meta, t, &st);
+    lk_stats_free(&st);
+    if (!with_rowid)
+        d->next_row_id += n;
+    d->added_records += n;
+    d->inlined = 1;
+    d->touched = 1;
+    char *tok = xasprintf("inlined_insert:%lld", (long long)t->id);
+    lk_txn_change(lake->txn, tok);
+    free(tok);
+    return rc;
+}
+
+static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid)
+{
+    buf_puts(b, "COPY (SELECT ");
+    table_columns(b, t);
+    if (with_rowid)
+        buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
+    buf_puts(b, " FROM " STAGE " ORDER BY rowid) TO ");
+    quote_literal(b, path);
+    buf_puts(b, " (FORMAT parquet, FIELD_IDS {");
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        lk_type_field_ids(b, &t->cols[i]);
+    }
+    if (with_rowid)
+        buf_printf(b, ", _ducklake_internal_row_id: %lld", ROW_ID_FIELD);
+    buf_puts(b, "}, RETURN_STATS)");
+}
+
+static char *new_file_name(duckdb_connection con, const char *suffix)
+{
+    char *uuid = NULL;
+    if (duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR") || !uuid)
+        return NULL;
+    char *name = xasprintf("ducklake-%s%s.parquet", uuid, suffix);
+    free(uuid);
+    return name;
+}
+
+static void file_stats_sql(lk_txn *txn, const char *meta, const lk_table *t, int64_t file_id,
+                           const lk_file_stats *fs, lk_stats_set *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        lk_leaf_stats *l = &st->leaves[i];
+        const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
+        int no_bounds = strcmp(l->col->type, "int128") == 0 ||
+                        strcmp(l->col->type, "uint128") == 0;
+        if (cs) {
+            l->null_count = cs->null_count;
+            l->value_count = cs->num_values - cs->null_count;
+            if (l->value_count < 0)
+                l->value_count = 0;
+            l->column_size = cs->column_size;
+            l->contains_nan = cs->has_nan;
+            l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
+            l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
+        }
+        tarn_buf b = {0};
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
+                   "%lld, %lld, ",
+                   meta, (long long)file_id, (long long)t->id, (long long)l->col->id,
+                   (long long)l->column_size, (long long)l->value_count,
+                   (long long)l->null_count);
+        quote_literal(&b, l->min);
+        buf_puts(&b, ", ");
+        quote_literal(&b, l->max);
+        buf_printf(&b, ", %s, NULL)",
+                   l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+}
+
+static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, const char *name,
+                          const char *abs, const lk_file_stats *fs, int64_t row_id_start)
+{
+    lk_txn *txn = lake->txn;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_data_file VALUES (%lld, %lld, %lld, NULL, NULL, ",
+               lake->meta, (long long)file_id, (long long)t->id, (long long)txn->snapshot_id);
+    quote_literal(&b, name);
+    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, %lld, NULL, NULL, NULL, NULL)",
+               (long long)fs->count, (long long)fs->file_size, (long long)fs->footer_size,
+               (long long)row_id_start);
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    txn->files = xrealloc(txn->files, (txn->nfiles + 1) * sizeof(lk_pending_file));
+    lk_pending_file *p = &txn->files[txn->nfiles++];
+    memset(p, 0, sizeof(*p));
+    p->table_id = t->id;
+    p->file_id = file_id;
+    p->path = xstrdup(name);
+    p->abs_path = xstrdup(abs);
+    p->record_count = fs->count;
+    p->file_size = fs->file_size;
+    p->footer_size = fs->footer_size;
+    p->row_id_start = row_id_start;
+}
+
+static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          lk_table_delta *d, int with_rowid)
+{
+    lk_txn *txn = lake->txn;
+    char *dir = lk_lake_table_dir(lake, &txn->cat, t);
+    char *name = new_file_name(con, "");
+    int rc = name ? fs_mkdir_p(dir) : TARN_ERROR;
+    char *abs = xasprintf("%s%s", dir, name ? name : "");
+    lk_file_stats *files = NULL;
+    size_t nfiles = 0;
+    if (!rc) {
+        tarn_buf b = {0};
+        copy_sql(&b, t, abs, with_rowid);
+        lk_txn_wrote(txn, abs);
+        rc = lk_copy_with_stats(&files, &nfiles, con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    if (!rc && nfiles == 1) {
+        int64_t file_id = lk_txn_new_file_id(txn);
+        register_file(lake, t, file_id, name, abs, &files[0], d->next_row_id);
+        lk_stats_set st;
+        lk_stats_init(&st, t);
+        file_stats_sql(txn, lake->meta, t, file_id, &files[0], &st);
+        lk_stats_merge_into_table(txn, d, lake->meta, t, &st);
+        lk_stats_free(&st);
+        d->next_row_id += files[0].count;
+        d->added_records += files[0].count;
+        d->added_bytes += files[0].file_size;
+        d->got_file = 1;
+        d->touched = 1;
+        char *tok = xasprintf("inserted_into_table:%lld", (long long)t->id);
+        lk_txn_change(txn, tok);
+        free(tok);
+    } else if (!rc) {
+        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
+                            nfiles);
+    }
+    lk_file_stats_free(files, nfiles);
+    free(abs);
+    free(name);
+    free(dir);
+    return rc;
+}
+
+int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
+{
+    lk_txn *txn = lake->txn;
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " STAGE);
+    if (rc)
+        return rc;
+    *count = n;
+    if (n == 0)
+        return 0;
+    int with_rowid = stage_has_rowid(con);
+    lk_table_delta *d = lk_txn_delta(lake, con, table_id);
+    int64_t limit = lk_lake_inline_limit(lake, con, t);
+    if (n <= limit && t->ninlined > 0)
+        return insert_inlined(lake, con, t, d, n, with_rowid);
+    return insert_parquet(lake, con, t, d, with_rowid);
+}
+
+int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                       const char *match_sql, int64_t *count)
+{
+    lk_txn *txn = lake->txn;
+    char *sql = xasprintf("CREATE OR REPLACE TEMP TABLE __tarn_match AS %s", match_sql);
+    int rc = duck_exec(con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    rc = duck_query_int64(count, NULL, con, "SELECT count(*) FROM " MATCH);
+    if (rc || *count == 0)
+        return rc;
+    char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake),
+         *pins = lk_txn_pending_inserts(lake, table_id);
+    sql = xasprintf("INSERT INTO %s SELECT %lld, __tarn_fid, __tarn_pos FROM " MATCH
+                    " WHERE __tarn_fid >= 0",
+                    pd, (long long)table_id);
+    rc = duck_exec(con, sql);
+    free(sql);
+    int64_t ninl = 0, npend = 0;
+    if (!rc)
+        rc = duck_query_int64(&ninl, NULL, con,
+                              "SELECT count(*) FROM " MATCH " WHERE __tarn_fid = -1");
+    if (!rc)
+        rc = duck_query_int64(&npend, NULL, con,
+                              "SELECT count(*) FROM " MATCH " WHERE __tarn_fid = -2");
+    if (!rc && ninl > 0) {
+        sql = xasprintf("INSERT INTO %s SELECT %lld, __tarn_pos FROM " MATCH
+                        " WHERE __tarn_fid = -1",
+                        pid, (long long)table_id);
+        rc = duck_exec(con, sql);
+        free(sql);
+        lk_deletes_note_inlined(lake, table_id);
+    }
+    if (!rc && npend > 0) {
+        sql = xasprintf("DELETE FROM %s WHERE row_id IN (SELECT __tarn_pos FROM " MATCH
+                        " WHERE __tarn_fid = -2)",
+                        pins);
+        rc = duck_exec(con, sql);
+        free(sql);
+    }
+    free(pd);
+    free(pid);
+    free(pins);
+    (void)txn;
+    return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * write.h — INSERT, DELETE and UPDATE on a lake table, inside the open
+ * lake transaction.
+ *
+ * Inserted rows are first collected in a TEMP "stage" table shaped like the
+ * lake table (same types, defaults and NOT NULL constraints), so DuckDB
+ * itself applies INSERT's rules (column lists, BY NAME, DEFAULT, casts).
+ * Then, as DuckLake does: at most the table's inlining limit of rows go
+ * into the catalog's inlined-data table, more become one Parquet file.
+ * Deletes find the (file, position) or inlined row id of every matching
+ * row through the table's identity scan and record them as pending; the
+ * commit turns them into delete files, inlined deletions or ended files.
+ */
+#ifndef TARN_LAKE_WRITE_H
+#define TARN_LAKE_WRITE_H
+
+#include "lake/lake.h"
+
+#include <stdint.h>
+
+/* The name of the stage table, quoted (static). */
+const char *lk_stage_name(void);
+
+/* Creates the stage table for `t`; with_rowid adds __tarn_rowid BIGINT
+ * (rows that keep their DuckLake row id: the new images of an UPDATE). */
+int lk_stage_create(duckdb_connection con, const lk_table *t, int with_rowid);
+
+/* Writes the stage's rows into table `table_id` of the open transaction;
+ * *count gets the number of rows. */
+int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
+
+/* Marks as deleted every row of `table_id` that `match_sql` selects.
+ * match_sql is a SELECT over the table's identity scan (see scan.h) that
+ * yields __tarn_fid and __tarn_pos; *count gets the number of rows. */
+int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                       const char *match_sql, int64_t *count);
+
+#endif
