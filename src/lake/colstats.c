@@ -99,6 +99,15 @@ static int chain_to(const lk_column *cols, size_t n, const lk_column *target,
     return 0;
 }
 
+/* DuckLake orders BLOB and INTERVAL bounds by their text, not their value
+ * (measured: an INTERVAL column's max is '36:00:00' over '1 year …'). */
+static int compares_as_text(const char *type)
+{
+    return strcmp(type, "varchar") == 0 || strcmp(type, "blob") == 0 ||
+           strcmp(type, "json") == 0 || strcmp(type, "uuid") == 0 ||
+           strcmp(type, "interval") == 0;
+}
+
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;
@@ -115,7 +124,7 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
             continue;
         tarn_buf q = {0};
         leaf_query(&q, chain, depth, source);
-        const char *agg = strcmp(l->col->type, "blob") == 0 ? "v::VARCHAR" : "v";
+        const char *agg = compares_as_text(l->col->type) ? "v::VARCHAR" : "v";
         char *sql = xasprintf("SELECT min(%s)::VARCHAR, max(%s)::VARCHAR, count(v), count(*) - "
                               "count(v) FROM (%s)",
                               agg, agg, buf_cstr(&q));
@@ -134,11 +143,6 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
     return 0;
 }
 
-static int compares_as_text(const char *type)
-{
-    return strcmp(type, "varchar") == 0 || strcmp(type, "blob") == 0 ||
-           strcmp(type, "json") == 0 || strcmp(type, "uuid") == 0;
-}
 
 /* CASE expression choosing between the stored bound `col` and `val`. */
 static void bound_merge(tarn_buf *b, const lk_leaf_stats *l, const char *col, const char *val,

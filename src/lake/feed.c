@@ -47,7 +47,8 @@ static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *sha
 static void columns(tarn_buf *b, const lk_table *t, const char *prefix)
 {
     for (size_t i = 0; i < t->ncols; i++) {
-        buf_puts(b, ", ");
+        if (i)
+            buf_puts(b, ", ");
         buf_printf(b, "%s.", prefix);
         quote_ident(b, t->cols[i].name);
     }
@@ -83,20 +84,25 @@ static int one_snapshot(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table
                   "p y %s), del AS (SELECT x.* FROM p x ANTI JOIN a y %s) ",
                now, before, key, key);
     if (kind != LK_FEED_DELETIONS) {
-        buf_printf(b, "SELECT %lld::BIGINT AS snapshot_id, i.rowid", (long long)sn);
+        /* the insertions/deletions functions give only the table's columns */
+        buf_puts(b, "SELECT ");
         if (kind == LK_FEED_CHANGES)
-            buf_puts(b, ", CASE WHEN i.rowid IN (SELECT rowid FROM del) THEN 'update_postimage' "
-                        "ELSE 'insert' END AS change_type");
+            buf_printf(b, "%lld::BIGINT AS snapshot_id, i.rowid, CASE WHEN i.rowid IN (SELECT "
+                          "rowid FROM del) THEN 'update_postimage' ELSE 'insert' END AS "
+                          "change_type, ",
+                       (long long)sn);
         columns(b, t, "i");
         buf_puts(b, " FROM ins i");
     }
     if (kind == LK_FEED_CHANGES)
         buf_puts(b, " UNION ALL ");
     if (kind != LK_FEED_INSERTIONS) {
-        buf_printf(b, "SELECT %lld::BIGINT AS snapshot_id, d.rowid", (long long)sn);
+        buf_puts(b, "SELECT ");
         if (kind == LK_FEED_CHANGES)
-            buf_puts(b, ", CASE WHEN d.rowid IN (SELECT rowid FROM ins) THEN 'update_preimage' "
-                        "ELSE 'delete' END AS change_type");
+            buf_printf(b, "%lld::BIGINT AS snapshot_id, d.rowid, CASE WHEN d.rowid IN (SELECT "
+                          "rowid FROM ins) THEN 'update_preimage' ELSE 'delete' END AS "
+                          "change_type, ",
+                       (long long)sn);
         columns(b, t, "d");
         buf_puts(b, " FROM del d");
     }
@@ -134,13 +140,16 @@ int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, con
         duck_table_free(&snaps);
         if (!parts) {
             /* no change in range: an empty relation of the right shape */
-            buf_printf(&b, "SELECT NULL::BIGINT AS snapshot_id, NULL::BIGINT AS rowid%s",
-                       kind == LK_FEED_CHANGES ? ", NULL::VARCHAR AS change_type" : "");
+            buf_printf(&b, "SELECT %s",
+                       kind == LK_FEED_CHANGES ? "NULL::BIGINT AS snapshot_id, NULL::BIGINT AS "
+                                                 "rowid, NULL::VARCHAR AS change_type, "
+                                               : "");
             char *sc2 = NULL;
             rc = lk_scan_sql(&sc2, l, s->con, &end, t, to, 0);
             if (!rc) {
                 for (size_t i = 0; i < t->ncols; i++) {
-                    buf_puts(&b, ", ");
+                    if (i)
+                        buf_puts(&b, ", ");
                     quote_ident(&b, t->cols[i].name);
                 }
                 buf_printf(&b, " FROM (%s) WHERE false", sc2);

@@ -150,6 +150,30 @@ typedef struct {
     size_t n;
 } change_group;
 
+/* ducklake_snapshots() lists the kinds of change in this fixed order,
+ * whatever the order of the tokens in changes_made. */
+static int key_rank(const char *key)
+{
+    static const char *const ORDER[] = {
+        "schemas_created",       "schemas_dropped",      "tables_created",
+        "tables_dropped",        "views_created",        "views_dropped",
+        "scalar_macros_created", "scalar_macros_dropped", "table_macros_created",
+        "table_macros_dropped",  "tables_altered",       "views_altered",
+        "tables_inserted_into",  "tables_deleted_from",  "inlined_insert",
+        "inlined_delete",        "flushed_inlined",      "merge_adjacent",
+        "rewrite_delete",
+    };
+    for (size_t i = 0; i < sizeof(ORDER) / sizeof(ORDER[0]); i++)
+        if (strcmp(ORDER[i], key) == 0)
+            return (int)i;
+    return 100;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    return key_rank(((const change_group *)a)->key) - key_rank(((const change_group *)b)->key);
+}
+
 static void add_change(change_group **g, size_t *ng, const char *key, char *val)
 {
     for (size_t i = 0; i < *ng; i++) {
@@ -188,6 +212,7 @@ static void changes_map(tarn_buf *b, const char *changes)
         if (*p == ',')
             p++;
     }
+    qsort(g, ng, sizeof(change_group), cmp_group);
     buf_puts(b, "MAP {");
     for (size_t i = 0; i < ng; i++) {
         if (i)

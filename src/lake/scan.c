@@ -149,22 +149,19 @@ static void schema_map(tarn_buf *b, const lk_table *t, int with_internal)
         lk_type_to_sql(&ty, c);
         quote_literal(b, buf_cstr(&ty));
         buf_free(&ty);
+        /* defaults go in as text (DuckDB casts them to `type`): the map's
+         * values must all have one type */
         buf_puts(b, ", default_value: ");
-        if (c->initial_default) {
-            buf_puts(b, "CAST(");
+        if (c->initial_default)
             quote_literal(b, c->initial_default);
-            buf_puts(b, " AS ");
-            lk_type_to_sql(b, c);
-            buf_putc(b, ')');
-        } else {
-            buf_puts(b, "NULL");
-        }
+        else
+            buf_puts(b, "NULL::VARCHAR");
         buf_putc(b, '}');
     }
     if (with_internal)
         buf_printf(b,
-                   ", %lld: {name: '__tarn_rid', type: 'BIGINT', default_value: NULL}"
-                   ", %lld: {name: '__tarn_snap', type: 'BIGINT', default_value: NULL}",
+                   ", %lld: {name: '__tarn_rid', type: 'BIGINT', default_value: NULL::VARCHAR}"
+                   ", %lld: {name: '__tarn_snap', type: 'BIGINT', default_value: NULL::VARCHAR}",
                    ROW_ID_FIELD, SNAPSHOT_FIELD);
     buf_putc(b, '}');
 }

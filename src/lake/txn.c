@@ -347,6 +347,11 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     build_changes(txn);
+    /* DuckLake advances next_file_id once per table that received inlined
+     * rows but no file, so that caches keyed by it see the data change. */
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        if (txn->deltas[i].inlined && !txn->deltas[i].got_file)
+            txn->file_id_bumps++;
     if (txn->nchange_tokens == 0 && txn->nstmts == 0) {
         lk_txn_rollback(lake, con);
         return 0;
