@@ -200,6 +200,7 @@ int session_write_begin(tarn_session *s, lk_lake *l)
  * views are rebuilt so that later reads see the pending state. */
 int session_write_end(tarn_session *s, lk_lake *l, int rc)
 {
+    lk_write_cleanup(s->con);
     if (!l->txn)
         return rc;
     if (rc) {

@@ -113,9 +113,13 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
     int rc = 0;
     char *body = NULL;
     if (is_ctas) {
+        /* the query's columns give the shape; LIMIT 0 binds it without
+         * running it */
         rc = rewrite_reads(&body, s, rest);
         if (!rc) {
-            char *ddl = xasprintf("CREATE OR REPLACE TEMP TABLE __tarn_stage AS %s", body);
+            char *ddl = xasprintf("CREATE OR REPLACE TEMP TABLE __tarn_shape AS SELECT * FROM "
+                                  "(%s) LIMIT 0",
+                                  body);
             rc = duck_exec(s->con, ddl);
             free(ddl);
         }
@@ -125,18 +129,19 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
         free(ddl);
     }
     free(rest);
-    free(body);
-    if (rc)
+    if (rc) {
+        free(body);
         return rc;
+    }
     rc = session_write_begin(s, l);
     if (!rc && h->or_replace && table_exists(l, schema, name))
         rc = lk_drop_table(l, s->con, schema, name, 0);
     int64_t table_id = -1, count = 0;
     if (!rc)
-        rc = lk_create_table(l, s->con, schema, name, is_ctas ? lk_stage_name() : SHAPE,
-                             &table_id);
+        rc = lk_create_table(l, s->con, schema, name, SHAPE, &table_id);
     if (!rc && is_ctas)
-        rc = lk_insert_stage(l, s->con, table_id, &count);
+        rc = lk_insert_query(l, s->con, table_id, body, &count);
+    free(body);
     rc = session_write_end(s, l, rc);
     if (!rc && is_ctas && sink && sink->count)
         sink->count(sink->ctx, count);

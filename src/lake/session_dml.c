@@ -47,6 +47,51 @@ static void deliver(const tarn_sink *sink, int64_t n)
         sink->count(sink->ctx, n);
 }
 
+static int starts_query(const sql_token *t)
+{
+    return sql_tok_is_kw(t, "SELECT") || sql_tok_is_kw(t, "FROM") || sql_tok_is_kw(t, "WITH");
+}
+
+/* INSERT INTO t <query> (no column list, BY NAME or VALUES) into a table
+ * without NOT NULL columns can stream from the query (lk_insert_query). */
+static int plain_query_insert(const sql_tokens *tk, const qname *q, const lk_table *t)
+{
+    size_t i = q->end;
+    if (i >= tk->n)
+        return 0;
+    if (!(starts_query(&tk->toks[i]) ||
+          (is_op(&tk->toks[i], "(") && i + 1 < tk->n && starts_query(&tk->toks[i + 1]))))
+        return 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!t->cols[c].nulls_allowed)
+            return 0;
+    for (size_t k = i; k < tk->n; k++)
+        if (sql_tok_is_kw(&tk->toks[k], "RETURNING"))
+            return 0;
+    return 1;
+}
+
+static int do_insert_query(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                           const qname *q, const lk_table *t, const tarn_sink *sink)
+{
+    int64_t table_id = t->id;
+    char *query = session_token_text(tk, sql, q->end, tk->n);
+    char *rewritten = NULL;
+    int rc = rewrite_reads(&rewritten, s, query);
+    free(query);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_insert_query(l, s->con, table_id, rewritten, &n);
+    free(rewritten);
+    rc = session_write_end(s, l, rc);
+    if (!rc)
+        deliver(sink, n);
+    return rc;
+}
+
 /* INSERT [OR …] INTO target … */
 static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                      const qname *q, const lk_table *t, const tarn_sink *sink)
@@ -329,6 +374,8 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
                               "lake \"%s\" is attached read-only (READ_ONLY or a pinned "
                               "SNAPSHOT_VERSION): it cannot be written",
                               l->alias);
+    if (strcmp(kw, "INSERT") == 0 && plain_query_insert(tk, &q, t))
+        return do_insert_query(s, l, tk, sql, &q, t, sink);
     if (strcmp(kw, "INSERT") == 0)
         return do_insert(s, l, tk, sql, &q, t, sink);
     if (strcmp(kw, "DELETE") == 0)

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define STAGE "temp.main.__tarn_stage"
 #define MATCH "temp.main.__tarn_match"
@@ -152,13 +153,22 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     return rc;
 }
 
-static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid)
+/* COPY (source) TO path with the table's field ids. `source` is a full
+ * SELECT producing the table's columns (and __tarn_rowid with_rowid). */
+static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid,
+                     const char *source)
 {
-    buf_puts(b, "COPY (SELECT ");
-    table_columns(b, t);
-    if (with_rowid)
-        buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
-    buf_puts(b, " FROM " STAGE " ORDER BY rowid) TO ");
+    buf_puts(b, "COPY (");
+    if (source) {
+        buf_puts(b, source);
+    } else {
+        buf_puts(b, "SELECT ");
+        table_columns(b, t);
+        if (with_rowid)
+            buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
+        buf_puts(b, " FROM " STAGE " ORDER BY rowid");
+    }
+    buf_puts(b, ") TO ");
     quote_literal(b, path);
     buf_puts(b, " (FORMAT parquet, FIELD_IDS {");
     for (size_t i = 0; i < t->ncols; i++) {
@@ -243,7 +253,7 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
 }
 
 static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int with_rowid)
+                          lk_table_delta *d, int with_rowid, const char *source)
 {
     lk_txn *txn = lake->txn;
     char *dir = lk_lake_table_dir(lake, &txn->cat, t);
@@ -254,12 +264,14 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
     size_t nfiles = 0;
     if (!rc) {
         tarn_buf b = {0};
-        copy_sql(&b, t, abs, with_rowid);
+        copy_sql(&b, t, abs, with_rowid, source);
         lk_txn_wrote(txn, abs);
         rc = lk_copy_with_stats(&files, &nfiles, con, buf_cstr(&b));
         buf_free(&b);
     }
-    if (!rc && nfiles == 1) {
+    if (!rc && nfiles == 1 && files[0].count == 0) {
+        unlink(abs); /* an empty result writes no file and no snapshot */
+    } else if (!rc && nfiles == 1) {
         int64_t file_id = lk_txn_new_file_id(txn);
         register_file(lake, t, file_id, name, abs, &files[0], d->next_row_id);
         lk_stats_set st;
@@ -304,7 +316,89 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
     int64_t limit = lk_lake_inline_limit(lake, con, t);
     if (n <= limit && t->ninlined > 0)
         return insert_inlined(lake, con, t, d, n, with_rowid);
-    return insert_parquet(lake, con, t, d, with_rowid);
+    return insert_parquet(lake, con, t, d, with_rowid, NULL);
+}
+
+int lk_exec_single_threaded(duckdb_connection con, const char *sql)
+{
+    char *threads = NULL;
+    int rc = duck_query_string(&threads, con, "SELECT current_setting('threads')::VARCHAR");
+    if (!rc)
+        rc = duck_exec(con, "SET threads = 1");
+    if (!rc) {
+        rc = duck_exec(con, sql);
+        char *restore = xasprintf("SET threads = %s", threads ? threads : "1");
+        int rc2 = duck_exec(con, restore);
+        free(restore);
+        if (!rc)
+            rc = rc2;
+    }
+    free(threads);
+    return rc;
+}
+
+/* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's
+ * columns matched to the table's by position, as INSERT does. */
+static void cast_query(tarn_buf *b, const lk_table *t, const char *query)
+{
+    buf_puts(b, "SELECT ");
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        buf_printf(b, "CAST(__tarn_c%zu AS ", i);
+        lk_type_to_sql(b, &t->cols[i]);
+        buf_puts(b, ") AS ");
+        quote_ident(b, t->cols[i].name);
+    }
+    buf_printf(b, " FROM (%s) AS __tarn_q(", query);
+    for (size_t i = 0; i < t->ncols; i++)
+        buf_printf(b, "%s__tarn_c%zu", i ? ", " : "", i);
+    buf_putc(b, ')');
+}
+
+int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
+                    int64_t *count)
+{
+    lk_txn *txn = lake->txn;
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    tarn_buf src = {0};
+    cast_query(&src, t, query);
+    int64_t limit = t->ninlined > 0 ? lk_lake_inline_limit(lake, con, t) : 0;
+    int64_t probe = 0;
+    int rc = 0;
+    *count = 0;
+    if (limit > 0) {
+        char *sql = xasprintf("SELECT count(*) FROM (SELECT 1 FROM (%s) LIMIT %lld)", query,
+                              (long long)(limit + 1));
+        rc = duck_query_int64(&probe, NULL, con, sql);
+        free(sql);
+    }
+    if (!rc && limit > 0 && probe <= limit) {
+        char *sql = xasprintf("INSERT INTO " STAGE " %s", buf_cstr(&src));
+        rc = lk_stage_create(con, t, 0);
+        if (!rc)
+            rc = lk_exec_single_threaded(con, sql);
+        free(sql);
+        buf_free(&src);
+        return rc ? rc : lk_insert_stage(lake, con, table_id, count);
+    }
+    if (!rc) {
+        lk_table_delta *d = lk_txn_delta(lake, con, table_id);
+        int64_t before = d->added_records;
+        rc = insert_parquet(lake, con, t, d, 0, buf_cstr(&src));
+        *count = d->added_records - before;
+    }
+    buf_free(&src);
+    return rc;
+}
+
+void lk_write_cleanup(duckdb_connection con)
+{
+    duck_exec(con, "DROP TABLE IF EXISTS " STAGE);
+    duck_exec(con, "DROP TABLE IF EXISTS " MATCH);
+    duck_exec(con, "DROP TABLE IF EXISTS temp.main.__tarn_shape");
 }
 
 int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,

@@ -29,6 +29,20 @@ int lk_stage_create(duckdb_connection con, const lk_table *t, int with_rowid);
  * *count gets the number of rows. */
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
 
+/* Inserts the rows of `query` (positionally, cast to the table's types)
+ * into `table_id`. Large results stream straight from the query into one
+ * Parquet file; results within the inlining limit are staged and inlined.
+ * Small results are evaluated single-threaded so that their row order, and
+ * therefore the inlined rows' ids, is the one DuckDB gives sequentially. */
+int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
+                    int64_t *count);
+
+/* Drops the TEMP tables a write statement used. */
+void lk_write_cleanup(duckdb_connection con);
+
+/* Runs `sql` with DuckDB limited to one thread (restoring the setting). */
+int lk_exec_single_threaded(duckdb_connection con, const char *sql);
+
 /* Marks as deleted every row of `table_id` that `match_sql` selects.
  * match_sql is a SELECT over the table's identity scan (see scan.h) that
  * yields __tarn_fid and __tarn_pos; *count gets the number of rows. */
