@@ -216,6 +216,114 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
     return 0;
 }
 
+/* How DuckDB shows a DuckLake column default: 'NULL' when none, a quoted
+ * literal, or the expression text. */
+static void default_text(tarn_buf *b, const lk_column *c)
+{
+    if (!c->default_value || strcmp(c->default_value, "NULL") == 0) {
+        quote_literal(b, "NULL");
+        return;
+    }
+    tarn_buf v = {0};
+    if (c->default_value_type && strcmp(c->default_value_type, "expression") == 0)
+        buf_puts(&v, c->default_value);
+    else
+        quote_literal(&v, c->default_value);
+    quote_literal(b, buf_cstr(&v));
+    buf_free(&v);
+}
+
+/* VALUES rows (catalog, schema, table, column, default, nullable) for every
+ * top-level column of every lake table: what the views cannot carry. */
+static int column_facts(tarn_buf *b, tarn_session *s)
+{
+    int rows = 0;
+    buf_puts(b, "(VALUES ");
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        const lk_catalog *cat = lk_txn_catalog(l);
+        for (size_t i = 0; i < cat->ntables; i++) {
+            const lk_table *t = &cat->tables[i];
+            lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+            if (!sc)
+                continue;
+            for (size_t c = 0; c < t->ncols; c++) {
+                buf_puts(b, rows++ ? ", (" : "(");
+                quote_literal(b, l->alias);
+                buf_puts(b, ", ");
+                quote_literal(b, sc->name);
+                buf_puts(b, ", ");
+                quote_literal(b, t->name);
+                buf_puts(b, ", ");
+                quote_literal(b, t->cols[c].name);
+                buf_puts(b, ", ");
+                default_text(b, &t->cols[c]);
+                buf_printf(b, ", '%s')", t->cols[c].nulls_allowed ? "YES" : "NO");
+            }
+        }
+    }
+    if (!rows)
+        buf_puts(b, "(NULL, NULL, NULL, NULL, NULL, NULL)");
+    buf_puts(b, ") __tarn_o(cat, sch, tbl, col, dflt, nul)");
+    return rows;
+}
+
+/* information_schema.columns, with the defaults and nullability of lake
+ * columns filled in from the catalog. */
+static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s,
+                                const sql_tokens *tk, size_t i)
+{
+    qname q;
+    *next = i;
+    if (!session_qname(tk, i, &q) || q.n != 2 ||
+        strcasecmp(q.parts[0], "information_schema") != 0 || strcasecmp(q.parts[1], "columns") != 0)
+        return 0;
+    buf_puts(b, "(SELECT __tarn_c.* REPLACE (COALESCE(__tarn_o.dflt, __tarn_c.column_default) AS "
+                "column_default, COALESCE(__tarn_o.nul, __tarn_c.is_nullable) AS is_nullable) "
+                "FROM information_schema.columns __tarn_c LEFT JOIN ");
+    column_facts(b, s);
+    buf_puts(b, " ON __tarn_c.table_catalog = __tarn_o.cat AND __tarn_c.table_schema = "
+                "__tarn_o.sch AND __tarn_c.table_name = __tarn_o.tbl AND __tarn_c.column_name = "
+                "__tarn_o.col)");
+    if (!alias_follows(tk, q.end))
+        buf_puts(b, " AS columns");
+    *next = q.end;
+    return 0;
+}
+
+/* DESCRIBE lake.table: DuckDB's description of the view, with the
+ * table's own defaults and NOT NULL flags. */
+static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                            const char *sql, size_t i)
+{
+    qname q;
+    *next = i;
+    if (!sql_tok_is_kw(&tk->toks[i], "DESCRIBE") || !session_qname(tk, i + 1, &q))
+        return 0;
+    if (q.end < tk->n && !is_op(&tk->toks[q.end], ")") && !is_op(&tk->toks[q.end], ";"))
+        return 0;
+    const char *schema = NULL, *name = NULL;
+    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    if (!l)
+        return 0;
+    char *target = session_token_text(tk, sql, q.start, q.end);
+    buf_printf(b, "SELECT d.column_name, d.column_type, COALESCE(__tarn_o.nul, d.\"null\") AS "
+                  "\"null\", d.\"key\", COALESCE(__tarn_o.dflt, d.\"default\") AS \"default\", "
+                  "d.extra FROM (SELECT *, row_number() OVER () AS __tarn_n FROM (DESCRIBE %s)) d "
+                  "LEFT JOIN ",
+               target);
+    free(target);
+    column_facts(b, s);
+    buf_puts(b, " ON __tarn_o.cat = ");
+    quote_literal(b, l->alias);
+    buf_puts(b, " AND __tarn_o.sch = ");
+    quote_literal(b, schema);
+    buf_puts(b, " AND __tarn_o.tbl = ");
+    quote_literal(b, name);
+    buf_puts(b, " AND __tarn_o.col = d.column_name ORDER BY d.__tarn_n");
+    *next = q.end;
+    return 0;
+}
+
 int rewrite_reads(char **out, tarn_session *s, const char *sql)
 {
     *out = NULL;
@@ -234,6 +342,10 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
         tarn_buf piece = {0};
         size_t next = i;
         rc = rewrite_function(&next, &piece, s, &tk, sql, i);
+        if (!rc && next == i)
+            rc = rewrite_describe(&next, &piece, s, &tk, sql, i);
+        if (!rc && next == i)
+            rc = rewrite_info_columns(&next, &piece, s, &tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
         if (!rc && next != i) {
