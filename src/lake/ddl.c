@@ -395,3 +395,315 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     *lk_catalog_add_table(&txn->cat) = nt;
     return 0;
 }
+
+/* ---- ALTER TABLE ---- */
+
+static lk_column *top_column(lk_table *t, const char *name, size_t *index)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (strcasecmp(t->cols[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &t->cols[i];
+        }
+    }
+    return NULL;
+}
+
+static void end_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c, int recursive)
+{
+    lk_txn_sql(lake->txn,
+               "UPDATE %s.ducklake_column SET end_snapshot = %lld WHERE table_id = %lld AND "
+               "column_id = %lld AND end_snapshot IS NULL",
+               lake->meta, (long long)lake->txn->snapshot_id, (long long)t->id, (long long)c->id);
+    for (size_t i = 0; recursive && i < c->nchildren; i++)
+        end_column_rows(lake, t, &c->children[i], 1);
+}
+
+/* Ends the column's live row and writes its new version (same id). */
+static void rewrite_column_row(lk_lake *lake, const lk_table *t, lk_column *c)
+{
+    end_column_rows(lake, t, c, 0);
+    lk_column copy = *c;
+    copy.nchildren = 0; /* children rows stay as they are */
+    c->begin = lake->txn->snapshot_id;
+    column_rows(lake, t, &copy);
+}
+
+static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    char *q = xasprintf("SELECT COALESCE(max(column_id), 0) FROM %s.ducklake_column WHERE "
+                        "table_id = %lld",
+                        lake->meta, (long long)t->id);
+    int64_t m = 0;
+    if (duck_query_int64(&m, NULL, con, q) != 0)
+        tarn_error_clear();
+    free(q);
+    int64_t model = lk_table_max_column_id(t);
+    return (m > model ? m : model) + 1;
+}
+
+/* Records, once per table and commit, that the table's layout changed:
+ * a schema_versions row and, when the columns themselves changed and the
+ * table inlines, a new inlined-data table with the new columns (DuckLake
+ * keeps one inlined table per column layout; default and NOT NULL changes
+ * keep the layout). */
+static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
+{
+    lk_txn *txn = lake->txn;
+    int64_t sv = txn->cat.schema_version + 1;
+    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
+    int had_inlined = t->ninlined > 0;
+    int fresh = !had_inlined || t->inlined[t->ninlined - 1].schema_version != sv;
+    if (fresh)
+        lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)",
+                   lake->meta, (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
+    if (had_inlined && new_columns) {
+        if (!fresh) {
+            lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
+            lk_txn_sql(txn, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_name = '%s'",
+                       lake->meta, name);
+            free(t->inlined[--t->ninlined].name);
+        }
+        inlined_table(lake, t, sv);
+    }
+    free(name);
+    txn->catalog_changed = 1;
+}
+
+static void altered(lk_lake *lake, const lk_table *t)
+{
+    char *tok = xasprintf("altered_table:%lld", (long long)t->id);
+    lk_txn_change(lake->txn, tok);
+    free(tok);
+    lake->txn->catalog_changed = 1;
+}
+
+static int widening_ok(const char *from, const char *to)
+{
+    static const char *const OK[][2] = {
+        {"int8", "int16"},    {"int8", "int32"},    {"int8", "int64"},    {"int16", "int32"},
+        {"int16", "int64"},   {"int32", "int64"},   {"uint8", "uint16"},  {"uint8", "uint32"},
+        {"uint8", "uint64"},  {"uint16", "uint32"}, {"uint16", "uint64"}, {"uint32", "uint64"},
+        {"float32", "float64"},
+    };
+    if (strcmp(from, to) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
+        if (strcmp(OK[i][0], from) == 0 && strcmp(OK[i][1], to) == 0)
+            return 1;
+    return 0;
+}
+
+static int shape_column(lk_column *out, duckdb_connection con, const char *shape)
+{
+    lk_table tmp = {0};
+    int rc = read_shape(&tmp, con, shape);
+    if (!rc)
+        rc = read_constraints(&tmp, con, "__tarn_shape");
+    if (!rc && tmp.ncols != 1)
+        rc = tarn_error_set(TARN_EINVALID, "expected one column definition");
+    if (!rc)
+        lk_column_copy(out, &tmp.cols[0]);
+    lk_table_free(&tmp);
+    return rc;
+}
+
+static void renumber(lk_column *c, int64_t *next, int64_t parent)
+{
+    c->id = (*next)++;
+    c->parent = parent;
+    for (size_t i = 0; i < c->nchildren; i++)
+        renumber(&c->children[i], next, c->id);
+}
+
+static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    lk_column nc;
+    int rc = shape_column(&nc, con, op->shape);
+    if (rc)
+        return rc;
+    if (top_column(t, nc.name, NULL)) {
+        lk_column_free(&nc);
+        if (op->if_not_exists)
+            return 0;
+        return tarn_error_set(TARN_EINVALID,
+                              "Catalog Error: Column with name %s already exists in table %s",
+                              op->column ? op->column : "", t->name);
+    }
+    if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
+        lk_column_free(&nc);
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "ADD COLUMN with a non-literal default (%s) is not supported by "
+                              "DuckLake: use a plain literal such as 42 or 'text'",
+                              "the given expression");
+    }
+    int64_t next = next_column_id(lake, con, t);
+    renumber(&nc, &next, -1);
+    nc.begin = lake->txn->snapshot_id;
+    t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof(lk_column));
+    t->cols[t->ncols++] = nc;
+    column_rows(lake, t, &t->cols[t->ncols - 1]);
+    return 0;
+}
+
+static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    size_t idx = 0;
+    lk_column *c = top_column(t, op->column, &idx);
+    if (!c) {
+        if (op->if_exists)
+            return 0;
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: Table \"%s\" does not have a column with name \"%s\"",
+                              t->name, op->column);
+    }
+    lk_column nc;
+    int rc = 0;
+    switch (op->kind) {
+    case LK_ALTER_DROP_COLUMN:
+        if (t->ncols == 1)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot drop column: table only has one column "
+                                  "remaining!");
+        end_column_rows(lake, t, c, 1);
+        lk_column_free(c);
+        memmove(c, c + 1, (t->ncols - idx - 1) * sizeof(lk_column));
+        t->ncols--;
+        return 0;
+    case LK_ALTER_RENAME_COLUMN:
+        if (top_column(t, op->new_name, NULL))
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Column with name %s already exists", op->new_name);
+        free(c->name);
+        c->name = xstrdup(op->new_name);
+        break;
+    case LK_ALTER_SET_TYPE:
+        rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) ||
+            !widening_ok(c->type, nc.type)) {
+            rc = tarn_error_set(TARN_EINVALID,
+                                "Cannot change the type of column \"%s\" from %s to %s: DuckLake "
+                                "only allows widening promotions (int8→int16→int32→int64, the "
+                                "unsigned equivalents, float32→float64)",
+                                c->name, c->type, nc.type);
+            lk_column_free(&nc);
+            return rc;
+        }
+        free(c->type);
+        c->type = xstrdup(nc.type);
+        lk_column_free(&nc);
+        break;
+    case LK_ALTER_SET_DEFAULT:
+        rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
+            lk_column_free(&nc);
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "SET DEFAULT with a non-literal default is not supported by "
+                                  "DuckLake: use a plain literal");
+        }
+        free(c->default_value);
+        free(c->default_value_type);
+        c->default_value = nc.default_value ? xstrdup(nc.default_value) : xstrdup("NULL");
+        c->default_value_type = xstrdup("literal");
+        lk_column_free(&nc);
+        break;
+    case LK_ALTER_DROP_DEFAULT:
+        free(c->default_value);
+        free(c->default_value_type);
+        c->default_value = xstrdup("NULL");
+        c->default_value_type = xstrdup("literal");
+        break;
+    case LK_ALTER_SET_NOT_NULL:
+        c->nulls_allowed = 0;
+        break;
+    case LK_ALTER_DROP_NOT_NULL:
+        c->nulls_allowed = 1;
+        break;
+    default:
+        break;
+    }
+    rewrite_column_row(lake, t, c);
+    return 0;
+}
+
+static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
+{
+    lk_txn *txn = lake->txn;
+    if (lk_catalog_table(&txn->cat, t->schema_id, new_name))
+        return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists", new_name);
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_table SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+               "table_id = %lld",
+               lake->meta, (long long)txn->snapshot_id, (long long)t->id);
+    free(t->name);
+    t->name = xstrdup(new_name);
+    t->begin = txn->snapshot_id;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_table VALUES (%lld, '%s', %lld, NULL, %lld, ",
+               lake->meta, (long long)t->id, t->uuid, (long long)txn->snapshot_id,
+               (long long)t->schema_id);
+    quote_literal(&b, new_name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, t->path);
+    buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    token_name(txn, "created_table", sc ? sc->name : "main", new_name);
+    layout_changed(lake, t, 1);
+    return 0;
+}
+
+static int check_not_null(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          const char *column)
+{
+    lk_schema *sc = lk_catalog_schema_by_id(&lake->txn->cat, t->schema_id);
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM ");
+    quote_qualified(&b, lake->alias, sc ? sc->name : "main", t->name);
+    buf_puts(&b, " WHERE ");
+    quote_ident(&b, column);
+    buf_puts(&b, " IS NULL");
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    if (!rc && n > 0)
+        rc = tarn_error_set(TARN_EINVALID,
+                            "Constraint Error: cannot SET NOT NULL on column \"%s\": it has %lld "
+                            "NULL values",
+                            column, (long long)n);
+    return rc;
+}
+
+int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                   const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Catalog Error: Table with name %s does not exist in schema \"%s\" "
+                              "of lake \"%s\"",
+                              name, schema, lake->alias);
+    if (op->kind == LK_ALTER_RENAME_TABLE)
+        return rename_table(lake, t, op->new_name);
+    int rc = 0;
+    if (op->kind == LK_ALTER_SET_NOT_NULL)
+        rc = check_not_null(lake, con, t, op->column);
+    if (!rc)
+        rc = op->kind == LK_ALTER_ADD_COLUMN ? alter_add(lake, con, t, op)
+                                             : alter_column(lake, con, t, op);
+    if (rc)
+        return rc;
+    int columns_changed = op->kind == LK_ALTER_ADD_COLUMN || op->kind == LK_ALTER_DROP_COLUMN ||
+                          op->kind == LK_ALTER_RENAME_COLUMN || op->kind == LK_ALTER_SET_TYPE;
+    layout_changed(lake, t, columns_changed);
+    altered(lake, t);
+    return 0;
+}

@@ -24,3 +24,31 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                   int if_exists);
 
 #endif
+
+/* ---- ALTER TABLE ---- */
+
+typedef enum {
+    LK_ALTER_ADD_COLUMN,  /* column from `shape` (one column) */
+    LK_ALTER_DROP_COLUMN, /* column */
+    LK_ALTER_RENAME_COLUMN, /* column → new_name */
+    LK_ALTER_SET_TYPE,    /* column → type of `shape` */
+    LK_ALTER_SET_DEFAULT, /* column → default of `shape` */
+    LK_ALTER_DROP_DEFAULT,
+    LK_ALTER_SET_NOT_NULL,
+    LK_ALTER_DROP_NOT_NULL,
+    LK_ALTER_RENAME_TABLE, /* → new_name */
+} lk_alter_kind;
+
+typedef struct {
+    lk_alter_kind kind;
+    const char *column;   /* the column altered */
+    const char *new_name; /* RENAME targets */
+    const char *shape;    /* TEMP table holding the new column definition */
+    int if_exists, if_not_exists;
+} lk_alter;
+
+/* Applies one ALTER TABLE action, recording DuckLake's catalog rows: the
+ * old column row ends and a new one with the same column id begins; the
+ * table's schema version and (with inlining) a new inlined-data table. */
+int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                   const lk_alter *op);

@@ -276,11 +276,69 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
     buf_free(&del);
 }
 
-static void inlined_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const lk_inlined *inl,
-                         int64_t s, int flags, int pending)
+/* The names the columns of `t` had in inlined table `inl` (written under an
+ * older schema version): old[i] is the name of t->cols[i] there, or NULL
+ * when the column did not exist yet. Matched by column id. */
+static char **inlined_names(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                            const lk_inlined *inl)
 {
+    char **old = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
+    char *sql = xasprintf(
+        "SELECT c.column_id, c.column_name FROM %s.ducklake_column c, (SELECT COALESCE((SELECT "
+        "min(begin_snapshot) FROM %s.ducklake_schema_versions WHERE table_id = %lld AND "
+        "schema_version = %lld), %lld) AS s) v WHERE c.table_id = %lld AND c.parent_column IS "
+        "NULL AND v.s >= c.begin_snapshot AND (v.s < c.end_snapshot OR c.end_snapshot IS NULL)",
+        lake->meta, lake->meta, (long long)t->id, (long long)inl->schema_version,
+        (long long)t->begin, (long long)t->id);
+    duck_table r;
+    int ok = duck_table_query(&r, con, sql) == 0 && r.nrows > 0;
+    free(sql);
+    if (!ok) {
+        /* created in this transaction: it has the current columns */
+        if (r.ncols)
+            duck_table_free(&r);
+        tarn_error_clear();
+        for (size_t i = 0; i < t->ncols; i++)
+            old[i] = xstrdup(t->cols[i].name);
+        return old;
+    }
+    for (size_t i = 0; i < t->ncols; i++) {
+        for (size_t k = 0; k < r.nrows; k++) {
+            if (strtoll(duck_table_get(&r, k, 0), NULL, 10) == t->cols[i].id) {
+                old[i] = xstrdup(duck_table_get(&r, k, 1));
+                break;
+            }
+        }
+    }
+    duck_table_free(&r);
+    return old;
+}
+
+static void inlined_column(tarn_buf *b, const lk_column *c, const char *old)
+{
+    buf_puts(b, "CAST(");
+    if (old)
+        quote_ident(b, old);
+    else
+        quote_literal(b, c->initial_default);
+    buf_puts(b, " AS ");
+    lk_type_to_sql(b, c);
+    buf_puts(b, ") AS ");
+    quote_ident(b, c->name);
+}
+
+static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                         const lk_inlined *inl, int64_t s, int flags, int pending)
+{
+    char **old = inlined_names(lake, con, t, inl);
     buf_puts(b, "SELECT ");
-    column_list(b, t, NULL);
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        inlined_column(b, &t->cols[i], old[i]);
+        free(old[i]);
+    }
+    free(old);
     if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
         buf_puts(b, ", row_id AS rowid");
     if (flags & LK_SCAN_IDENTITY)
@@ -371,7 +429,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             continue;
         if (parts++)
             buf_puts(&b, " UNION ALL ");
-        inlined_part(&b, lake, t, &t->inlined[i], s, flags, pending);
+        inlined_part(&b, lake, con, t, &t->inlined[i], s, flags, pending);
     }
     if (pending && pending_inserts_exist(lake, con, t)) {
         if (parts++)

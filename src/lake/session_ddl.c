@@ -13,6 +13,8 @@
 #include "lake/rewrite.h"
 #include "lake/session_int.h"
 #include "lake/txn.h"
+#include "lake/types.h"
+#include "util/quote.h"
 #include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -148,6 +150,178 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
     return rc;
 }
 
+static int make_shape(tarn_session *s, const char *coldef)
+{
+    char *ddl = xasprintf("CREATE OR REPLACE TEMP TABLE __tarn_shape (%s)", coldef);
+    int rc = duck_exec(s->con, ddl);
+    free(ddl);
+    return rc;
+}
+
+static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
+{
+    return i < tk->n && sql_tok_is_kw(&tk->toks[i], kw);
+}
+
+/* SET DEFAULT needs the column's current type to parse the default. */
+static int default_shape(tarn_session *s, lk_lake *l, const char *schema, const char *name,
+                         const char *column, const char *expr)
+{
+    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
+    lk_schema *sc = lk_catalog_schema(cat, schema);
+    lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    const lk_column *c = NULL;
+    for (size_t i = 0; t && i < t->ncols; i++)
+        if (strcasecmp(t->cols[i].name, column) == 0)
+            c = &t->cols[i];
+    if (!c)
+        return tarn_error_set(TARN_EINVALID, "Binder Error: Table \"%s\" does not have a column "
+                                             "with name \"%s\"",
+                              name, column);
+    tarn_buf b = {0};
+    quote_ident(&b, c->name);
+    buf_putc(&b, ' ');
+    lk_type_to_sql(&b, c);
+    buf_printf(&b, " DEFAULT %s", expr);
+    int rc = make_shape(s, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+/* ALTER [COLUMN] c <action> starting at token i (after the column). */
+static int parse_alter_column(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                              size_t i, const char *schema, const char *name, lk_alter *op)
+{
+    if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "DATA") && kw_at(tk, i + 2, "TYPE"))
+        i += 3;
+    else if (kw_at(tk, i, "TYPE"))
+        i += 1;
+    else if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "DEFAULT")) {
+        op->kind = LK_ALTER_SET_DEFAULT;
+        op->shape = SHAPE;
+        char *expr = session_token_text(tk, sql, i + 2, tk->n);
+        int rc = default_shape(s, l, schema, name, op->column, expr);
+        free(expr);
+        return rc;
+    } else if (kw_at(tk, i, "DROP") && kw_at(tk, i + 1, "DEFAULT")) {
+        op->kind = LK_ALTER_DROP_DEFAULT;
+        return 0;
+    } else if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "NOT") && kw_at(tk, i + 2, "NULL")) {
+        op->kind = LK_ALTER_SET_NOT_NULL;
+        return 0;
+    } else if (kw_at(tk, i, "DROP") && kw_at(tk, i + 1, "NOT") && kw_at(tk, i + 2, "NULL")) {
+        op->kind = LK_ALTER_DROP_NOT_NULL;
+        return 0;
+    } else {
+        return tarn_error_set(TARN_EUNSUPPORTED, "ALTER COLUMN: unsupported action");
+    }
+    for (size_t k = i; k < tk->n; k++)
+        if (sql_tok_is_kw(&tk->toks[k], "USING"))
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "ALTER COLUMN … TYPE … USING is not supported on a lake: "
+                                  "DuckLake only widens types in place");
+    op->kind = LK_ALTER_SET_TYPE;
+    op->shape = SHAPE;
+    char *type = session_token_text(tk, sql, i, tk->n);
+    char *def = xasprintf("x %s", type);
+    int rc = make_shape(s, def);
+    free(def);
+    free(type);
+    return rc;
+}
+
+static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                       size_t i, const char *schema, const char *name, lk_alter *op)
+{
+    memset(op, 0, sizeof(*op));
+    if (kw_at(tk, i, "ADD")) {
+        i++;
+        if (kw_at(tk, i, "COLUMN"))
+            i++;
+        if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "NOT") && kw_at(tk, i + 2, "EXISTS")) {
+            op->if_not_exists = 1;
+            i += 3;
+        }
+        if (i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
+            strcmp(tk->toks[i + 1].text, ".") == 0)
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "adding a field to a STRUCT column is not supported by tarn yet");
+        op->kind = LK_ALTER_ADD_COLUMN;
+        op->column = i < tk->n ? tk->toks[i].text : "";
+        op->shape = SHAPE;
+        char *def = session_token_text(tk, sql, i, tk->n);
+        int rc = make_shape(s, def);
+        free(def);
+        return rc;
+    }
+    if (kw_at(tk, i, "DROP")) {
+        i++;
+        if (kw_at(tk, i, "COLUMN"))
+            i++;
+        if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "EXISTS")) {
+            op->if_exists = 1;
+            i += 2;
+        }
+        if (i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
+            strcmp(tk->toks[i + 1].text, ".") == 0)
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "dropping a STRUCT field is not supported by tarn yet");
+        op->kind = LK_ALTER_DROP_COLUMN;
+        op->column = i < tk->n ? tk->toks[i].text : "";
+        return 0;
+    }
+    if (kw_at(tk, i, "RENAME")) {
+        i++;
+        if (kw_at(tk, i, "TO") && i + 1 < tk->n) {
+            op->kind = LK_ALTER_RENAME_TABLE;
+            op->new_name = tk->toks[i + 1].text;
+            return 0;
+        }
+        if (kw_at(tk, i, "COLUMN"))
+            i++;
+        if (i + 2 < tk->n && kw_at(tk, i + 1, "TO")) {
+            op->kind = LK_ALTER_RENAME_COLUMN;
+            op->column = tk->toks[i].text;
+            op->new_name = tk->toks[i + 2].text;
+            return 0;
+        }
+        return tarn_error_set(TARN_EINVALID, "ALTER TABLE … RENAME: expected [COLUMN] a TO b");
+    }
+    if (kw_at(tk, i, "ALTER")) {
+        i++;
+        if (kw_at(tk, i, "COLUMN"))
+            i++;
+        if (i >= tk->n)
+            return tarn_error_set(TARN_EINVALID, "ALTER COLUMN: expected a column name");
+        op->column = tk->toks[i].text;
+        return parse_alter_column(s, l, tk, sql, i + 1, schema, name, op);
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED,
+                          "this ALTER TABLE action is not supported on lake \"%s\" yet "
+                          "(partitioning and sort keys arrive with DuckLake part 2)",
+                          l->alias);
+}
+
+static int alter_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                       const ddl_head *h, const qname *q, const char *schema, const char *name)
+{
+    lk_alter op;
+    if (!table_exists(l, schema, name)) {
+        if (h->if_exists)
+            return 0;
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Catalog Error: Table with name %s does not exist in lake \"%s\"",
+                              name, l->alias);
+    }
+    int rc = parse_alter(s, l, tk, sql, q->end, schema, name, &op);
+    if (rc)
+        return rc;
+    rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_alter_table(l, s->con, schema, name, &op);
+    return session_write_end(s, l, rc);
+}
+
 static int unsupported(lk_lake *l, const char *what)
 {
     return tarn_error_set(TARN_EUNSUPPORTED,
@@ -182,6 +356,8 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     if (!l)
         return 0;
     *handled = 1;
+    if (strcmp(kw, "ALTER") == 0 && strcasecmp(h.object, "TABLE") == 0)
+        return alter_table(s, l, tk, sql, &h, &q, schema, name);
     if (strcmp(kw, "ALTER") == 0)
         return unsupported(l, "ALTER");
     if (is_schema) {
