@@ -223,7 +223,7 @@ mib() { calc "$1 / 1024" %.0f; }
 cat <<EOF
 
 tarn lake benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ROWS=$ROWS, RUNS=$RUNS (medians), INSERTS=$INSERTS
-tarn $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet HEAD -- src include 2>/dev/null || echo ' (+ uncommitted changes)'), DuckDB $("$TARN" sql --format csv -c 'SELECT version()' | tail -n 1)
+tarn $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet HEAD -- src include 2>/dev/null || echo ' (+ uncommitted changes)'), DuckDB $("$TARN" sql --format csv -c 'SELECT version() AS v' | grep -v '^v$' | grep -m1 .)
 
 1. CTAS vs COPY (statement wall time; tarn sql for both)          tarn        baseline    ratio   target
    CREATE TABLE lake.t AS … / COPY (…) TO x.parquet               $(printf '%-11s %-11s %-7s %s' "${m_ctas_s}s" "${m_copy_s}s" "$ctas_ratio" "<= 1.05 $(verdict "$ctas_ratio <= 1.05")")

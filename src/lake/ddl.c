@@ -97,6 +97,8 @@ static void drop_table_rows(lk_lake *lake, const lk_table *t)
     txn->catalog_changed = 1;
 }
 
+static void drop_view_rows(lk_lake *lake, const lk_view *v);
+
 static int table_created_here(lk_txn *txn, const lk_table *t)
 {
     return t->begin == txn->snapshot_id;
@@ -147,11 +149,23 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
                                   "depend on it; use DROP SCHEMA … CASCADE",
                                   name);
     }
+    for (size_t i = 0; i < txn->cat.nviews && !cascade; i++)
+        if (txn->cat.views[i].schema_id == sid)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Cannot drop schema \"%s\" because there are entries that "
+                                  "depend on it; use DROP SCHEMA … CASCADE",
+                                  name);
     for (size_t i = txn->cat.ntables; i-- > 0;) {
         if (txn->cat.tables[i].schema_id != sid)
             continue;
         drop_table_rows(lake, &txn->cat.tables[i]);
         lk_catalog_remove_table(&txn->cat, i);
+    }
+    for (size_t i = txn->cat.nviews; i-- > 0;) {
+        if (txn->cat.views[i].schema_id != sid)
+            continue;
+        drop_view_rows(lake, &txn->cat.views[i]);
+        lk_catalog_remove_view(&txn->cat, i);
     }
     lk_txn_sql(txn,
                "UPDATE %s.ducklake_schema SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
@@ -705,5 +719,87 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                           op->kind == LK_ALTER_RENAME_COLUMN || op->kind == LK_ALTER_SET_TYPE;
     layout_changed(lake, t, columns_changed);
     altered(lake, t);
+    return 0;
+}
+
+/* ---- views ---- */
+
+static void drop_view_rows(lk_lake *lake, const lk_view *v)
+{
+    lk_txn *txn = lake->txn;
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_view SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+               "view_id = %lld",
+               lake->meta, (long long)txn->snapshot_id, (long long)v->id);
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_tag SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+               "object_id = %lld",
+               lake->meta, (long long)txn->snapshot_id, (long long)v->id);
+    char *tok = xasprintf("dropped_view:%lld", (long long)v->id);
+    lk_txn_change(txn, tok);
+    free(tok);
+    txn->catalog_changed = 1;
+}
+
+int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exists)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_view *v = s ? lk_catalog_view(&txn->cat, s->id, name) : NULL;
+    if (!v) {
+        if (if_exists)
+            return 0;
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Catalog Error: View with name %s does not exist in lake \"%s\"",
+                              name, lake->alias);
+    }
+    drop_view_rows(lake, v);
+    lk_catalog_remove_view(&txn->cat, (size_t)(v - txn->cat.views));
+    return 0;
+}
+
+int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                   const char *sql, const char *aliases, int or_replace, int if_not_exists)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    if (!s)
+        return tarn_error_set(TARN_ENOTFOUND, "Schema with name %s does not exist in lake \"%s\"",
+                              schema, lake->alias);
+    if (lk_catalog_table(&txn->cat, s->id, name))
+        return tarn_error_set(TARN_EINVALID,
+                              "Catalog Error: a table named \"%s\" already exists in lake \"%s\"",
+                              name, lake->alias);
+    lk_view *old = lk_catalog_view(&txn->cat, s->id, name);
+    if (old && if_not_exists)
+        return 0;
+    if (old && !or_replace)
+        return tarn_error_set(TARN_EINVALID, "Catalog Error: View with name \"%s\" already exists",
+                              name);
+    if (old) {
+        drop_view_rows(lake, old);
+        lk_catalog_remove_view(&txn->cat, (size_t)(old - txn->cat.views));
+    }
+    lk_view *v = lk_catalog_add_view(&txn->cat);
+    v->id = lk_txn_new_catalog_id(txn);
+    v->begin = txn->snapshot_id;
+    v->schema_id = s->id;
+    v->uuid = new_uuid(con);
+    v->name = xstrdup(name);
+    v->sql = xstrdup(sql);
+    v->aliases = xstrdup(aliases);
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_view VALUES (%lld, '%s', %lld, NULL, %lld, ", lake->meta,
+               (long long)v->id, v->uuid, (long long)txn->snapshot_id, (long long)s->id);
+    quote_literal(&b, name);
+    buf_puts(&b, ", 'duckdb', ");
+    quote_literal(&b, sql);
+    buf_puts(&b, ", ");
+    quote_literal(&b, aliases);
+    buf_putc(&b, ')');
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    token_name(txn, "created_view", schema, name);
+    txn->catalog_changed = 1;
     return 0;
 }

@@ -52,3 +52,12 @@ typedef struct {
  * table's schema version and (with inlining) a new inlined-data table. */
 int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                    const lk_alter *op);
+
+/* ---- views ---- */
+
+/* Creates view schema.name with `sql` (DuckDB SQL with the lake's own name
+ * written {DUCKLAKE_CATALOG}, as DuckLake stores it) and `aliases` (the
+ * stored column alias list, "" for none). */
+int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                   const char *sql, const char *aliases, int or_replace, int if_not_exists);
+int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exists);

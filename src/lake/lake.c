@@ -405,6 +405,38 @@ static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+/* A DuckLake view becomes a DuckDB view in the alias database. One that no
+ * longer binds (its table was dropped) is left out: querying it then fails
+ * with DuckDB's "does not exist", as it would under DuckLake. */
+static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                             const lk_view *v)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
+    if (!sc)
+        return;
+    tarn_buf name = {0};
+    quote_ident(&name, lake->alias);
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE VIEW ");
+    quote_qualified(&b, lake->alias, sc->name, v->name);
+    if (v->aliases && *v->aliases)
+        buf_printf(&b, " (%s)", v->aliases);
+    buf_puts(&b, " AS ");
+    const char *p = v->sql;
+    const char *tag = "{DUCKLAKE_CATALOG}";
+    const char *hit;
+    while ((hit = strstr(p, tag)) != NULL) {
+        buf_append(&b, p, (size_t)(hit - p));
+        buf_puts(&b, buf_cstr(&name));
+        p = hit + strlen(tag);
+    }
+    buf_puts(&b, p);
+    if (duck_exec(con, buf_cstr(&b)) != 0)
+        tarn_error_clear();
+    buf_free(&b);
+    buf_free(&name);
+}
+
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
 {
     const lk_catalog *cat = lk_txn_catalog(lake);
@@ -437,6 +469,8 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
         if (rc)
             tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
     }
+    for (size_t i = 0; i < cat->nviews && !rc; i++)
+        create_lake_view(lake, con, cat, &cat->views[i]);
     buf_free(&b);
     return rc;
 }

@@ -89,8 +89,42 @@ static void schema_free(lk_schema *s)
     memset(s, 0, sizeof(*s));
 }
 
+static void view_free(lk_view *v)
+{
+    free(v->uuid);
+    free(v->name);
+    free(v->sql);
+    free(v->aliases);
+    memset(v, 0, sizeof(*v));
+}
+
+lk_view *lk_catalog_view(lk_catalog *c, int64_t schema_id, const char *name)
+{
+    for (size_t i = 0; i < c->nviews; i++)
+        if (c->views[i].schema_id == schema_id && strcasecmp(c->views[i].name, name) == 0)
+            return &c->views[i];
+    return NULL;
+}
+
+lk_view *lk_catalog_add_view(lk_catalog *c)
+{
+    c->views = xrealloc(c->views, (c->nviews + 1) * sizeof(lk_view));
+    memset(&c->views[c->nviews], 0, sizeof(lk_view));
+    return &c->views[c->nviews++];
+}
+
+void lk_catalog_remove_view(lk_catalog *c, size_t i)
+{
+    view_free(&c->views[i]);
+    memmove(&c->views[i], &c->views[i + 1], (c->nviews - i - 1) * sizeof(lk_view));
+    c->nviews--;
+}
+
 void lk_catalog_free(lk_catalog *c)
 {
+    for (size_t i = 0; i < c->nviews; i++)
+        view_free(&c->views[i]);
+    free(c->views);
     for (size_t i = 0; i < c->nschemas; i++)
         schema_free(&c->schemas[i]);
     for (size_t i = 0; i < c->ntables; i++)
@@ -109,6 +143,14 @@ void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src)
         dst->schemas[i].uuid = dup_or_null(src->schemas[i].uuid);
         dst->schemas[i].name = dup_or_null(src->schemas[i].name);
         dst->schemas[i].path = dup_or_null(src->schemas[i].path);
+    }
+    dst->views = xcalloc(src->nviews, sizeof(lk_view));
+    for (size_t i = 0; i < src->nviews; i++) {
+        dst->views[i] = src->views[i];
+        dst->views[i].uuid = dup_or_null(src->views[i].uuid);
+        dst->views[i].name = dup_or_null(src->views[i].name);
+        dst->views[i].sql = dup_or_null(src->views[i].sql);
+        dst->views[i].aliases = dup_or_null(src->views[i].aliases);
     }
     dst->tables = xcalloc(src->ntables, sizeof(lk_table));
     for (size_t i = 0; i < src->ntables; i++)
@@ -366,6 +408,32 @@ static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
+static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql = xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, \"sql\", "
+                          "column_aliases FROM %s.ducklake_view WHERE " VISIBLE
+                          " ORDER BY view_id",
+                          meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_view *v = lk_catalog_add_view(c);
+        v->id = to_i64(duck_table_get(&t, r, 0), 0);
+        v->begin = to_i64(duck_table_get(&t, r, 1), 0);
+        v->schema_id = to_i64(duck_table_get(&t, r, 2), 0);
+        v->uuid = dup_or_null(duck_table_get(&t, r, 3));
+        v->name = xstrdup(duck_table_get(&t, r, 4));
+        v->sql = xstrdup(duck_table_get(&t, r, 5) ? duck_table_get(&t, r, 5) : "");
+        v->aliases = xstrdup(duck_table_get(&t, r, 6) ? duck_table_get(&t, r, 6) : "");
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
 int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot)
 {
     memset(out, 0, sizeof(*out));
@@ -378,6 +446,8 @@ int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, in
         rc = load_columns(out, con, meta);
     if (!rc)
         rc = load_inlined(out, con, meta);
+    if (!rc)
+        rc = load_views(out, con, meta);
     if (rc)
         lk_catalog_free(out);
     return rc;

@@ -53,7 +53,16 @@ typedef struct {
 } lk_schema;
 
 typedef struct {
+    int64_t id, begin, schema_id;
+    char *uuid, *name;
+    char *sql;     /* DuckDB SQL, the lake's name written {DUCKLAKE_CATALOG} */
+    char *aliases; /* column aliases as stored: "a","b" or "" */
+} lk_view;
+
+typedef struct {
     int64_t snapshot_id, schema_version, next_catalog_id, next_file_id;
+    lk_view *views;
+    size_t nviews;
     lk_schema *schemas;
     size_t nschemas;
     lk_table *tables;
@@ -78,6 +87,10 @@ void lk_catalog_remove_schema(lk_catalog *c, size_t i);
 /* Appends a zeroed table/schema and returns it. */
 lk_table *lk_catalog_add_table(lk_catalog *c);
 lk_schema *lk_catalog_add_schema(lk_catalog *c);
+
+lk_view *lk_catalog_view(lk_catalog *c, int64_t schema_id, const char *name);
+lk_view *lk_catalog_add_view(lk_catalog *c);
+void lk_catalog_remove_view(lk_catalog *c, size_t i);
 
 void lk_column_free(lk_column *col);
 void lk_column_copy(lk_column *dst, const lk_column *src);

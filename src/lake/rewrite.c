@@ -290,6 +290,28 @@ static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s,
     return 0;
 }
 
+/* information_schema.tables: lake tables are DuckDB views underneath, but
+ * they are tables to the user. */
+static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                               size_t i)
+{
+    qname q;
+    *next = i;
+    if (!session_qname(tk, i, &q) || q.n != 2 ||
+        strcasecmp(q.parts[0], "information_schema") != 0 || strcasecmp(q.parts[1], "tables") != 0)
+        return 0;
+    buf_puts(b, "(SELECT __tarn_t.* REPLACE (CASE WHEN __tarn_o.cat IS NULL THEN "
+                "__tarn_t.table_type ELSE 'BASE TABLE' END AS table_type) FROM "
+                "information_schema.tables __tarn_t LEFT JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
+    column_facts(b, s);
+    buf_puts(b, ") __tarn_o ON __tarn_t.table_catalog = __tarn_o.cat AND __tarn_t.table_schema = "
+                "__tarn_o.sch AND __tarn_t.table_name = __tarn_o.tbl)");
+    if (!alias_follows(tk, q.end))
+        buf_puts(b, " AS tables");
+    *next = q.end;
+    return 0;
+}
+
 /* DESCRIBE lake.table: DuckDB's description of the view, with the
  * table's own defaults and NOT NULL flags. */
 static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -346,6 +368,8 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
             rc = rewrite_describe(&next, &piece, s, &tk, sql, i);
         if (!rc && next == i)
             rc = rewrite_info_columns(&next, &piece, s, &tk, i);
+        if (!rc && next == i)
+            rc = rewrite_info_tables(&next, &piece, s, &tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
         if (!rc && next != i) {

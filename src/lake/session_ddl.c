@@ -322,6 +322,95 @@ static int alter_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
     return session_write_end(s, l, rc);
 }
 
+/* The view's query as DuckLake stores it: DuckDB's own rendering of the
+ * parsed query, with references to the lake written {DUCKLAKE_CATALOG} so
+ * the view survives the lake being attached under another name. */
+static int normalize_view_sql(char **out, tarn_session *s, lk_lake *l, const char *query)
+{
+    /* In the parse tree, lake.t is schema "lake" with no catalog, and
+     * lake.s.t is catalog "lake": both become the placeholder. */
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT replace(json_deserialize_sql(regexp_replace(replace(json_serialize_sql(");
+    quote_literal(&b, query);
+    buf_puts(&b, ")::VARCHAR, ");
+    char *from = xasprintf("\"catalog_name\":\"%s\"", l->alias);
+    quote_literal(&b, from);
+    free(from);
+    buf_puts(&b, ", '\"catalog_name\":\"__tarn_lake__\"'), ");
+    tarn_buf re = {0};
+    buf_puts(&re, "\"schema_name\":\"");
+    for (const char *p = l->alias; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            buf_putc(&re, '\\');
+        buf_putc(&re, *p);
+    }
+    buf_puts(&re, "\"(,\"table_name\":\"(?:[^\"\\\\]|\\\\.)*\",\"column_name_alias\":\\[[^\\]]*\\],"
+                  "\"catalog_name\":\"\")");
+    quote_literal(&b, buf_cstr(&re));
+    buf_free(&re);
+    buf_puts(&b, ", '\"schema_name\":\"__tarn_lake__\"\\1', 'g')::JSON), '__tarn_lake__', "
+                 "'{DUCKLAKE_CATALOG}')");
+    int rc = duck_query_string(out, s->con, buf_cstr(&b));
+    buf_free(&b);
+    if (!rc && !*out)
+        rc = tarn_error_set(TARN_EINVALID, "CREATE VIEW: the query could not be parsed");
+    return rc;
+}
+
+/* (a, b) after the view name → the stored form "a","b". */
+static char *view_aliases(const sql_tokens *tk, size_t *i)
+{
+    tarn_buf b = {0};
+    if (*i < tk->n && tk->toks[*i].type == SQL_TOK_OP && strcmp(tk->toks[*i].text, "(") == 0) {
+        (*i)++;
+        int n = 0;
+        while (*i < tk->n && !(tk->toks[*i].type == SQL_TOK_OP &&
+                               strcmp(tk->toks[*i].text, ")") == 0)) {
+            if (tk->toks[*i].type == SQL_TOK_IDENT || tk->toks[*i].type == SQL_TOK_QIDENT) {
+                if (n++)
+                    buf_putc(&b, ',');
+                quote_ident(&b, tk->toks[*i].text);
+            }
+            (*i)++;
+        }
+        (*i)++;
+    }
+    return buf_detach(&b);
+}
+
+static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                       const ddl_head *h, const qname *q, const char *schema, const char *name)
+{
+    size_t i = q->end;
+    char *aliases = view_aliases(tk, &i);
+    if (!kw_at(tk, i, "AS")) {
+        free(aliases);
+        return tarn_error_set(TARN_EINVALID, "CREATE VIEW: expected AS <query>");
+    }
+    char *query = session_token_text(tk, sql, i + 1, tk->n);
+    char *norm = NULL;
+    int rc = normalize_view_sql(&norm, s, l, query);
+    free(query);
+    if (!rc)
+        rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_create_view(l, s->con, schema, name, norm, aliases, h->or_replace,
+                            h->if_not_exists);
+    free(norm);
+    free(aliases);
+    return session_write_end(s, l, rc);
+}
+
+static int drop_view(tarn_session *s, lk_lake *l, const char *schema, const char *name,
+                     const ddl_head *h)
+{
+    int rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_drop_view(l, schema, name, h->if_exists);
+    return session_write_end(s, l, rc);
+}
+
 static int unsupported(lk_lake *l, const char *what)
 {
     return tarn_error_set(TARN_EUNSUPPORTED,
@@ -370,6 +459,10 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
             return create_table(s, l, tk, sql, &h, &q, schema, name, sink);
         return drop_table(s, l, schema, name, &h);
     }
+    if (strcasecmp(h.object, "VIEW") == 0 && strcmp(kw, "CREATE") == 0)
+        return create_view(s, l, tk, sql, &h, &q, schema, name);
+    if (strcasecmp(h.object, "VIEW") == 0 && strcmp(kw, "DROP") == 0)
+        return drop_view(s, l, schema, name, &h);
     char *what = xasprintf("%s %s", kw, h.object);
     int rc = unsupported(l, what);
     free(what);
