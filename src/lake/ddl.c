@@ -10,6 +10,7 @@
 #include "duck/duck.h"
 #include "lake/txn.h"
 #include "lake/types.h"
+#include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -531,6 +532,21 @@ static void renumber(lk_column *c, int64_t *next, int64_t parent)
         renumber(&c->children[i], next, c->id);
 }
 
+/* Applies an ALTER to the transaction's pending inlined rows of `t` too,
+ * so they follow the table's new layout. */
+static int alter_pending(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                         const char *action)
+{
+    if (!lk_write_pending_exists(lake, con, t->id))
+        return 0;
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    char *sql = xasprintf("ALTER TABLE %s %s", pins, action);
+    int rc = duck_exec(con, sql);
+    free(sql);
+    free(pins);
+    return rc;
+}
+
 static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
 {
     lk_column nc;
@@ -558,7 +574,19 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof(lk_column));
     t->cols[t->ncols++] = nc;
     column_rows(lake, t, &t->cols[t->ncols - 1]);
-    return 0;
+    lk_column *c = &t->cols[t->ncols - 1];
+    tarn_buf a = {0};
+    buf_puts(&a, "ADD COLUMN ");
+    quote_ident(&a, c->name);
+    buf_putc(&a, ' ');
+    lk_type_to_sql(&a, c);
+    if (c->initial_default) {
+        buf_puts(&a, " DEFAULT ");
+        quote_literal(&a, c->initial_default);
+    }
+    int rc2 = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    return rc2;
 }
 
 static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
@@ -581,6 +609,15 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
                                   "Catalog Error: Cannot drop column: table only has one column "
                                   "remaining!");
         end_column_rows(lake, t, c, 1);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "DROP COLUMN ");
+            quote_ident(&a, c->name);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
         lk_column_free(c);
         memmove(c, c + 1, (t->ncols - idx - 1) * sizeof(lk_column));
         t->ncols--;
@@ -589,6 +626,17 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         if (top_column(t, op->new_name, NULL))
             return tarn_error_set(TARN_EINVALID,
                                   "Catalog Error: Column with name %s already exists", op->new_name);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "RENAME COLUMN ");
+            quote_ident(&a, c->name);
+            buf_puts(&a, " TO ");
+            quote_ident(&a, op->new_name);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
         free(c->name);
         c->name = xstrdup(op->new_name);
         break;
@@ -609,6 +657,17 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         free(c->type);
         c->type = xstrdup(nc.type);
         lk_column_free(&nc);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "ALTER COLUMN ");
+            quote_ident(&a, c->name);
+            buf_puts(&a, " SET DATA TYPE ");
+            lk_type_to_sql(&a, c);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
         break;
     case LK_ALTER_SET_DEFAULT:
         rc = shape_column(&nc, con, op->shape);

@@ -16,6 +16,7 @@
 
 #include "duck/duck.h"
 #include "lake/deletes.h"
+#include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -346,6 +347,7 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         lk_txn_rollback(lake, con);
         return rc;
     }
+    lk_write_move_pending(lake, con);
     build_changes(txn);
     /* DuckLake advances next_file_id once per table that received inlined
      * rows but no file, so that caches keyed by it see the data change. */

@@ -70,37 +70,23 @@ static void table_columns(tarn_buf *b, const lk_table *t)
     }
 }
 
-/* The TEMP table holding this transaction's inlined rows for `t`; created
- * on first use together with the commit statement that moves its rows into
- * the table's current inlined-data table. */
+/* The TEMP table holding this transaction's inlined rows for `t`, created
+ * on first use. The commit moves its rows into the table's newest
+ * inlined-data table (lk_write_move_pending), so rows inserted before an
+ * ALTER in the same transaction land in the final layout, as in DuckLake. */
 static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
+    if (lk_write_pending_exists(lake, con, t->id))
+        return 0;
     char *pins = lk_txn_pending_inserts(lake, t->id);
     tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND "
-                 "table_name = ");
-    char *raw = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)t->id);
-    quote_literal(&b, raw);
-    free(raw);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
-    if (!rc && n == 0) {
-        buf_clear(&b);
+    int rc = 0;
+    {
         buf_printf(&b, "CREATE TEMP TABLE %s AS SELECT NULL::BIGINT AS row_id, ",
                    pins + strlen("temp.main."));
         table_columns(&b, t);
         buf_puts(&b, " FROM " STAGE " LIMIT 0");
         rc = duck_exec(con, buf_cstr(&b));
-        if (!rc) {
-            const lk_inlined *inl = &t->inlined[t->ninlined - 1];
-            buf_clear(&b);
-            buf_printf(&b, "INSERT INTO %s.", lake->meta);
-            quote_ident(&b, inl->name);
-            buf_printf(&b, " SELECT row_id, %lld, NULL, ", (long long)lake->txn->snapshot_id);
-            table_columns(&b, t);
-            buf_printf(&b, " FROM %s ORDER BY row_id", pins);
-            lk_txn_sql(lake->txn, "%s", buf_cstr(&b));
-        }
     }
     buf_free(&b);
     free(pins);
@@ -392,6 +378,40 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     }
     buf_free(&src);
     return rc;
+}
+
+int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND "
+                 "table_name = ");
+    char *raw = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)table_id);
+    quote_literal(&b, raw);
+    free(raw);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    return !rc && n > 0;
+}
+
+void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    for (size_t i = 0; i < txn->cat.ntables; i++) {
+        const lk_table *t = &txn->cat.tables[i];
+        if (t->ninlined == 0 || !lk_write_pending_exists(lake, con, t->id))
+            continue;
+        char *pins = lk_txn_pending_inserts(lake, t->id);
+        tarn_buf b = {0};
+        buf_printf(&b, "INSERT INTO %s.", lake->meta);
+        quote_ident(&b, t->inlined[t->ninlined - 1].name);
+        buf_printf(&b, " SELECT row_id, %lld, NULL, ", (long long)txn->snapshot_id);
+        table_columns(&b, t);
+        buf_printf(&b, " FROM %s ORDER BY row_id", pins);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+        free(pins);
+    }
 }
 
 void lk_write_cleanup(duckdb_connection con)

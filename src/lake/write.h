@@ -37,6 +37,12 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
 int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
                     int64_t *count);
 
+/* 1 when the transaction holds pending inlined rows for `table_id`. */
+int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Appends the commit statements that move pending inlined rows into each
+ * table's newest inlined-data table. */
+void lk_write_move_pending(lk_lake *lake, duckdb_connection con);
+
 /* Drops the TEMP tables a write statement used. */
 void lk_write_cleanup(duckdb_connection con);
 
