@@ -5,6 +5,7 @@
 
 #include "duck/duck.h"
 #include "lake/scan.h"
+#include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -35,7 +36,34 @@ static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *sha
     const lk_table *t = lk_catalog_table_by_id(&cat, tid);
     int rc;
     if (t) {
-        rc = lk_scan_sql(out, l, ss->con, &cat, t, s, LK_SCAN_IDENTITY);
+        /* project the columns of `shape` (the table at the end of the
+         * range), matched by column id: the feed speaks one schema */
+        char *inner = NULL;
+        rc = lk_scan_sql(&inner, l, ss->con, &cat, t, s, LK_SCAN_IDENTITY);
+        if (!rc) {
+            tarn_buf b = {0};
+            buf_puts(&b, "SELECT ");
+            for (size_t i = 0; i < shape->ncols; i++) {
+                const lk_column *want = &shape->cols[i];
+                const lk_column *have = NULL;
+                for (size_t k = 0; k < t->ncols; k++)
+                    if (t->cols[k].id == want->id)
+                        have = &t->cols[k];
+                buf_puts(&b, "CAST(");
+                if (have)
+                    quote_ident(&b, have->name);
+                else
+                    quote_literal(&b, want->initial_default); /* added later */
+                buf_puts(&b, " AS ");
+                lk_type_to_sql(&b, want);
+                buf_puts(&b, ") AS ");
+                quote_ident(&b, want->name);
+                buf_puts(&b, ", ");
+            }
+            buf_printf(&b, "rowid, __tarn_fid, __tarn_pos, __tarn_rsnap FROM (%s)", inner);
+            *out = buf_detach(&b);
+        }
+        free(inner);
     } else {
         lk_catalog_free(&cat);
         return scan_at(out, ss, l, shape, tid, -1);

@@ -157,6 +157,18 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     if (!session_qname(tk, i, &q))
         return 0;
     size_t e = q.end;
+    /* the alias may come before the AT clause: lake.t AS o AT (…) */
+    size_t alias_at = e, alias_end = e;
+    if (e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AS") &&
+        (tk->toks[e + 1].type == SQL_TOK_IDENT || tk->toks[e + 1].type == SQL_TOK_QIDENT))
+        alias_end = e + 2;
+    else if (e < tk->n && alias_follows(tk, e) && !sql_tok_is_kw(&tk->toks[e], "AT"))
+        alias_end = e + 1;
+    if (alias_end != e && alias_end + 1 < tk->n && sql_tok_is_kw(&tk->toks[alias_end], "AT") &&
+        is_op(&tk->toks[alias_end + 1], "("))
+        e = alias_end;
+    else
+        alias_end = alias_at;
     int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") &&
                  is_op(&tk->toks[e + 1], "(");
     if (!has_at && !(rowid && in_from_position(tk, i)))
@@ -182,7 +194,13 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     }
     if (rc)
         return rc;
-    emit_subquery(b, scan, name, alias_follows(tk, after));
+    if (alias_end != alias_at) {
+        char *alias = session_token_text(tk, sql, alias_at, alias_end);
+        buf_printf(b, "(%s) %s", scan, alias);
+        free(alias);
+    } else {
+        emit_subquery(b, scan, name, alias_follows(tk, after));
+    }
     free(scan);
     *next = after;
     return 0;

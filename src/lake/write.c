@@ -456,11 +456,14 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
         lk_deletes_note_inlined(lake, table_id);
     }
     if (!rc && npend > 0) {
+        /* rows this transaction inserted: they simply stop being pending,
+         * and no longer count as inserted */
         sql = xasprintf("DELETE FROM %s WHERE row_id IN (SELECT __tarn_pos FROM " MATCH
                         " WHERE __tarn_fid = -2)",
                         pins);
         rc = duck_exec(con, sql);
         free(sql);
+        lk_txn_delta(lake, con, table_id)->added_records -= npend;
     }
     free(pd);
     free(pid);
