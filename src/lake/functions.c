@@ -5,6 +5,7 @@
 
 #include "duck/duck.h"
 #include "lake/feed.h"
+#include "lake/maintain.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -373,10 +374,8 @@ int lk_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *
     size_t k = 0;
     while (k < sizeof(KNOWN) / sizeof(KNOWN[0]) && strcasecmp(KNOWN[k], fn) != 0)
         k++;
-    if (k == sizeof(KNOWN) / sizeof(KNOWN[0])) {
-        tarn_error_clear();
-        return TARN_ENOTFOUND;
-    }
+    if (k == sizeof(KNOWN) / sizeof(KNOWN[0]))
+        return lk_maintain_function(out, s, fn, a);
     if (a->npos < 1 || !a->pos[0])
         return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
     lk_lake *l = session_lake(s, a->pos[0]);

@@ -100,16 +100,6 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
     } else {
         return 0;
     }
-    if (strcasecmp(fn, "set_commit_message") != 0 && strcasecmp(fn, "set_option") != 0) {
-        if (l || strncasecmp(tk->toks[1].text, "ducklake_", 9) == 0) {
-            *handled = 1;
-            return tarn_error_set(TARN_EUNSUPPORTED,
-                                  "CALL %s is not supported by tarn yet (DuckLake maintenance "
-                                  "functions arrive with part 2)",
-                                  tk->toks[1].text);
-        }
-        return 0;
-    }
     *handled = 1;
     size_t close = tk->n - 1;
     while (close > open && !(tk->toks[close].type == SQL_TOK_OP &&
@@ -119,6 +109,27 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
     int rc = lk_args_parse(&a, s, tk, sql, open + 1, close);
     if (rc)
         return rc;
+    if (strcasecmp(fn, "set_commit_message") != 0 && strcasecmp(fn, "set_option") != 0) {
+        /* a maintenance function called for its effect: CALL lake.x(…) is
+         * ducklake_x('lake', …) */
+        if (l) {
+            a.pos = xrealloc(a.pos, (a.npos + 1) * sizeof(char *));
+            memmove(a.pos + 1, a.pos, a.npos * sizeof(char *));
+            a.pos[0] = xstrdup(l->alias);
+            a.npos++;
+        }
+        char *full = xasprintf("ducklake_%s", fn);
+        char *sub = NULL;
+        rc = lk_maintain_function(&sub, s, full, &a);
+        if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
+            rc = tarn_error_set(TARN_EUNSUPPORTED, "CALL %s is not a DuckLake function tarn "
+                                                   "knows",
+                                tk->toks[1].text);
+        free(sub);
+        free(full);
+        lk_args_free(&a);
+        return rc;
+    }
     if (!l) {
         l = a.npos > 0 && a.pos[0] ? session_lake(s, a.pos[0]) : NULL;
         if (!l) {
