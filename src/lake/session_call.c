@@ -6,6 +6,7 @@
  */
 #include "duck/duck.h"
 #include "lake/functions.h"
+#include "lake/maintain.h"
 #include "lake/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
