@@ -46,4 +46,20 @@ void tarn_session_close(tarn_session *s);
  * tarn_error_last(); the session stays usable. */
 int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink);
 
+/* The name under which lake `alias`'s catalog database is attached in the
+ * session's DuckDB (quote it as an identifier), so that callers can keep
+ * their own tables beside the ducklake_* ones (tarn's run records). NULL
+ * when no lake has that alias. Owned by the session. */
+const char *tarn_session_catalog_name(tarn_session *s, const char *alias);
+
+/* Queues `sql` to run inside the catalog transaction that commits lake
+ * `alias`'s open transaction (between BEGIN and COMMIT in the session), so
+ * that it is committed atomically with the snapshot — or not at all. Fails
+ * when the lake has no open transaction. */
+int tarn_session_commit_sql(tarn_session *s, const char *alias, const char *sql);
+
+/* The snapshot id the session reads lake `alias` at (its open
+ * transaction's base snapshot, or the latest committed one). */
+int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out);
+
 #endif

@@ -350,3 +350,35 @@ int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
     sql_tokens_free(&tk);
     return rc;
 }
+
+const char *tarn_session_catalog_name(tarn_session *s, const char *alias)
+{
+    lk_lake *l = session_lake(s, alias);
+    return l ? l->meta_name : NULL;
+}
+
+int tarn_session_commit_sql(tarn_session *s, const char *alias, const char *sql)
+{
+    lk_lake *l = session_lake(s, alias);
+    if (!l)
+        return tarn_error_set(TARN_ENOTFOUND, "no lake is attached as \"%s\"", alias);
+    if (!l->txn) {
+        if (!s->explicit_txn)
+            return tarn_error_set(TARN_EINVALID,
+                                  "lake \"%s\" has no open transaction to commit with", alias);
+        int rc = session_write_begin(s, l);
+        if (rc)
+            return rc;
+    }
+    lk_txn_sql(l->txn, "%s", sql);
+    return 0;
+}
+
+int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out)
+{
+    lk_lake *l = session_lake(s, alias);
+    if (!l)
+        return tarn_error_set(TARN_ENOTFOUND, "no lake is attached as \"%s\"", alias);
+    *out = lk_txn_catalog(l)->snapshot_id;
+    return 0;
+}
