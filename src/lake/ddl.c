@@ -375,6 +375,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     }
     nt.schema_id = s->id;
     nt.name = xstrdup(name);
+    nt.partition_id = -1;
     int64_t limit = lake->inline_limit >= 0 ? lake->inline_limit : 10;
     if (!rc)
         rc = check_column_names(&nt, limit > 0);
@@ -732,6 +733,66 @@ static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
     return 0;
 }
 
+static int same_spec(const lk_table *t, const int64_t *ids, const lk_alter *op)
+{
+    if (t->nkeys != op->nkeys)
+        return 0;
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (t->keys[i].column_id != ids[i] || strcmp(t->keys[i].transform, op->key_transforms[i]))
+            return 0;
+    return 1;
+}
+
+/* SET PARTITIONED BY / RESET PARTITIONED BY: the live spec ends and a new
+ * one begins (RESET writes a spec with no keys). Files keep the spec they
+ * were written under. */
+static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    int64_t *ids = xcalloc(op->nkeys ? op->nkeys : 1, sizeof(int64_t));
+    for (size_t i = 0; i < op->nkeys; i++) {
+        lk_column *c = top_column(t, op->key_columns[i], NULL);
+        if (!c || lk_type_is_nested(c->type)) {
+            free(ids);
+            return tarn_error_set(TARN_EINVALID,
+                                  "cannot partition by \"%s\": not a top-level column of a "
+                                  "primitive type in table %s",
+                                  op->key_columns[i], t->name);
+        }
+        ids[i] = c->id;
+    }
+    if (same_spec(t, ids, op)) {
+        free(ids);
+        return 1; /* identical spec: nothing changes */
+    }
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_partition_info SET end_snapshot = %lld WHERE table_id = %lld "
+               "AND end_snapshot IS NULL",
+               lake->meta, (long long)txn->snapshot_id, (long long)t->id);
+    int64_t pid = lk_txn_new_catalog_id(txn);
+    lk_txn_sql(txn, "INSERT INTO %s.ducklake_partition_info VALUES (%lld, %lld, %lld, NULL)",
+               lake->meta, (long long)pid, (long long)t->id, (long long)txn->snapshot_id);
+    for (size_t i = 0; i < t->nkeys; i++)
+        free(t->keys[i].transform);
+    free(t->keys);
+    t->keys = op->nkeys ? xcalloc(op->nkeys, sizeof(lk_partkey)) : NULL;
+    t->nkeys = op->nkeys;
+    t->partition_id = op->nkeys ? pid : -1;
+    for (size_t i = 0; i < op->nkeys; i++) {
+        t->keys[i].column_id = ids[i];
+        t->keys[i].transform = xstrdup(op->key_transforms[i]);
+        tarn_buf b = {0};
+        buf_printf(&b, "INSERT INTO %s.ducklake_partition_column VALUES (%lld, %lld, %zu, %lld, ",
+                   lake->meta, (long long)pid, (long long)t->id, i, (long long)ids[i]);
+        quote_literal(&b, op->key_transforms[i]);
+        buf_putc(&b, ')');
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+    free(ids);
+    return 0;
+}
+
 static int check_not_null(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           const char *column)
 {
@@ -766,6 +827,14 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                               name, schema, lake->alias);
     if (op->kind == LK_ALTER_RENAME_TABLE)
         return rename_table(lake, t, op->new_name);
+    if (op->kind == LK_ALTER_SET_PARTITION) {
+        int rc = set_partition(lake, t, op);
+        if (rc)
+            return rc < 0 ? rc : 0;
+        layout_changed(lake, t, 1);
+        altered(lake, t);
+        return 0;
+    }
     int rc = 0;
     if (op->kind == LK_ALTER_SET_NOT_NULL)
         rc = check_not_null(lake, con, t, op->column);

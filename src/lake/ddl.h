@@ -37,6 +37,7 @@ typedef enum {
     LK_ALTER_SET_NOT_NULL,
     LK_ALTER_DROP_NOT_NULL,
     LK_ALTER_RENAME_TABLE, /* → new_name */
+    LK_ALTER_SET_PARTITION, /* keys (nkeys == 0: RESET PARTITIONED BY) */
 } lk_alter_kind;
 
 typedef struct {
@@ -45,6 +46,9 @@ typedef struct {
     const char *new_name; /* RENAME targets */
     const char *shape;    /* TEMP table holding the new column definition */
     int if_exists, if_not_exists;
+    const char *const *key_columns;    /* SET PARTITIONED BY: source columns */
+    const char *const *key_transforms; /* identity, year, month, day, hour, bucket(N) */
+    size_t nkeys;
 } lk_alter;
 
 /* Applies one ALTER TABLE action, recording DuckLake's catalog rows: the

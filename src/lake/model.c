@@ -59,6 +59,9 @@ void lk_table_free(lk_table *t)
     for (size_t i = 0; i < t->ninlined; i++)
         free(t->inlined[i].name);
     free(t->inlined);
+    for (size_t i = 0; i < t->nkeys; i++)
+        free(t->keys[i].transform);
+    free(t->keys);
     free(t->uuid);
     free(t->name);
     free(t->path);
@@ -74,6 +77,11 @@ void lk_table_copy(lk_table *dst, const lk_table *src)
     dst->cols = src->ncols ? xcalloc(src->ncols, sizeof(lk_column)) : NULL;
     for (size_t i = 0; i < src->ncols; i++)
         lk_column_copy(&dst->cols[i], &src->cols[i]);
+    dst->keys = src->nkeys ? xcalloc(src->nkeys, sizeof(lk_partkey)) : NULL;
+    for (size_t i = 0; i < src->nkeys; i++) {
+        dst->keys[i].column_id = src->keys[i].column_id;
+        dst->keys[i].transform = xstrdup(src->keys[i].transform);
+    }
     dst->inlined = src->ninlined ? xcalloc(src->ninlined, sizeof(lk_inlined)) : NULL;
     for (size_t i = 0; i < src->ninlined; i++) {
         dst->inlined[i].name = xstrdup(src->inlined[i].name);
@@ -316,6 +324,7 @@ static int load_tables(lk_catalog *c, duckdb_connection con, const char *meta)
         tb->path = dup_or_null(duck_table_get(&t, r, 5));
         const char *rel = duck_table_get(&t, r, 6);
         tb->path_rel = !rel || strcmp(rel, "true") == 0;
+        tb->partition_id = -1;
     }
     duck_table_free(&t);
     return 0;
@@ -408,6 +417,36 @@ static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
+/* The live partition spec of each table. A spec with no key rows (what
+ * RESET PARTITIONED BY writes) leaves the table unpartitioned. */
+static int load_partitions(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql = xasprintf("SELECT p.table_id, p.partition_id, k.column_id, k.\"transform\" FROM "
+                          "%s.ducklake_partition_info p JOIN %s.ducklake_partition_column k USING "
+                          "(partition_id) WHERE %lld >= p.begin_snapshot AND (%lld < "
+                          "p.end_snapshot OR p.end_snapshot IS NULL) ORDER BY p.table_id, "
+                          "k.partition_key_index",
+                          meta, meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        if (!tb)
+            continue;
+        tb->partition_id = to_i64(duck_table_get(&t, r, 1), -1);
+        tb->keys = xrealloc(tb->keys, (tb->nkeys + 1) * sizeof(lk_partkey));
+        tb->keys[tb->nkeys].column_id = to_i64(duck_table_get(&t, r, 2), 0);
+        tb->keys[tb->nkeys].transform = xstrdup(duck_table_get(&t, r, 3));
+        tb->nkeys++;
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
 static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
 {
     long long s = (long long)c->snapshot_id;
@@ -448,6 +487,8 @@ int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, in
         rc = load_inlined(out, con, meta);
     if (!rc)
         rc = load_views(out, con, meta);
+    if (!rc)
+        rc = load_partitions(out, con, meta);
     if (rc)
         lk_catalog_free(out);
     return rc;

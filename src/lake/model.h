@@ -36,10 +36,20 @@ typedef struct {
     int64_t schema_version;
 } lk_inlined;
 
+/* One key of a table's partition spec: a source column and a transform
+ * (identity, year, month, day, hour, bucket(N)). */
+typedef struct {
+    int64_t column_id;
+    char *transform;
+} lk_partkey;
+
 typedef struct {
     int64_t id, begin, schema_id;
     char *uuid, *name, *path;
     int path_rel;
+    int64_t partition_id; /* live partition spec, -1 when none */
+    lk_partkey *keys;     /* its keys (none: unpartitioned) */
+    size_t nkeys;
     lk_column *cols; /* top-level columns in column_order */
     size_t ncols;
     lk_inlined *inlined; /* ascending schema_version */

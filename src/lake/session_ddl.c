@@ -230,6 +230,64 @@ static int parse_alter_column(tarn_session *s, lk_lake *l, const sql_tokens *tk,
     return rc;
 }
 
+/* Keys of SET PARTITIONED BY (k, …): col, year(col), month(col), day(col),
+ * hour(col) or bucket(N, col). The strings live in static storage until
+ * the next call (one ALTER at a time). */
+static int parse_partition_keys(const sql_tokens *tk, size_t i, lk_alter *op)
+{
+    static char *cols[32], *transforms[32];
+    for (size_t k = 0; k < 32; k++) {
+        free(cols[k]);
+        free(transforms[k]);
+        cols[k] = transforms[k] = NULL;
+    }
+    op->kind = LK_ALTER_SET_PARTITION;
+    op->key_columns = (const char *const *)cols;
+    op->key_transforms = (const char *const *)transforms;
+    if (i >= tk->n || tk->toks[i].type != SQL_TOK_OP || strcmp(tk->toks[i].text, "(") != 0)
+        return tarn_error_set(TARN_EINVALID, "SET PARTITIONED BY: expected (key, …)");
+    i++;
+    size_t n = 0;
+    while (i < tk->n && n < 32) {
+        const sql_token *t = &tk->toks[i];
+        if (t->type == SQL_TOK_OP && strcmp(t->text, ")") == 0)
+            break;
+        if (t->type == SQL_TOK_OP && strcmp(t->text, ",") == 0) {
+            i++;
+            continue;
+        }
+        int call = i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
+                   strcmp(tk->toks[i + 1].text, "(") == 0;
+        if (!call) {
+            cols[n] = xstrdup(t->text);
+            transforms[n++] = xstrdup("identity");
+            i++;
+            continue;
+        }
+        const char *fn = t->text;
+        if (strcasecmp(fn, "bucket") == 0 && i + 5 < tk->n) {
+            transforms[n] = xasprintf("bucket(%s)", tk->toks[i + 2].text);
+            cols[n++] = xstrdup(tk->toks[i + 4].text);
+            i += 6;
+        } else if ((strcasecmp(fn, "year") == 0 || strcasecmp(fn, "month") == 0 ||
+                    strcasecmp(fn, "day") == 0 || strcasecmp(fn, "hour") == 0) &&
+                   i + 3 < tk->n) {
+            transforms[n] = xstrdup(fn);
+            for (char *p = transforms[n]; *p; p++)
+                *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            cols[n++] = xstrdup(tk->toks[i + 2].text);
+            i += 4;
+        } else {
+            return tarn_error_set(TARN_EINVALID,
+                                  "SET PARTITIONED BY: unsupported key %s(…); use a column, "
+                                  "year/month/day/hour(column) or bucket(N, column)",
+                                  fn);
+        }
+    }
+    op->nkeys = n;
+    return 0;
+}
+
 static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                        size_t i, const char *schema, const char *name, lk_alter *op)
 {
@@ -296,9 +354,15 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
         op->column = tk->toks[i].text;
         return parse_alter_column(s, l, tk, sql, i + 1, schema, name, op);
     }
+    if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "PARTITIONED") && kw_at(tk, i + 2, "BY"))
+        return parse_partition_keys(tk, i + 3, op);
+    if (kw_at(tk, i, "RESET") && kw_at(tk, i + 1, "PARTITIONED") && kw_at(tk, i + 2, "BY")) {
+        op->kind = LK_ALTER_SET_PARTITION;
+        return 0;
+    }
     return tarn_error_set(TARN_EUNSUPPORTED,
                           "this ALTER TABLE action is not supported on lake \"%s\" yet "
-                          "(partitioning and sort keys arrive with DuckLake part 2)",
+                          "(sort keys arrive later)",
                           l->alias);
 }
 

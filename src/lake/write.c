@@ -212,18 +212,39 @@ static void file_stats_sql(lk_txn *txn, const char *meta, const lk_table *t, int
     }
 }
 
+/* The partition a file belongs to: the spec id and one value per key
+ * (NULL for a NULL key). */
+typedef struct {
+    int64_t partition_id;
+    char **values;
+    size_t n;
+} file_partition;
+
 static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, const char *name,
-                          const char *abs, const lk_file_stats *fs, int64_t row_id_start)
+                          const char *abs, const lk_file_stats *fs, int64_t row_id_start,
+                          const file_partition *part)
 {
     lk_txn *txn = lake->txn;
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s.ducklake_data_file VALUES (%lld, %lld, %lld, NULL, NULL, ",
                lake->meta, (long long)file_id, (long long)t->id, (long long)txn->snapshot_id);
     quote_literal(&b, name);
-    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, %lld, NULL, NULL, NULL, NULL)",
-               (long long)fs->count, (long long)fs->file_size, (long long)fs->footer_size,
-               (long long)row_id_start);
+    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, %lld, ", (long long)fs->count,
+               (long long)fs->file_size, (long long)fs->footer_size, (long long)row_id_start);
+    if (part)
+        buf_printf(&b, "%lld", (long long)part->partition_id);
+    else
+        buf_puts(&b, "NULL");
+    buf_puts(&b, ", NULL, NULL, NULL)");
     lk_txn_sql(txn, "%s", buf_cstr(&b));
+    for (size_t k = 0; part && k < part->n; k++) {
+        buf_clear(&b);
+        buf_printf(&b, "INSERT INTO %s.ducklake_file_partition_value VALUES (%lld, %lld, %zu, ",
+                   lake->meta, (long long)file_id, (long long)t->id, k);
+        quote_literal(&b, part->values[k]);
+        buf_putc(&b, ')');
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+    }
     buf_free(&b);
     txn->files = xrealloc(txn->files, (txn->nfiles + 1) * sizeof(lk_pending_file));
     lk_pending_file *p = &txn->files[txn->nfiles++];
@@ -238,14 +259,20 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
     p->row_id_start = row_id_start;
 }
 
-static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int with_rowid, const char *source)
+/* Writes the rows of `source` into one new Parquet file under the table's
+ * directory (`subdir`: hive partition directories, may be "") and records
+ * it in the transaction. An empty result writes nothing. */
+static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          lk_table_delta *d, int with_rowid, const char *source,
+                          const char *subdir, const file_partition *part)
 {
     lk_txn *txn = lake->txn;
     char *dir = lk_lake_table_dir(lake, &txn->cat, t);
+    char *fdir = xasprintf("%s%s", dir, subdir);
     char *name = new_file_name(con, "");
-    int rc = name ? fs_mkdir_p(dir) : TARN_ERROR;
-    char *abs = xasprintf("%s%s", dir, name ? name : "");
+    int rc = name ? fs_mkdir_p(fdir) : TARN_ERROR;
+    char *rel = xasprintf("%s%s", subdir, name ? name : "");
+    char *abs = xasprintf("%s%s", dir, rel);
     lk_file_stats *files = NULL;
     size_t nfiles = 0;
     if (!rc) {
@@ -259,7 +286,7 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
         unlink(abs); /* an empty result writes no file and no snapshot */
     } else if (!rc && nfiles == 1) {
         int64_t file_id = lk_txn_new_file_id(txn);
-        register_file(lake, t, file_id, name, abs, &files[0], d->next_row_id);
+        register_file(lake, t, file_id, rel, abs, &files[0], d->next_row_id, part);
         lk_stats_set st;
         lk_stats_init(&st, t);
         file_stats_sql(txn, lake->meta, t, file_id, &files[0], &st);
@@ -279,9 +306,145 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
     }
     lk_file_stats_free(files, nfiles);
     free(abs);
+    free(rel);
     free(name);
+    free(fdir);
     free(dir);
     return rc;
+}
+
+static const lk_column *column_by_id(const lk_table *t, int64_t id)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].id == id)
+            return &t->cols[i];
+    return NULL;
+}
+
+/* The SQL expression of partition key k over the source columns. */
+static int key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
+{
+    const lk_column *c = column_by_id(t, k->column_id);
+    if (!c)
+        return tarn_error_set(TARN_ERROR, "partition key column %lld is gone",
+                              (long long)k->column_id);
+    if (strcmp(k->transform, "identity") == 0) {
+        quote_ident(b, c->name);
+        return 0;
+    }
+    static const char *const TEMPORAL[] = {"year", "month", "day", "hour"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(k->transform, TEMPORAL[i]) == 0) {
+            buf_printf(b, "%s(", TEMPORAL[i]);
+            quote_ident(b, c->name);
+            buf_putc(b, ')');
+            return 0;
+        }
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED,
+                          "writing to a table partitioned by %s is not supported by tarn yet",
+                          k->transform);
+}
+
+/* Hive directory value: unreserved characters as is, others %XX, NULL as
+ * DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
+static void hive_value(tarn_buf *b, const char *v)
+{
+    if (!v) {
+        buf_puts(b, "__HIVE_DEFAULT_PARTITION__");
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || (*p == '.' && p != (const unsigned char *)v))
+            buf_putc(b, (char)*p);
+        else
+            buf_printf(b, "%%%02X", *p);
+    }
+}
+
+static void hive_dir(tarn_buf *b, const lk_table *t, const duck_table *parts, size_t r)
+{
+    for (size_t k = 0; k < t->nkeys; k++) {
+        const lk_partkey *pk = &t->keys[k];
+        const lk_column *c = column_by_id(t, pk->column_id);
+        tarn_buf key = {0};
+        buf_puts(&key, strcmp(pk->transform, "identity") == 0 ? c->name : pk->transform);
+        hive_value(b, buf_cstr(&key));
+        buf_free(&key);
+        buf_putc(b, '=');
+        hive_value(b, duck_table_get(parts, r, k));
+        buf_putc(b, '/');
+    }
+}
+
+/* One file per partition, in order of each partition's first row (the
+ * order DuckLake numbers them and assigns their row ids in). */
+static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                              lk_table_delta *d, int with_rowid, const char *source)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_psrc AS ");
+    if (source) {
+        buf_puts(&b, source);
+    } else {
+        buf_puts(&b, "SELECT ");
+        table_columns(&b, t);
+        if (with_rowid)
+            buf_puts(&b, ", __tarn_rowid");
+        buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
+    }
+    int rc = duck_exec(con, buf_cstr(&b));
+    tarn_buf keys = {0};
+    for (size_t k = 0; !rc && k < t->nkeys; k++) {
+        buf_puts(&keys, k ? ", " : "");
+        buf_puts(&keys, "(");
+        rc = key_expr(&keys, t, &t->keys[k]);
+        buf_printf(&keys, ")::VARCHAR AS k%zu", k);
+    }
+    duck_table parts = {0};
+    if (!rc) {
+        buf_clear(&b);
+        buf_printf(&b, "SELECT * EXCLUDE (f) FROM (SELECT %s, min(rowid) AS f FROM "
+                       "temp.main.__tarn_psrc GROUP BY ALL) ORDER BY f",
+                   buf_cstr(&keys));
+        rc = duck_table_query(&parts, con, buf_cstr(&b));
+    }
+    file_partition fp = {t->partition_id, NULL, t->nkeys};
+    for (size_t r = 0; !rc && r < parts.nrows; r++) {
+        tarn_buf where = {0}, src = {0}, dir = {0};
+        for (size_t k = 0; k < t->nkeys; k++) {
+            buf_puts(&where, k ? " AND (" : "(");
+            key_expr(&where, t, &t->keys[k]);
+            buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
+            quote_literal(&where, duck_table_get(&parts, r, k));
+        }
+        buf_puts(&src, "SELECT ");
+        table_columns(&src, t);
+        if (with_rowid)
+            buf_puts(&src, ", __tarn_rowid AS _ducklake_internal_row_id");
+        buf_printf(&src, " FROM temp.main.__tarn_psrc WHERE %s ORDER BY rowid", buf_cstr(&where));
+        hive_dir(&dir, t, &parts, r);
+        fp.values = parts.cells + r * parts.ncols;
+        rc = write_one_file(lake, con, t, d, with_rowid, buf_cstr(&src), buf_cstr(&dir), &fp);
+        buf_free(&where);
+        buf_free(&src);
+        buf_free(&dir);
+    }
+    if (parts.ncols)
+        duck_table_free(&parts);
+    buf_free(&keys);
+    buf_free(&b);
+    duck_exec(con, "DROP TABLE IF EXISTS temp.main.__tarn_psrc");
+    return rc;
+}
+
+static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          lk_table_delta *d, int with_rowid, const char *source)
+{
+    if (t->nkeys > 0)
+        return insert_partitioned(lake, con, t, d, with_rowid, source);
+    return write_one_file(lake, con, t, d, with_rowid, source, "", NULL);
 }
 
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
