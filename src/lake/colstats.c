@@ -12,12 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* DuckLake orders BLOB and INTERVAL bounds by their text, not their value
+ * (measured: an INTERVAL column's max is '36:00:00' over '1 year …'). */
+static int compares_as_text(const char *type)
+{
+    return strcmp(type, "varchar") == 0 || strcmp(type, "blob") == 0 ||
+           strcmp(type, "json") == 0 || strcmp(type, "uuid") == 0 ||
+           strcmp(type, "interval") == 0;
+}
+
 static void push_leaf(lk_stats_set *s, const lk_column *c, const char *path)
 {
     s->leaves = xrealloc(s->leaves, (s->n + 1) * sizeof(lk_leaf_stats));
     lk_leaf_stats *l = &s->leaves[s->n++];
     memset(l, 0, sizeof(*l));
     l->col = c;
+    l->col_id = c->id;
+    tarn_buf ty = {0};
+    lk_type_to_sql(&ty, c);
+    l->sql_type = buf_detach(&ty);
+    l->text_order = compares_as_text(c->type);
     l->path = xstrdup(path);
     l->contains_nan = -1;
 }
@@ -48,6 +62,7 @@ void lk_stats_free(lk_stats_set *s)
 {
     for (size_t i = 0; i < s->n; i++) {
         free(s->leaves[i].path);
+        free(s->leaves[i].sql_type);
         free(s->leaves[i].min);
         free(s->leaves[i].max);
     }
@@ -99,15 +114,6 @@ static int chain_to(const lk_column *cols, size_t n, const lk_column *target,
     return 0;
 }
 
-/* DuckLake orders BLOB and INTERVAL bounds by their text, not their value
- * (measured: an INTERVAL column's max is '36:00:00' over '1 year …'). */
-static int compares_as_text(const char *type)
-{
-    return strcmp(type, "varchar") == 0 || strcmp(type, "blob") == 0 ||
-           strcmp(type, "json") == 0 || strcmp(type, "uuid") == 0 ||
-           strcmp(type, "interval") == 0;
-}
-
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;
@@ -124,7 +130,7 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
             continue;
         tarn_buf q = {0};
         leaf_query(&q, chain, depth, source);
-        const char *agg = compares_as_text(l->col->type) ? "v::VARCHAR" : "v";
+        const char *agg = l->text_order ? "v::VARCHAR" : "v";
         char *sql = xasprintf("SELECT min(%s)::VARCHAR, max(%s)::VARCHAR, count(v), count(*) - "
                               "count(v) FROM (%s)",
                               agg, agg, buf_cstr(&q));
@@ -159,16 +165,13 @@ static void bound_merge(tarn_buf *b, const lk_leaf_stats *l, const char *col, co
     buf_printf(b, "CASE WHEN %s IS NULL THEN ", col);
     quote_literal(b, val);
     buf_puts(b, " WHEN ");
-    if (compares_as_text(l->col->type)) {
+    if (l->text_order) {
         quote_literal(b, val);
         buf_printf(b, " %s %s", op, col);
     } else {
-        tarn_buf ty = {0};
-        lk_type_to_sql(&ty, l->col);
         buf_puts(b, "TRY_CAST(");
         quote_literal(b, val);
-        buf_printf(b, " AS %s) %s TRY_CAST(%s AS %s)", buf_cstr(&ty), op, col, buf_cstr(&ty));
-        buf_free(&ty);
+        buf_printf(b, " AS %s) %s TRY_CAST(%s AS %s)", l->sql_type, op, col, l->sql_type);
     }
     buf_puts(b, " THEN ");
     quote_literal(b, val);
@@ -181,7 +184,7 @@ static const char *nan_literal(int v)
 }
 
 void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
-                               const lk_table *t, const lk_stats_set *s)
+                               int64_t table_id, const lk_stats_set *s)
 {
     if (!d->had_stats_row && !d->stats_inserted) {
         d->stats_inserted = 1;
@@ -189,7 +192,7 @@ void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
             const lk_leaf_stats *l = &s->leaves[i];
             tarn_buf b = {0};
             buf_printf(&b, "INSERT INTO %s.ducklake_table_column_stats VALUES (%lld, %lld, %s, %s, ",
-                       meta, (long long)t->id, (long long)l->col->id,
+                       meta, (long long)table_id, (long long)l->col_id,
                        l->null_count > 0 ? "true" : "false", nan_literal(l->contains_nan));
             quote_literal(&b, l->value_count ? l->min : NULL);
             buf_puts(&b, ", ");
@@ -214,9 +217,96 @@ void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
         bound_merge(&b, l, "min_value", l->min, "<");
         buf_puts(&b, ", max_value = ");
         bound_merge(&b, l, "max_value", l->max, ">");
-        buf_printf(&b, " WHERE table_id = %lld AND column_id = %lld", (long long)t->id,
-                   (long long)l->col->id);
+        buf_printf(&b, " WHERE table_id = %lld AND column_id = %lld", (long long)table_id,
+                   (long long)l->col_id);
         lk_txn_sql(txn, "%s", buf_cstr(&b));
         buf_free(&b);
     }
+}
+
+/* The smaller (want_min) or larger of two known bounds, by the leaf's
+ * order; *out is malloc'd. */
+static int pick_bound(char **out, const lk_leaf_stats *l, const char *a, const char *b,
+                      int want_min, duckdb_connection con)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT CASE WHEN ");
+    if (l->text_order) {
+        quote_literal(&q, b);
+        buf_puts(&q, want_min ? " < " : " > ");
+        quote_literal(&q, a);
+    } else {
+        buf_puts(&q, "TRY_CAST(");
+        quote_literal(&q, b);
+        buf_printf(&q, " AS %s) %s TRY_CAST(", l->sql_type, want_min ? "<" : ">");
+        quote_literal(&q, a);
+        buf_printf(&q, " AS %s)", l->sql_type);
+    }
+    buf_puts(&q, " THEN ");
+    quote_literal(&q, b);
+    buf_puts(&q, " ELSE ");
+    quote_literal(&q, a);
+    buf_puts(&q, " END");
+    int rc = duck_query_string(out, con, buf_cstr(&q));
+    buf_free(&q);
+    return rc;
+}
+
+static int merge_bound(char **acc, const char *add, const lk_leaf_stats *l, int want_min,
+                       duckdb_connection con)
+{
+    if (!*acc)
+        return 0; /* unknown stays unknown */
+    if (!add) {
+        free(*acc);
+        *acc = NULL;
+        return 0;
+    }
+    char *picked = NULL;
+    int rc = pick_bound(&picked, l, *acc, add, want_min, con);
+    if (rc)
+        return rc;
+    free(*acc);
+    *acc = picked;
+    return 0;
+}
+
+static void copy_leaf(lk_leaf_stats *dst, const lk_leaf_stats *src)
+{
+    *dst = *src;
+    dst->col = NULL;
+    dst->path = xstrdup(src->path);
+    dst->sql_type = xstrdup(src->sql_type);
+    dst->min = dup_or_null(src->min);
+    dst->max = dup_or_null(src->max);
+}
+
+int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_connection con)
+{
+    for (size_t i = 0; i < add->n; i++) {
+        const lk_leaf_stats *a = &add->leaves[i];
+        lk_leaf_stats *l = NULL;
+        for (size_t k = 0; k < acc->n; k++)
+            if (acc->leaves[k].col_id == a->col_id)
+                l = &acc->leaves[k];
+        if (!l) {
+            acc->leaves = xrealloc(acc->leaves, (acc->n + 1) * sizeof(lk_leaf_stats));
+            copy_leaf(&acc->leaves[acc->n++], a);
+            continue;
+        }
+        /* a write with no value leaves the bounds alone; the commit's first
+         * write fixes whether they are known at all (DuckDB's merge order) */
+        int rc = 0;
+        if (a->value_count > 0)
+            rc = merge_bound(&l->min, a->min, l, 1, con);
+        if (!rc && a->value_count > 0)
+            rc = merge_bound(&l->max, a->max, l, 0, con);
+        if (rc)
+            return rc;
+        l->value_count += a->value_count;
+        l->null_count += a->null_count;
+        if (a->contains_nan >= 0)
+            l->contains_nan = l->contains_nan > 0 || a->contains_nan > 0;
+    }
+    return 0;
 }

@@ -14,21 +14,9 @@
 #ifndef TARN_LAKE_COLSTATS_H
 #define TARN_LAKE_COLSTATS_H
 
+#include "lake/colstats_set.h"
 #include "lake/model.h"
 #include "lake/txn.h"
-
-typedef struct {
-    const lk_column *col; /* the leaf column */
-    char *path;           /* DuckDB stats path: "st"."a" */
-    char *min, *max;      /* NULL: unknown */
-    int64_t value_count, null_count, column_size;
-    int contains_nan; /* -1: not recorded */
-} lk_leaf_stats;
-
-typedef struct {
-    lk_leaf_stats *leaves;
-    size_t n;
-} lk_stats_set;
 
 /* Lists the leaf columns of `t` (pre-order) with empty stats. */
 void lk_stats_init(lk_stats_set *s, const lk_table *t);
@@ -39,10 +27,15 @@ void lk_stats_free(lk_stats_set *s);
 int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
                        const lk_table *t);
 
-/* Appends to the transaction the statements that merge `s` into the
- * table-level stats of table `t` (INSERT on the table's first data, UPDATE
- * after). */
+/* Folds the stats of one more write of this commit into the commit's
+ * running stats of the table: counts add, a side with unknown bounds makes
+ * them unknown (how DuckDB merges the stats of the files of one commit). */
+int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_connection con);
+
+/* Appends to the transaction the statements that merge a commit's stats
+ * `s` into the table-level stats of table `table_id` (INSERT on the
+ * table's first data, UPDATE after). */
 void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
-                               const lk_table *t, const lk_stats_set *s);
+                               int64_t table_id, const lk_stats_set *s);
 
 #endif

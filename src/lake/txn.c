@@ -15,6 +15,7 @@
 #include "lake/txn.h"
 
 #include "duck/duck.h"
+#include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/write.h"
 #include "tarn/error.h"
@@ -191,6 +192,8 @@ static void txn_free(lk_txn *txn)
     for (size_t i = 0; i < txn->nwritten; i++)
         free(txn->written[i]);
     free(txn->written);
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        lk_stats_free(&txn->deltas[i].stats);
     free(txn->deltas);
     free(txn->author);
     free(txn->message);
@@ -267,6 +270,9 @@ static void stats_sql(lk_txn *txn, const char *meta)
         lk_table_delta *d = &txn->deltas[i];
         if (!d->touched)
             continue;
+        /* a table dropped later in the transaction keeps no stats */
+        if (d->stats.n && lk_catalog_table_by_id(&txn->cat, d->table_id))
+            lk_stats_merge_into_table(txn, d, meta, d->table_id, &d->stats);
         if (!d->had_stats_row)
             lk_txn_sql(txn, "INSERT INTO %s.ducklake_table_stats VALUES (%lld, %lld, %lld, %lld)",
                        meta, (long long)d->table_id, (long long)d->added_records,

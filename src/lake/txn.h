@@ -20,6 +20,7 @@
 #define TARN_LAKE_TXN_H
 
 #include "lake/lake.h"
+#include "lake/colstats_set.h"
 #include "util/buf.h"
 
 #include <stdint.h>
@@ -40,6 +41,7 @@ typedef struct {
     int stats_inserted; /* this transaction inserted the column stats rows */
     int inlined;        /* rows were inlined (next_file_id is bumped once) */
     int got_file;       /* a Parquet data file was written */
+    lk_stats_set stats; /* column stats of this commit's writes, merged at commit */
     int touched;
 } lk_table_delta;
 

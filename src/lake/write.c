@@ -126,7 +126,7 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     lk_stats_init(&st, t);
     rc = lk_stats_from_rows(&st, con, STAGE, t);
     if (!rc)
-        lk_stats_merge_into_table(lake->txn, d, lake->meta, t, &st);
+        rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
     if (!with_rowid)
         d->next_row_id += n;
@@ -290,7 +290,7 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
         lk_stats_set st;
         lk_stats_init(&st, t);
         file_stats_sql(txn, lake->meta, t, file_id, &files[0], &st);
-        lk_stats_merge_into_table(txn, d, lake->meta, t, &st);
+        rc = lk_stats_accumulate(&d->stats, &st, con);
         lk_stats_free(&st);
         d->next_row_id += files[0].count;
         d->added_records += files[0].count;

@@ -1,0 +1,29 @@
+/*
+ * colstats_set.h — the column statistics of a write (one entry per leaf
+ * column), shared by colstats.c (computing and merging them) and txn.h
+ * (a transaction keeps each table's running stats until its commit).
+ */
+#ifndef TARN_LAKE_COLSTATS_SET_H
+#define TARN_LAKE_COLSTATS_SET_H
+
+#include "lake/model.h"
+
+#include <stdint.h>
+
+typedef struct {
+    const lk_column *col; /* the leaf column (valid while the model is unchanged) */
+    int64_t col_id;       /* its id and SQL type, kept for the commit */
+    char *sql_type;
+    int text_order;       /* bounds compare as text (see colstats.c) */
+    char *path;           /* DuckDB stats path: "st"."a" */
+    char *min, *max;      /* NULL: unknown */
+    int64_t value_count, null_count, column_size;
+    int contains_nan; /* -1: not recorded */
+} lk_leaf_stats;
+
+typedef struct {
+    lk_leaf_stats *leaves;
+    size_t n;
+} lk_stats_set;
+
+#endif
