@@ -931,3 +931,49 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     txn->catalog_changed = 1;
     return 0;
 }
+
+/* ---- comments ---- */
+
+int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *column,
+               const char *text)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Catalog Error: Table with name %s does not exist in lake \"%s\"",
+                              name, lake->alias);
+    lk_column *c = column ? top_column(t, column, NULL) : NULL;
+    if (column && !c)
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: Table \"%s\" does not have a column with name \"%s\"",
+                              name, column);
+    tarn_buf b = {0};
+    if (c) {
+        lk_txn_sql(txn,
+                   "UPDATE %s.ducklake_column_tag SET end_snapshot = %lld WHERE table_id = %lld "
+                   "AND column_id = %lld AND \"key\" = 'comment' AND end_snapshot IS NULL",
+                   lake->meta, (long long)txn->snapshot_id, (long long)t->id, (long long)c->id);
+        buf_printf(&b, "INSERT INTO %s.ducklake_column_tag VALUES (%lld, %lld, %lld, NULL, "
+                       "'comment', ",
+                   lake->meta, (long long)t->id, (long long)c->id, (long long)txn->snapshot_id);
+    } else {
+        lk_txn_sql(txn,
+                   "UPDATE %s.ducklake_tag SET end_snapshot = %lld WHERE object_id = %lld AND "
+                   "\"key\" = 'comment' AND end_snapshot IS NULL",
+                   lake->meta, (long long)txn->snapshot_id, (long long)t->id);
+        buf_printf(&b, "INSERT INTO %s.ducklake_tag VALUES (%lld, %lld, NULL, 'comment', ",
+                   lake->meta, (long long)t->id, (long long)txn->snapshot_id);
+    }
+    quote_literal(&b, text);
+    buf_putc(&b, ')');
+    if (text)
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
+    char **slot = c ? &c->comment : &t->comment;
+    free(*slot);
+    *slot = text ? xstrdup(text) : NULL;
+    altered(lake, t);
+    return 0;
+}

@@ -57,6 +57,11 @@ typedef struct {
 int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                    const lk_alter *op);
 
+/* COMMENT ON TABLE schema.name (column NULL) or COMMENT ON COLUMN
+ * schema.name.column IS text (NULL text removes the comment). */
+int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *column,
+               const char *text);
+
 /* ---- views ---- */
 
 /* Creates view schema.name with `sql` (DuckDB SQL with the lake's own name

@@ -405,6 +405,36 @@ static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+/* Table and column comments ride on the table's DuckDB view, so that
+ * duckdb_columns() and DESCRIBE show them. */
+static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema,
+                        const lk_table *t)
+{
+    int rc = 0;
+    tarn_buf b = {0};
+    if (t->comment) {
+        buf_puts(&b, "COMMENT ON VIEW ");
+        quote_qualified(&b, lake->alias, schema, t->name);
+        buf_puts(&b, " IS ");
+        quote_literal(&b, t->comment);
+        rc = duck_exec(con, buf_cstr(&b));
+    }
+    for (size_t i = 0; i < t->ncols && !rc; i++) {
+        if (!t->cols[i].comment)
+            continue;
+        buf_clear(&b);
+        buf_puts(&b, "COMMENT ON COLUMN ");
+        quote_qualified(&b, lake->alias, schema, t->name);
+        buf_putc(&b, '.');
+        quote_ident(&b, t->cols[i].name);
+        buf_puts(&b, " IS ");
+        quote_literal(&b, t->cols[i].comment);
+        rc = duck_exec(con, buf_cstr(&b));
+    }
+    buf_free(&b);
+    return rc;
+}
+
 /* A DuckLake view becomes a DuckDB view in the alias database. One that no
  * longer binds (its table was dropped) is left out: querying it then fails
  * with DuckDB's "does not exist", as it would under DuckLake. */
@@ -468,6 +498,8 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
         rc = duck_exec(con, buf_cstr(&b));
         if (rc)
             tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
+        if (!rc)
+            rc = comment_view(lake, con, sc->name, t);
     }
     for (size_t i = 0; i < cat->nviews && !rc; i++)
         create_lake_view(lake, con, cat, &cat->views[i]);

@@ -1,16 +1,200 @@
 /*
- * maintain.c — DuckLake maintenance functions (see maintain.h).
+ * maintain.c — DuckLake's maintenance functions (see maintain.h): finding
+ * the lake and the function, the helpers every function shares (named
+ * arguments, catalog options, typed result rows, the transaction a
+ * rewriting function commits, the tables it applies to). The functions
+ * themselves live in maintain_flush.c, maintain_merge.c and
+ * maintain_expire.c; the file writing they share in maintain_files.c.
  */
 #include "lake/maintain.h"
 
+#include "duck/duck.h"
+#include "lake/maintain_int.h"
 #include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef int (*mt_fn)(char **out, const mt_call *c);
+
+static const struct {
+    const char *name;
+    mt_fn run;
+} FUNCTIONS[] = {
+    {"ducklake_flush_inlined_data", mt_flush_inlined},
+    {"ducklake_merge_adjacent_files", mt_merge_adjacent},
+    {"ducklake_rewrite_data_files", mt_rewrite_files},
+    {"ducklake_expire_snapshots", mt_expire_snapshots},
+    {"ducklake_cleanup_old_files", mt_cleanup_old_files},
+    {"ducklake_delete_orphaned_files", mt_delete_orphans},
+};
 
 int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_args *a)
 {
-    (void)s;
-    (void)fn;
-    (void)a;
     *out = NULL;
-    tarn_error_clear();
-    return TARN_ENOTFOUND;
+    size_t k = 0, n = sizeof(FUNCTIONS) / sizeof(FUNCTIONS[0]);
+    while (k < n && strcasecmp(FUNCTIONS[k].name, fn) != 0)
+        k++;
+    if (k == n) {
+        tarn_error_clear();
+        return TARN_ENOTFOUND;
+    }
+    if (a->npos < 1 || !a->pos[0])
+        return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
+    lk_lake *l = session_lake(s, a->pos[0]);
+    if (!l)
+        return tarn_error_set(TARN_EINVALID, "%s: no DuckLake lake is attached as \"%s\"", fn,
+                              a->pos[0]);
+    mt_call c = {s, l, a, FUNCTIONS[k].name};
+    int rc = FUNCTIONS[k].run(out, &c);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        if (!strstr(tarn_error_last(), fn))
+            tarn_error_prefix(rc, "%s", fn);
+    }
+    return rc;
+}
+
+/* ---- arguments and options ---- */
+
+int mt_check_named(const mt_call *c, const char *const *names)
+{
+    for (size_t i = 0; i < c->a->nnamed; i++) {
+        size_t k = 0;
+        while (names[k] && strcasecmp(names[k], c->a->names[i]) != 0)
+            k++;
+        if (!names[k])
+            return tarn_error_set(TARN_EINVALID, "unsupported named parameter \"%s\"",
+                                  c->a->names[i]);
+    }
+    return 0;
+}
+
+int mt_bool(const mt_call *c, const char *name, int dflt)
+{
+    const char *v = lk_args_named(c->a, name);
+    if (!v)
+        return dflt;
+    return strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0;
+}
+
+char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t table_id)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "SELECT \"value\" FROM %s.ducklake_metadata WHERE \"key\" = ", c->lake->meta);
+    quote_literal(&b, key);
+    buf_printf(&b,
+               " AND ((\"scope\" = 'table' AND scope_id = %lld) OR (\"scope\" = 'schema' AND "
+               "scope_id = %lld) OR \"scope\" IS NULL) ORDER BY CASE \"scope\" WHEN 'table' THEN "
+               "0 WHEN 'schema' THEN 1 ELSE 2 END LIMIT 1",
+               (long long)table_id, (long long)schema_id);
+    char *v = NULL;
+    if (duck_query_string(&v, c->s->con, buf_cstr(&b)) != 0) {
+        tarn_error_clear();
+        v = NULL;
+    }
+    buf_free(&b);
+    return v;
+}
+
+/* ---- results ---- */
+
+void mt_result_row(mt_result *r, const char *const *literals)
+{
+    buf_puts(&r->values, r->nrows++ ? ", (" : "(");
+    for (size_t i = 0; i < r->ncols; i++) {
+        if (i)
+            buf_puts(&r->values, ", ");
+        buf_puts(&r->values, literals[i]);
+    }
+    buf_putc(&r->values, ')');
+}
+
+char *mt_result_sql(mt_result *r)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT ");
+    for (size_t i = 0; i < r->ncols; i++) {
+        if (i)
+            buf_puts(&b, ", ");
+        if (r->nrows)
+            buf_printf(&b, "CAST(c%zu AS %s) AS ", i, r->types[i]);
+        else
+            buf_printf(&b, "NULL::%s AS ", r->types[i]);
+        quote_ident(&b, r->names[i]);
+    }
+    if (r->nrows) {
+        buf_printf(&b, " FROM (VALUES %s) v(", buf_cstr(&r->values));
+        for (size_t i = 0; i < r->ncols; i++)
+            buf_printf(&b, "%sc%zu", i ? ", " : "", i);
+        buf_putc(&b, ')');
+    } else {
+        buf_puts(&b, " LIMIT 0");
+    }
+    buf_free(&r->values);
+    return buf_detach(&b);
+}
+
+char *mt_lit(const char *s)
+{
+    tarn_buf b = {0};
+    quote_literal(&b, s);
+    return buf_detach(&b);
+}
+
+char *mt_int(int64_t v)
+{
+    return xasprintf("%lld", (long long)v);
+}
+
+/* ---- the transaction of a rewriting function ---- */
+
+int mt_write_begin(const mt_call *c)
+{
+    /* A maintenance commit rewrites files under the snapshot it starts
+     * from; mixing it with pending writes of an open BEGIN … COMMIT
+     * (which scans read as files of their own) cannot be made exact. */
+    if (c->s->explicit_txn)
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
+    return session_write_begin(c->s, c->lake);
+}
+
+int mt_write_end(const mt_call *c, int rc)
+{
+    return session_write_end(c->s, c->lake, rc);
+}
+
+/* ---- the tables a function applies to ---- */
+
+int mt_tables(const mt_call *c, const char *schema, const char *table, const lk_table ***out,
+              size_t *n)
+{
+    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(c->lake);
+    *out = NULL;
+    *n = 0;
+    lk_schema *sc = NULL;
+    if (schema || table) {
+        sc = lk_catalog_schema(cat, schema ? schema : "main");
+        if (!sc)
+            return tarn_error_set(TARN_ENOTFOUND, "Schema with name %s does not exist",
+                                  schema ? schema : "main");
+    }
+    if (table) {
+        const lk_table *t = lk_catalog_table(cat, sc->id, table);
+        if (!t)
+            return tarn_error_set(TARN_ENOTFOUND, "Table with name %s does not exist", table);
+        *out = xmalloc(sizeof(lk_table *));
+        (*out)[(*n)++] = t;
+        return 0;
+    }
+    *out = xcalloc(cat->ntables ? cat->ntables : 1, sizeof(lk_table *));
+    for (size_t i = 0; i < cat->ntables; i++)
+        if (!sc || cat->tables[i].schema_id == sc->id)
+            (*out)[(*n)++] = &cat->tables[i];
+    return 0;
 }

@@ -35,6 +35,7 @@ void lk_column_free(lk_column *col)
     free(col->initial_default);
     free(col->default_value);
     free(col->default_value_type);
+    free(col->comment);
     memset(col, 0, sizeof(*col));
 }
 
@@ -46,6 +47,7 @@ void lk_column_copy(lk_column *dst, const lk_column *src)
     dst->initial_default = dup_or_null(src->initial_default);
     dst->default_value = dup_or_null(src->default_value);
     dst->default_value_type = dup_or_null(src->default_value_type);
+    dst->comment = dup_or_null(src->comment);
     dst->children = src->nchildren ? xcalloc(src->nchildren, sizeof(lk_column)) : NULL;
     for (size_t i = 0; i < src->nchildren; i++)
         lk_column_copy(&dst->children[i], &src->children[i]);
@@ -65,6 +67,7 @@ void lk_table_free(lk_table *t)
     free(t->uuid);
     free(t->name);
     free(t->path);
+    free(t->comment);
     memset(t, 0, sizeof(*t));
 }
 
@@ -74,6 +77,7 @@ void lk_table_copy(lk_table *dst, const lk_table *src)
     dst->uuid = dup_or_null(src->uuid);
     dst->name = dup_or_null(src->name);
     dst->path = dup_or_null(src->path);
+    dst->comment = dup_or_null(src->comment);
     dst->cols = src->ncols ? xcalloc(src->ncols, sizeof(lk_column)) : NULL;
     for (size_t i = 0; i < src->ncols; i++)
         lk_column_copy(&dst->cols[i], &src->cols[i]);
@@ -447,6 +451,40 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
     return 0;
 }
 
+/* COMMENT ON TABLE / COLUMN, stored as 'comment' tags. */
+static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql = xasprintf("SELECT object_id, NULL::BIGINT, \"value\" FROM %s.ducklake_tag WHERE "
+                          "\"key\" = 'comment' AND " VISIBLE " UNION ALL SELECT table_id, "
+                          "column_id, \"value\" FROM %s.ducklake_column_tag WHERE \"key\" = "
+                          "'comment' AND " VISIBLE,
+                          meta, s, s, meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        const char *v = duck_table_get(&t, r, 2);
+        if (!tb || !v)
+            continue;
+        if (!duck_table_get(&t, r, 1)) {
+            free(tb->comment);
+            tb->comment = xstrdup(v);
+            continue;
+        }
+        lk_column *col = find_column(tb->cols, tb->ncols, to_i64(duck_table_get(&t, r, 1), -1));
+        if (col) {
+            free(col->comment);
+            col->comment = xstrdup(v);
+        }
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
 static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
 {
     long long s = (long long)c->snapshot_id;
@@ -489,6 +527,8 @@ int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, in
         rc = load_views(out, con, meta);
     if (!rc)
         rc = load_partitions(out, con, meta);
+    if (!rc)
+        rc = load_comments(out, con, meta);
     if (rc)
         lk_catalog_free(out);
     return rc;

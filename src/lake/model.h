@@ -27,6 +27,7 @@ typedef struct lk_column {
     char *default_value_type; /* "literal", "expression" or "" */
     int nulls_allowed;
     int64_t parent; /* parent column id, -1 for top level */
+    char *comment;  /* COMMENT ON COLUMN (ducklake_column_tag 'comment'), or NULL */
     struct lk_column *children;
     size_t nchildren;
 } lk_column;
@@ -47,6 +48,7 @@ typedef struct {
     int64_t id, begin, schema_id;
     char *uuid, *name, *path;
     int path_rel;
+    char *comment;        /* COMMENT ON TABLE (ducklake_tag 'comment'), or NULL */
     int64_t partition_id; /* live partition spec, -1 when none */
     lk_partkey *keys;     /* its keys (none: unpartitioned) */
     size_t nkeys;

@@ -330,6 +330,31 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
     return 0;
 }
 
+/* duckdb_tables(): lake tables are DuckDB views underneath; list them as
+ * the tables they are. */
+static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s,
+                                 const sql_tokens *tk, size_t i)
+{
+    *next = i;
+    if (tk->toks[i].type != SQL_TOK_IDENT || strcasecmp(tk->toks[i].text, "duckdb_tables") != 0 ||
+        i + 2 >= tk->n || !is_op(&tk->toks[i + 1], "(") || !is_op(&tk->toks[i + 2], ")") ||
+        (i > 0 && is_op(&tk->toks[i - 1], ".")))
+        return 0;
+    buf_puts(b, "(SELECT * FROM duckdb_tables() UNION ALL BY NAME SELECT v.database_name, "
+                "v.database_oid, v.schema_name, v.schema_oid, v.view_name AS table_name, "
+                "v.view_oid AS table_oid, v.comment, v.tags, v.internal, v.temporary, false AS "
+                "has_primary_key, 0::BIGINT AS estimated_size, v.column_count, 0::BIGINT AS "
+                "index_count, 0::BIGINT AS check_constraint_count, v.sql FROM duckdb_views() v "
+                "JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
+    column_facts(b, s);
+    buf_puts(b, ") __tarn_l ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
+                "AND v.view_name = __tarn_l.tbl)");
+    if (!alias_follows(tk, i + 3))
+        buf_puts(b, " AS duckdb_tables");
+    *next = i + 3;
+    return 0;
+}
+
 /* DESCRIBE lake.table: DuckDB's description of the view, with the
  * table's own defaults and NOT NULL flags. */
 static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -388,6 +413,8 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
             rc = rewrite_info_columns(&next, &piece, s, &tk, i);
         if (!rc && next == i)
             rc = rewrite_info_tables(&next, &piece, s, &tk, i);
+        if (!rc && next == i)
+            rc = rewrite_duckdb_tables(&next, &piece, s, &tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
         if (!rc && next != i) {

@@ -483,6 +483,40 @@ static int unsupported(lk_lake *l, const char *what)
                           what, l->alias);
 }
 
+/* COMMENT ON TABLE lake.t IS '…' / COMMENT ON COLUMN lake.t.c IS '…' */
+static int comment_on(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled)
+{
+    (void)sql;
+    if (tk->n < 5 || !kw_at(tk, 1, "ON"))
+        return 0;
+    int is_column = kw_at(tk, 2, "COLUMN");
+    if (!is_column && !kw_at(tk, 2, "TABLE"))
+        return 0;
+    qname q;
+    if (!session_qname(tk, 3, &q))
+        return 0;
+    const char *schema = NULL, *name = NULL, *column = NULL;
+    qname tq = q;
+    if (is_column) {
+        if (q.n < 2)
+            return 0;
+        column = q.parts[q.n - 1];
+        tq.n--;
+    }
+    lk_lake *l = session_resolve(s, &tq, &schema, &name, 0);
+    if (!l)
+        return 0;
+    *handled = 1;
+    size_t i = q.end;
+    if (!kw_at(tk, i, "IS") || i + 1 >= tk->n)
+        return tarn_error_set(TARN_EINVALID, "COMMENT ON: expected IS '<text>' or IS NULL");
+    const char *text = tk->toks[i + 1].type == SQL_TOK_STRING ? tk->toks[i + 1].text : NULL;
+    int rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_comment(l, schema, name, column, text);
+    return session_write_end(s, l, rc);
+}
+
 int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                      const tarn_sink *sink, int *handled)
 {
@@ -493,16 +527,8 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     qname q;
     const char *schema = NULL, *name = NULL;
     int is_schema = strcasecmp(h.object, "SCHEMA") == 0;
-    if (strcmp(kw, "COMMENT") == 0) {
-        /* COMMENT ON TABLE|COLUMN name IS … */
-        if (tk->n > 3 && session_qname(tk, 3, &q) &&
-            (session_resolve(s, &q, &schema, &name, 0) || session_lake(s, q.parts[0]))) {
-            *handled = 1;
-            lk_lake *l = session_lake(s, q.parts[0]);
-            return unsupported(l ? l : s->lakes, "COMMENT ON");
-        }
-        return 0;
-    }
+    if (strcmp(kw, "COMMENT") == 0)
+        return comment_on(s, tk, sql, handled);
     if (!session_qname(tk, h.i, &q))
         return 0;
     lk_lake *l = session_resolve(s, &q, &schema, &name, is_schema);

@@ -1,0 +1,376 @@
+/*
+ * maintain_files.c — the files a maintenance commit writes and removes
+ * (see maintain_int.h): data files carrying DuckLake's internal row-id and
+ * snapshot-id columns with their catalog rows, snapshot-embedded delete
+ * files, files dropped from the catalog at once and scheduled for
+ * deletion, and the path checks that keep every deletion inside the
+ * lake's data path.
+ */
+#include "duck/duck.h"
+#include "lake/colstats.h"
+#include "lake/filestats.h"
+#include "lake/maintain_int.h"
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/quote.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FILE_PATH_FIELD 2147483646LL
+#define POS_FIELD 2147483645LL
+
+static char *new_name(duckdb_connection con, const char *suffix)
+{
+    char *uuid = NULL;
+    if (duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR") || !uuid)
+        return NULL;
+    char *name = xasprintf("ducklake-%s%s.parquet", uuid, suffix);
+    free(uuid);
+    return name;
+}
+
+static void copy_sql(tarn_buf *b, const mt_file_spec *sp, const char *abs)
+{
+    buf_puts(b, "COPY (SELECT ");
+    for (size_t i = 0; i < sp->t->ncols; i++) {
+        buf_puts(b, i ? ", " : "");
+        quote_ident(b, sp->t->cols[i].name);
+    }
+    if (sp->with_rid)
+        buf_puts(b, ", __rid AS _ducklake_internal_row_id");
+    if (sp->with_snap)
+        buf_puts(b, ", __snap AS _ducklake_internal_snapshot_id");
+    buf_printf(b, " FROM (%s) __src ORDER BY %s) TO ", sp->source, sp->order_by);
+    quote_literal(b, abs);
+    buf_puts(b, " (FORMAT parquet, FIELD_IDS {");
+    for (size_t i = 0; i < sp->t->ncols; i++) {
+        buf_puts(b, i ? ", " : "");
+        lk_type_field_ids(b, &sp->t->cols[i]);
+    }
+    if (sp->with_rid)
+        buf_printf(b, ", _ducklake_internal_row_id: %lld", MT_ROW_ID_FIELD);
+    if (sp->with_snap)
+        buf_printf(b, ", _ducklake_internal_snapshot_id: %lld", MT_SNAPSHOT_FIELD);
+    buf_puts(b, "}, RETURN_STATS)");
+}
+
+static void opt_int(tarn_buf *b, int64_t v)
+{
+    if (v < 0)
+        buf_puts(b, "NULL");
+    else
+        buf_printf(b, "%lld", (long long)v);
+}
+
+/* ducklake_file_column_stats rows of the file (leaf columns of the layout
+ * written; the internal columns get none), as write.c records them. */
+static void column_stats(const mt_call *c, const mt_file_spec *sp, int64_t file_id,
+                         const lk_file_stats *fs, lk_stats_set *st)
+{
+    lk_txn *txn = c->lake->txn;
+    for (size_t i = 0; i < st->n; i++) {
+        lk_leaf_stats *l = &st->leaves[i];
+        const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
+        int no_bounds = strcmp(l->col->type, "int128") == 0 || strcmp(l->col->type, "uint128") == 0;
+        if (cs) {
+            l->null_count = cs->null_count;
+            l->value_count = cs->num_values - cs->null_count;
+            if (l->value_count < 0)
+                l->value_count = 0;
+            l->column_size = cs->column_size;
+            l->contains_nan = cs->has_nan;
+            l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
+            l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
+        }
+        tarn_buf b = {0};
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
+                   "%lld, %lld, ",
+                   c->lake->meta, (long long)file_id, (long long)sp->cur->id,
+                   (long long)l->col->id, (long long)l->column_size, (long long)l->value_count,
+                   (long long)l->null_count);
+        quote_literal(&b, l->min);
+        buf_puts(&b, ", ");
+        quote_literal(&b, l->max);
+        buf_printf(&b, ", %s, NULL)",
+                   l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+}
+
+static int register_file(const mt_call *c, const mt_file_spec *sp, const char *rel,
+                         const lk_file_stats *fs, int64_t file_id)
+{
+    lk_txn *txn = c->lake->txn;
+    tarn_buf b = {0};
+    buf_printf(&b, "INSERT INTO %s.ducklake_data_file VALUES (%lld, %lld, %lld, NULL, NULL, ",
+               c->lake->meta, (long long)file_id, (long long)sp->cur->id,
+               (long long)sp->begin_snapshot);
+    quote_literal(&b, rel);
+    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, ", (long long)fs->count,
+               (long long)fs->file_size, (long long)fs->footer_size);
+    opt_int(&b, sp->row_id_start);
+    buf_puts(&b, ", ");
+    opt_int(&b, sp->partition_id);
+    buf_puts(&b, ", NULL, NULL, ");
+    opt_int(&b, sp->partial_max);
+    buf_putc(&b, ')');
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    for (size_t k = 0; k < sp->nparts; k++) {
+        buf_clear(&b);
+        buf_printf(&b, "INSERT INTO %s.ducklake_file_partition_value VALUES (%lld, %lld, %zu, ",
+                   c->lake->meta, (long long)file_id, (long long)sp->cur->id, k);
+        quote_literal(&b, sp->part_values[k]);
+        buf_putc(&b, ')');
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+    }
+    buf_free(&b);
+    lk_stats_set st;
+    lk_stats_init(&st, sp->t);
+    column_stats(c, sp, file_id, fs, &st);
+    int rc = 0;
+    if (sp->stats) {
+        sp->stats->added_bytes += fs->file_size;
+        sp->stats->touched = 1;
+        rc = lk_stats_accumulate(&sp->stats->stats, &st, c->s->con);
+    }
+    lk_stats_free(&st);
+    return rc;
+}
+
+int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out)
+{
+    lk_txn *txn = c->lake->txn;
+    memset(out, 0, sizeof(*out));
+    out->file_id = -1;
+    char *dir = lk_lake_table_dir(c->lake, &txn->cat, sp->cur);
+    char *name = new_name(c->s->con, "");
+    char *rel = xasprintf("%s%s", sp->subdir, name ? name : "");
+    char *abs = xasprintf("%s%s", dir, rel);
+    char *fdir = xasprintf("%s%s", dir, sp->subdir);
+    int rc = name ? fs_mkdir_p(fdir) : TARN_ERROR;
+    lk_file_stats *files = NULL;
+    size_t nfiles = 0;
+    if (!rc) {
+        tarn_buf b = {0};
+        copy_sql(&b, sp, abs);
+        lk_txn_wrote(txn, abs);
+        rc = lk_copy_with_stats(&files, &nfiles, c->s->con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    if (!rc && nfiles == 1 && files[0].count == 0) {
+        unlink(abs);
+    } else if (!rc && nfiles == 1) {
+        out->file_id = lk_txn_new_file_id(txn);
+        out->record_count = files[0].count;
+        out->file_size = files[0].file_size;
+        out->abs_path = xstrdup(abs);
+        rc = register_file(c, sp, rel, &files[0], out->file_id);
+    } else if (!rc) {
+        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
+                            nfiles);
+    }
+    lk_file_stats_free(files, nfiles);
+    free(fdir);
+    free(abs);
+    free(rel);
+    free(name);
+    free(dir);
+    return rc;
+}
+
+void mt_written_free(mt_written *w)
+{
+    free(w->abs_path);
+    w->abs_path = NULL;
+}
+
+int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_file_id,
+                         const char *data_path, const char *positions, int64_t *count)
+{
+    lk_txn *txn = c->lake->txn;
+    *count = 0;
+    char *dir = lk_lake_table_dir(c->lake, &txn->cat, cur);
+    char *name = new_name(c->s->con, "-delete");
+    int rc = name ? fs_mkdir_p(dir) : TARN_ERROR;
+    char *abs = xasprintf("%s%s", dir, name ? name : "");
+    tarn_buf b = {0};
+    buf_puts(&b, "COPY (SELECT ");
+    quote_literal(&b, data_path);
+    buf_printf(&b, " AS file_path, pos, snap AS _ducklake_internal_snapshot_id FROM (%s) ORDER BY "
+                   "pos) TO ",
+               positions);
+    quote_literal(&b, abs);
+    buf_printf(&b,
+               " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld, "
+               "_ducklake_internal_snapshot_id: %lld}, RETURN_STATS)",
+               FILE_PATH_FIELD, POS_FIELD, MT_SNAPSHOT_FIELD);
+    lk_file_stats *fs = NULL;
+    size_t nfs = 0;
+    if (!rc) {
+        lk_txn_wrote(txn, abs);
+        rc = lk_copy_with_stats(&fs, &nfs, c->s->con, buf_cstr(&b));
+    }
+    int64_t begin = 0;
+    if (!rc && nfs == 1 && fs[0].count > 0) {
+        char *q = xasprintf("SELECT min(snap) FROM (%s)", positions);
+        rc = duck_query_int64(&begin, NULL, c->s->con, q);
+        free(q);
+    }
+    if (!rc && nfs == 1 && fs[0].count > 0) {
+        *count = fs[0].count;
+        int64_t id = lk_txn_new_file_id(txn);
+        buf_clear(&b);
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_delete_file VALUES (%lld, %lld, %lld, NULL, %lld, ",
+                   c->lake->meta, (long long)id, (long long)cur->id, (long long)begin,
+                   (long long)data_file_id);
+        quote_literal(&b, name);
+        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, NULL)", (long long)fs[0].count,
+                   (long long)fs[0].file_size, (long long)fs[0].footer_size);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+    } else if (!rc) {
+        unlink(abs);
+    }
+    lk_file_stats_free(fs, nfs);
+    buf_free(&b);
+    free(abs);
+    free(name);
+    free(dir);
+    return rc;
+}
+
+/* ---- dropping files from the catalog at once ---- */
+
+static void id_list(tarn_buf *b, const int64_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        buf_printf(b, "%s%lld", i ? ", " : "", (long long)ids[i]);
+}
+
+int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
+{
+    if (n == 0)
+        return 0;
+    lk_txn *txn = c->lake->txn;
+    tarn_buf ids_sql = {0}, q = {0};
+    id_list(&ids_sql, ids, n);
+    buf_puts(&q, "SELECT f.data_file_id, ");
+    mt_file_path_sql(&q, c->lake, "f");
+    buf_printf(&q, " FROM %s.ducklake_data_file f WHERE f.data_file_id IN (%s) UNION ALL SELECT "
+                   "f.delete_file_id, ",
+               c->lake->meta, buf_cstr(&ids_sql));
+    mt_file_path_sql(&q, c->lake, "f");
+    buf_printf(&q, " FROM %s.ducklake_delete_file f WHERE f.data_file_id IN (%s)", c->lake->meta,
+               buf_cstr(&ids_sql));
+    duck_table r;
+    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    for (size_t i = 0; !rc && i < r.nrows; i++) {
+        int rel = 0;
+        char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
+        tarn_buf b = {0};
+        buf_printf(&b, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%s, ",
+                   c->lake->meta, duck_table_get(&r, i, 0));
+        quote_literal(&b, p);
+        buf_printf(&b, ", %s, now())", rel ? "true" : "false");
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+        free(p);
+    }
+    if (!rc)
+        duck_table_free(&r);
+    static const char *const TABLES[] = {"ducklake_data_file", "ducklake_file_column_stats",
+                                         "ducklake_delete_file", "ducklake_file_partition_value",
+                                         "ducklake_file_variant_stats"};
+    for (size_t i = 0; !rc && i < sizeof(TABLES) / sizeof(TABLES[0]); i++)
+        lk_txn_sql(txn, "DELETE FROM %s.%s WHERE data_file_id IN (%s)", c->lake->meta, TABLES[i],
+                   buf_cstr(&ids_sql));
+    buf_free(&ids_sql);
+    buf_free(&q);
+    return rc;
+}
+
+/* ---- paths ---- */
+
+char *mt_data_relative(const lk_lake *lake, const char *full, int *rel)
+{
+    size_t n = strlen(lake->data_abs);
+    if (strncmp(full, lake->data_abs, n) == 0) {
+        *rel = 1;
+        return xstrdup(full + n);
+    }
+    *rel = 0;
+    return xstrdup(full);
+}
+
+/* realpath() of the longest existing prefix of `path`, plus the rest:
+ * a file about to be deleted may already be gone. NULL when the rest
+ * climbs with "..". */
+static char *resolve_existing(const char *path)
+{
+    char *head = xstrdup(path);
+    char *tail = NULL;
+    for (;;) {
+        char real[PATH_MAX];
+        if (realpath(head, real)) {
+            char *out = tail ? xasprintf("%s/%s", real, tail) : xstrdup(real);
+            int bad = tail && (strstr(tail, "..") != NULL);
+            free(head);
+            free(tail);
+            if (bad) {
+                free(out);
+                return NULL;
+            }
+            return out;
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash || slash == head) {
+            free(head);
+            free(tail);
+            return NULL;
+        }
+        char *t = tail ? xasprintf("%s/%s", slash + 1, tail) : xstrdup(slash + 1);
+        free(tail);
+        tail = t;
+        *slash = 0;
+    }
+}
+
+int mt_inside_data_path(const lk_lake *lake, const char *path)
+{
+    char root[PATH_MAX];
+    if (!realpath(lake->data_abs, root))
+        return 0;
+    char *real = resolve_existing(path);
+    if (!real)
+        return 0;
+    size_t n = strlen(root);
+    int inside = strncmp(real, root, n) == 0 && real[n] == '/' && real[n + 1] != 0;
+    free(real);
+    return inside;
+}
+
+void mt_file_path_sql(tarn_buf *b, const lk_lake *lake, const char *f)
+{
+    /* DuckLake's rule (§3.4): each level is relative to the one above
+     * unless it says otherwise; a table renamed keeps its path. */
+    buf_printf(b,
+               "(SELECT CASE WHEN NOT %s.path_is_relative THEN %s.path WHEN NOT "
+               "COALESCE(t.path_is_relative, true) THEN COALESCE(t.path, '') || %s.path WHEN NOT "
+               "COALESCE(s.path_is_relative, true) THEN COALESCE(s.path, '') || COALESCE(t.path, "
+               "'') || %s.path ELSE ",
+               f, f, f, f);
+    quote_literal(b, lake->data_abs);
+    buf_printf(b,
+               " || COALESCE(s.path, '') || COALESCE(t.path, '') || %s.path END FROM (SELECT 1) "
+               "x LEFT JOIN (SELECT * FROM %s.ducklake_table WHERE table_id = %s.table_id ORDER "
+               "BY begin_snapshot DESC LIMIT 1) t ON true LEFT JOIN (SELECT * FROM "
+               "%s.ducklake_schema) s ON s.schema_id = t.schema_id)",
+               f, lake->meta, f, lake->meta);
+}

@@ -1,0 +1,133 @@
+/*
+ * maintain_int.h — what the maintenance functions (maintain*.c) share:
+ * argument and option helpers, result building, writing the Parquet files
+ * a maintenance commit produces (with DuckLake's internal row-id and
+ * snapshot-id columns) and registering them, and resolving file paths
+ * inside the lake's data path. Not part of libtarn's API.
+ */
+#ifndef TARN_LAKE_MAINTAIN_INT_H
+#define TARN_LAKE_MAINTAIN_INT_H
+
+#include "lake/functions.h"
+#include "lake/txn.h"
+#include "util/buf.h"
+
+#include <stdint.h>
+
+#define MT_ROW_ID_FIELD 2147483540LL
+#define MT_SNAPSHOT_FIELD 2147483539LL
+
+/* One call of a maintenance function. */
+typedef struct {
+    tarn_session *s;
+    lk_lake *lake;
+    const lk_args *a;
+    const char *fn; /* its name, for messages */
+} mt_call;
+
+/* ---- arguments and options (maintain.c) ---- */
+
+/* Fails unless every named argument is one of `names` (NULL-terminated). */
+int mt_check_named(const mt_call *c, const char *const *names);
+/* A boolean named argument: 1, 0, or `dflt` when absent. */
+int mt_bool(const mt_call *c, const char *name, int dflt);
+/* The lake option `key` for a table (table, then schema, then global
+ * scope); NULL when unset (malloc'd). schema_id/table_id < 0: global. */
+char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t table_id);
+
+/* ---- results (maintain.c) ---- */
+
+/* Rows of a result built as VALUES: cells are SQL literal text. */
+typedef struct {
+    size_t ncols;
+    const char *const *names;
+    const char *const *types;
+    tarn_buf values;
+    size_t nrows;
+} mt_result;
+
+void mt_result_row(mt_result *r, const char *const *literals);
+/* *out gets SELECT … over the rows (typed, empty when none); frees r. */
+char *mt_result_sql(mt_result *r);
+/* Appends `s` as a literal / an integer literal to a row cell buffer. */
+char *mt_lit(const char *s);
+char *mt_int(int64_t v);
+
+/* ---- writing files (maintain_files.c) ---- */
+
+/* A data file to write: the rows of `source`, a SELECT whose columns are
+ * named like t's columns plus __rid and __snap (row id, snapshot id). */
+typedef struct {
+    const lk_table *t;     /* the layout written (names, types, field ids) */
+    const lk_table *cur;   /* the table now (its directory) */
+    const char *source;
+    const char *order_by;  /* ORDER BY of the rows in the file */
+    int with_rid, with_snap;
+    const char *subdir;    /* hive directories under the table's, or "" */
+    int64_t partition_id;  /* -1: none */
+    char **part_values;    /* one per partition key (NULL value: NULL) */
+    size_t nparts;
+    int64_t begin_snapshot;
+    int64_t partial_max;   /* -1: NULL */
+    int64_t row_id_start;  /* -1: NULL */
+    lk_table_delta *stats; /* merge the file's column stats into it, or NULL */
+} mt_file_spec;
+
+typedef struct {
+    int64_t file_id, record_count, file_size;
+    char *abs_path; /* as read by this session */
+} mt_written;
+
+/* Writes the file, registers it (data file row, column stats, partition
+ * values) in the open transaction. A source without rows writes nothing:
+ * out->file_id is then -1. */
+int mt_write_data_file(const mt_call *c, const mt_file_spec *spec, mt_written *out);
+void mt_written_free(mt_written *w);
+
+/* Writes a delete file for data file `data_file_id` (read as
+ * `data_path`) holding the (pos, snap) rows of `positions` (a SELECT),
+ * with the snapshot of each deletion embedded, and registers it with
+ * begin_snapshot = the smallest snapshot (partial_max NULL, as DuckLake's
+ * flush does). Returns the number of positions in *count. */
+int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_file_id,
+                         const char *data_path, const char *positions, int64_t *count);
+
+/* Appends the statements that remove data files `ids` from the catalog at
+ * once (rows, stats, partition values, delete files) and schedule their
+ * Parquet files for deletion. */
+int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n);
+
+/* ---- paths (maintain_files.c) ---- */
+
+/* The path of a file stored as `full` (absolute, as read) in the form
+ * ducklake_files_scheduled_for_deletion keeps: relative to the data path
+ * when inside it. *rel gets 1 when relative. */
+char *mt_data_relative(const lk_lake *lake, const char *full, int *rel);
+/* 1 when `path` (which may not exist) lies inside the lake's data path,
+ * after resolving symbolic links and "..": the only files maintenance may
+ * delete. */
+int mt_inside_data_path(const lk_lake *lake, const char *path);
+/* SQL expression of the absolute path of a ducklake_data_file /
+ * ducklake_delete_file row aliased `f` (needs the table's and schema's
+ * rows, found by subquery). */
+void mt_file_path_sql(tarn_buf *b, const lk_lake *lake, const char *f);
+
+/* ---- the functions ---- */
+
+int mt_flush_inlined(char **out, const mt_call *c);
+int mt_merge_adjacent(char **out, const mt_call *c);
+int mt_rewrite_files(char **out, const mt_call *c);
+int mt_expire_snapshots(char **out, const mt_call *c);
+int mt_cleanup_old_files(char **out, const mt_call *c);
+int mt_delete_orphans(char **out, const mt_call *c);
+
+/* Opens the lake transaction a rewriting maintenance function commits. */
+int mt_write_begin(const mt_call *c);
+int mt_write_end(const mt_call *c, int rc);
+
+/* The tables a function applies to: the one named by (schema, table), or
+ * every table of `schema`, or every table (both NULL). */
+int mt_tables(const mt_call *c, const char *schema, const char *table, const lk_table ***out,
+              size_t *n);
+
+#endif
