@@ -192,7 +192,8 @@ void mt_written_free(mt_written *w)
 }
 
 int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_file_id,
-                         const char *data_path, const char *positions, int64_t *count)
+                         const char *data_path, const char *positions, int with_partial_max,
+                         int64_t *count)
 {
     lk_txn *txn = c->lake->txn;
     *count = 0;
@@ -217,10 +218,14 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
         lk_txn_wrote(txn, abs);
         rc = lk_copy_with_stats(&fs, &nfs, c->s->con, buf_cstr(&b));
     }
-    int64_t begin = 0;
+    int64_t begin = 0, max = 0;
     if (!rc && nfs == 1 && fs[0].count > 0) {
         char *q = xasprintf("SELECT min(snap) FROM (%s)", positions);
         rc = duck_query_int64(&begin, NULL, c->s->con, q);
+        free(q);
+        q = xasprintf("SELECT max(snap) FROM (%s)", positions);
+        if (!rc)
+            rc = duck_query_int64(&max, NULL, c->s->con, q);
         free(q);
     }
     if (!rc && nfs == 1 && fs[0].count > 0) {
@@ -232,8 +237,10 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
                    c->lake->meta, (long long)id, (long long)cur->id, (long long)begin,
                    (long long)data_file_id);
         quote_literal(&b, name);
-        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, NULL)", (long long)fs[0].count,
+        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
                    (long long)fs[0].file_size, (long long)fs[0].footer_size);
+        opt_int(&b, with_partial_max ? max : -1);
+        buf_putc(&b, ')');
         lk_txn_sql(txn, "%s", buf_cstr(&b));
     } else if (!rc) {
         unlink(abs);
@@ -263,12 +270,14 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     id_list(&ids_sql, ids, n);
     buf_puts(&q, "SELECT f.data_file_id, ");
     mt_file_path_sql(&q, c->lake, "f");
-    buf_printf(&q, " FROM %s.ducklake_data_file f WHERE f.data_file_id IN (%s) UNION ALL SELECT "
-                   "f.delete_file_id, ",
-               c->lake->meta, buf_cstr(&ids_sql));
-    mt_file_path_sql(&q, c->lake, "f");
-    buf_printf(&q, " FROM %s.ducklake_delete_file f WHERE f.data_file_id IN (%s)", c->lake->meta,
+    buf_printf(&q, " FROM %s.ducklake_data_file f", c->lake->meta);
+    mt_file_path_joins(&q, c->lake, "f");
+    buf_printf(&q, " WHERE f.data_file_id IN (%s) UNION ALL SELECT f.delete_file_id, ",
                buf_cstr(&ids_sql));
+    mt_file_path_sql(&q, c->lake, "f");
+    buf_printf(&q, " FROM %s.ducklake_delete_file f", c->lake->meta);
+    mt_file_path_joins(&q, c->lake, "f");
+    buf_printf(&q, " WHERE f.data_file_id IN (%s)", buf_cstr(&ids_sql));
     duck_table r;
     int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
     for (size_t i = 0; !rc && i < r.nrows; i++) {
@@ -292,6 +301,34 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
         lk_txn_sql(txn, "DELETE FROM %s.%s WHERE data_file_id IN (%s)", c->lake->meta, TABLES[i],
                    buf_cstr(&ids_sql));
     buf_free(&ids_sql);
+    buf_free(&q);
+    return rc;
+}
+
+int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT ");
+    mt_file_path_sql(&q, c->lake, "f");
+    buf_printf(&q, " FROM %s.ducklake_delete_file f", c->lake->meta);
+    mt_file_path_joins(&q, c->lake, "f");
+    buf_printf(&q, " WHERE f.delete_file_id = %lld", (long long)delete_file_id);
+    char *full = NULL;
+    int rc = duck_query_string(&full, c->s->con, buf_cstr(&q));
+    if (!rc && full) {
+        int rel = 0;
+        char *p = mt_data_relative(c->lake, full, &rel);
+        buf_clear(&q);
+        buf_printf(&q, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%lld, ",
+                   c->lake->meta, (long long)delete_file_id);
+        quote_literal(&q, p);
+        buf_printf(&q, ", %s, now())", rel ? "true" : "false");
+        lk_txn_sql(c->lake->txn, "%s", buf_cstr(&q));
+        lk_txn_sql(c->lake->txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld",
+                   c->lake->meta, (long long)delete_file_id);
+        free(p);
+    }
+    free(full);
     buf_free(&q);
     return rc;
 }
@@ -359,18 +396,23 @@ int mt_inside_data_path(const lk_lake *lake, const char *path)
 void mt_file_path_sql(tarn_buf *b, const lk_lake *lake, const char *f)
 {
     /* DuckLake's rule (§3.4): each level is relative to the one above
-     * unless it says otherwise; a table renamed keeps its path. */
+     * unless it says otherwise; a renamed table keeps its path. */
     buf_printf(b,
-               "(SELECT CASE WHEN NOT %s.path_is_relative THEN %s.path WHEN NOT "
+               "CASE WHEN NOT %s.path_is_relative THEN %s.path WHEN NOT "
                "COALESCE(t.path_is_relative, true) THEN COALESCE(t.path, '') || %s.path WHEN NOT "
                "COALESCE(s.path_is_relative, true) THEN COALESCE(s.path, '') || COALESCE(t.path, "
                "'') || %s.path ELSE ",
                f, f, f, f);
     quote_literal(b, lake->data_abs);
+    buf_printf(b, " || COALESCE(s.path, '') || COALESCE(t.path, '') || %s.path END", f);
+}
+
+void mt_file_path_joins(tarn_buf *b, const lk_lake *lake, const char *f)
+{
     buf_printf(b,
-               " || COALESCE(s.path, '') || COALESCE(t.path, '') || %s.path END FROM (SELECT 1) "
-               "x LEFT JOIN (SELECT * FROM %s.ducklake_table WHERE table_id = %s.table_id ORDER "
-               "BY begin_snapshot DESC LIMIT 1) t ON true LEFT JOIN (SELECT * FROM "
-               "%s.ducklake_schema) s ON s.schema_id = t.schema_id)",
-               f, lake->meta, f, lake->meta);
+               " LEFT JOIN (SELECT DISTINCT ON (table_id) table_id, schema_id, path, "
+               "path_is_relative FROM %s.ducklake_table ORDER BY table_id, begin_snapshot DESC) "
+               "t ON t.table_id = %s.table_id LEFT JOIN %s.ducklake_schema s ON s.schema_id = "
+               "t.schema_id",
+               lake->meta, f, lake->meta);
 }

@@ -49,7 +49,7 @@ typedef struct {
 void mt_result_row(mt_result *r, const char *const *literals);
 /* *out gets SELECT … over the rows (typed, empty when none); frees r. */
 char *mt_result_sql(mt_result *r);
-/* Appends `s` as a literal / an integer literal to a row cell buffer. */
+/* A cell: `s` as an SQL literal, or an integer (malloc'd). */
 char *mt_lit(const char *s);
 char *mt_int(int64_t v);
 
@@ -87,10 +87,16 @@ void mt_written_free(mt_written *w);
 /* Writes a delete file for data file `data_file_id` (read as
  * `data_path`) holding the (pos, snap) rows of `positions` (a SELECT),
  * with the snapshot of each deletion embedded, and registers it with
- * begin_snapshot = the smallest snapshot (partial_max NULL, as DuckLake's
- * flush does). Returns the number of positions in *count. */
+ * begin_snapshot = the smallest snapshot and partial_max = the largest
+ * (with_partial_max) or NULL (what DuckLake's flush of deleted inlined
+ * rows writes). Nothing is written without positions; *count gets their
+ * number. */
 int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_file_id,
-                         const char *data_path, const char *positions, int64_t *count);
+                         const char *data_path, const char *positions, int with_partial_max,
+                         int64_t *count);
+/* Removes delete file `delete_file_id` from the catalog at once (it is
+ * being replaced) and schedules its Parquet file for deletion. */
+int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id);
 
 /* Appends the statements that remove data files `ids` from the catalog at
  * once (rows, stats, partition values, delete files) and schedule their
@@ -108,9 +114,11 @@ char *mt_data_relative(const lk_lake *lake, const char *full, int *rel);
  * delete. */
 int mt_inside_data_path(const lk_lake *lake, const char *path);
 /* SQL expression of the absolute path of a ducklake_data_file /
- * ducklake_delete_file row aliased `f` (needs the table's and schema's
- * rows, found by subquery). */
+ * ducklake_delete_file row aliased `f`; the query needs the joins of
+ * mt_file_path_joins after its FROM (they bring the table row `t` and the
+ * schema row `s`, alive or not). */
 void mt_file_path_sql(tarn_buf *b, const lk_lake *lake, const char *f);
+void mt_file_path_joins(tarn_buf *b, const lk_lake *lake, const char *f);
 
 /* ---- the functions ---- */
 

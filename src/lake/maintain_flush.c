@@ -1,0 +1,446 @@
+/*
+ * maintain_flush.c — ducklake_flush_inlined_data: moving the rows kept in
+ * the catalog's inlined-data tables into Parquet files (DuckLake §6.5).
+ *
+ * Every row ever inserted into an inlined table (ended ones too) goes into
+ * one file per inlined table (per partition when the table was partitioned
+ * then), written with the layout of that table's schema version and with
+ * each row's row id and snapshot embedded, so time travel and the change
+ * feed read the same before and after. The file begins at its oldest row's
+ * snapshot (partial_max: the newest); rows already deleted get a delete
+ * file with the snapshot of each deletion. The inlined rows are deleted
+ * in the same commit (token inline_flush:T), and, after it, inlined tables
+ * of older schema versions that are now empty are dropped. Deletions of
+ * file rows kept inline (ducklake_inlined_delete_T) move into delete files.
+ */
+#include "duck/duck.h"
+#include "lake/maintain_int.h"
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int table_in_meta(const mt_call *c, const char *name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
+    quote_literal(&b, c->lake->meta_name);
+    buf_puts(&b, " AND table_name = ");
+    quote_literal(&b, name);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, c->s->con, buf_cstr(&b));
+    buf_free(&b);
+    return rc == 0 && n > 0;
+}
+
+/* The table as it was at schema version `sv` (the layout of its inlined
+ * table of that version). */
+static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_catalog *cat,
+                         const lk_table **out)
+{
+    char *q = xasprintf("SELECT COALESCE((SELECT min(begin_snapshot) FROM %s.ducklake_schema_versions "
+                        "WHERE table_id = %lld AND schema_version = %lld), %lld)",
+                        c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
+    int64_t snap = 0;
+    int rc = duck_query_int64(&snap, NULL, c->s->con, q);
+    free(q);
+    if (!rc)
+        rc = lk_catalog_load(cat, c->s->con, c->lake->meta, snap);
+    if (rc)
+        return rc;
+    *out = lk_catalog_table_by_id(cat, t->id);
+    if (!*out) {
+        lk_catalog_free(cat);
+        return tarn_error_set(TARN_ERROR, "table %lld not found at snapshot %lld",
+                              (long long)t->id, (long long)snap);
+    }
+    return 0;
+}
+
+static const lk_column *column_by_id(const lk_table *t, int64_t id)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].id == id)
+            return &t->cols[i];
+    return NULL;
+}
+
+/* The value of partition key k over the inlined table's columns. */
+static int key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
+{
+    const lk_column *col = column_by_id(t, k->column_id);
+    if (!col)
+        return tarn_error_set(TARN_ERROR, "partition key column %lld is gone",
+                              (long long)k->column_id);
+    if (strcmp(k->transform, "identity") == 0) {
+        quote_ident(b, col->name);
+        return 0;
+    }
+    static const char *const TEMPORAL[] = {"year", "month", "day", "hour"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(k->transform, TEMPORAL[i]) == 0) {
+            buf_printf(b, "%s(", TEMPORAL[i]);
+            quote_ident(b, col->name);
+            buf_putc(b, ')');
+            return 0;
+        }
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED,
+                          "flushing a table partitioned by %s is not supported by tarn yet",
+                          k->transform);
+}
+
+/* Hive directory value as DuckDB writes it: unreserved characters as is,
+ * others %XX, NULL as __HIVE_DEFAULT_PARTITION__ (never '/' or ".."). */
+static void hive_value(tarn_buf *b, const char *v)
+{
+    if (!v) {
+        buf_puts(b, "__HIVE_DEFAULT_PARTITION__");
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || (*p == '.' && p != (const unsigned char *)v))
+            buf_putc(b, (char)*p);
+        else
+            buf_printf(b, "%%%02X", *p);
+    }
+}
+
+/* One file's worth of an inlined table: its rows (all of them, or those
+ * of one partition). */
+typedef struct {
+    const mt_call *c;
+    const lk_table *cur, *tv; /* the table now / at the inlined table's version */
+    const char *inl;          /* inlined table, quoted and qualified */
+    int64_t snap;             /* the flush reads rows with begin_snapshot <= snap */
+    lk_table_delta *delta;
+} flush_job;
+
+static void rows_where(tarn_buf *b, const flush_job *j, const char *part_filter)
+{
+    buf_printf(b, " FROM %s WHERE begin_snapshot <= %lld", j->inl, (long long)j->snap);
+    if (part_filter && *part_filter)
+        buf_printf(b, " AND %s", part_filter);
+}
+
+static int write_part(const flush_job *j, const char *filter, const char *subdir,
+                      char **values, int64_t *rows)
+{
+    const mt_call *c = j->c;
+    tarn_buf q = {0}, src = {0}, pos = {0};
+    buf_puts(&q, "SELECT min(row_id), min(begin_snapshot), max(begin_snapshot)");
+    rows_where(&q, j, filter);
+    duck_table r;
+    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    if (rc)
+        goto out;
+    mt_file_spec sp = {.t = j->tv, .cur = j->cur, .order_by = "__rid, __snap", .with_rid = 1,
+                       .with_snap = 1, .subdir = subdir,
+                       .partition_id = j->tv->nkeys ? j->tv->partition_id : -1,
+                       .part_values = values, .nparts = j->tv->nkeys,
+                       .row_id_start = strtoll(duck_table_get(&r, 0, 0), NULL, 10),
+                       .begin_snapshot = strtoll(duck_table_get(&r, 0, 1), NULL, 10),
+                       .partial_max = strtoll(duck_table_get(&r, 0, 2), NULL, 10),
+                       .stats = j->delta};
+    duck_table_free(&r);
+    buf_puts(&src, "SELECT ");
+    for (size_t i = 0; i < j->tv->ncols; i++) {
+        buf_puts(&src, "CAST(");
+        quote_ident(&src, j->tv->cols[i].name);
+        buf_puts(&src, " AS ");
+        lk_type_to_sql(&src, &j->tv->cols[i]);
+        buf_puts(&src, ") AS ");
+        quote_ident(&src, j->tv->cols[i].name);
+        buf_puts(&src, ", ");
+    }
+    buf_puts(&src, "row_id AS __rid, begin_snapshot AS __snap");
+    rows_where(&src, j, filter);
+    sp.source = buf_cstr(&src);
+    mt_written w;
+    rc = mt_write_data_file(c, &sp, &w);
+    if (rc || w.file_id < 0)
+        goto out;
+    *rows += w.record_count;
+    /* rows already deleted: positions in the file's order */
+    buf_puts(&pos, "SELECT pos, snap FROM (SELECT end_snapshot AS snap, row_number() OVER (ORDER "
+                   "BY row_id, begin_snapshot) - 1 AS pos");
+    rows_where(&pos, j, filter);
+    buf_puts(&pos, ") WHERE snap IS NOT NULL");
+    int64_t ndel = 0;
+    rc = mt_write_delete_file(c, j->cur, w.file_id, w.abs_path, buf_cstr(&pos), 0, &ndel);
+    mt_written_free(&w);
+out:
+    buf_free(&q);
+    buf_free(&src);
+    buf_free(&pos);
+    return rc;
+}
+
+/* One file per partition of the inlined table (when the table was
+ * partitioned at its version), each in its hive directory. */
+static int write_partitions(const flush_job *j, int64_t *rows)
+{
+    const lk_table *tv = j->tv;
+    tarn_buf keys = {0}, q = {0};
+    int rc = 0;
+    for (size_t k = 0; !rc && k < tv->nkeys; k++) {
+        buf_puts(&keys, k ? ", (" : "(");
+        rc = key_expr(&keys, tv, &tv->keys[k]);
+        buf_printf(&keys, ")::VARCHAR AS k%zu", k);
+    }
+    duck_table parts = {0};
+    if (!rc) {
+        buf_printf(&q, "SELECT * EXCLUDE (__f) FROM (SELECT %s, min(row_id) AS __f",
+                   buf_cstr(&keys));
+        rows_where(&q, j, NULL);
+        buf_puts(&q, " GROUP BY ALL) ORDER BY __f");
+        rc = duck_table_query(&parts, j->c->s->con, buf_cstr(&q));
+    }
+    for (size_t r = 0; !rc && r < parts.nrows; r++) {
+        tarn_buf where = {0}, dir = {0};
+        for (size_t k = 0; k < tv->nkeys; k++) {
+            const lk_partkey *pk = &tv->keys[k];
+            buf_puts(&where, k ? " AND (" : "(");
+            key_expr(&where, tv, pk);
+            buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
+            quote_literal(&where, duck_table_get(&parts, r, k));
+            const lk_column *col = column_by_id(tv, pk->column_id);
+            hive_value(&dir, strcmp(pk->transform, "identity") == 0 ? col->name : pk->transform);
+            buf_putc(&dir, '=');
+            hive_value(&dir, duck_table_get(&parts, r, k));
+            buf_putc(&dir, '/');
+        }
+        rc = write_part(j, buf_cstr(&where), buf_cstr(&dir), parts.cells + r * parts.ncols, rows);
+        buf_free(&where);
+        buf_free(&dir);
+    }
+    if (parts.ncols)
+        duck_table_free(&parts);
+    buf_free(&keys);
+    buf_free(&q);
+    return rc;
+}
+
+static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inlined *inl,
+                               int64_t *rows)
+{
+    if (!table_in_meta(c, inl->name))
+        return 0;
+    lk_txn *txn = c->lake->txn;
+    tarn_buf name = {0};
+    buf_printf(&name, "%s.", c->lake->meta);
+    quote_ident(&name, inl->name);
+    char *q = xasprintf("SELECT count(*) FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
+                        (long long)txn->cat.snapshot_id);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, c->s->con, q);
+    free(q);
+    if (rc || n == 0) {
+        buf_free(&name);
+        return rc;
+    }
+    lk_catalog vcat;
+    const lk_table *tv = NULL;
+    rc = version_model(c, t, inl->schema_version, &vcat, &tv);
+    if (rc) {
+        buf_free(&name);
+        return rc;
+    }
+    flush_job j = {c, t, tv, buf_cstr(&name), txn->cat.snapshot_id,
+                   lk_txn_delta(c->lake, c->s->con, t->id)};
+    if (tv->nkeys)
+        rc = write_partitions(&j, rows);
+    else
+        rc = write_part(&j, NULL, "", NULL, rows);
+    if (!rc)
+        lk_txn_sql(txn, "DELETE FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
+                   (long long)txn->cat.snapshot_id);
+    lk_catalog_free(&vcat);
+    buf_free(&name);
+    return rc;
+}
+
+/* Deletions of file rows kept in ducklake_inlined_delete_T become
+ * (snapshot-embedded) delete files, merged with each file's current one. */
+static int flush_file_deletions(const mt_call *c, const lk_table *t)
+{
+    char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
+    int exists = table_in_meta(c, name);
+    free(name);
+    if (!exists)
+        return 0;
+    lk_txn *txn = c->lake->txn;
+    char *dir = lk_lake_table_dir(c->lake, &txn->cat, t);
+    tarn_buf q = {0};
+    buf_printf(&q,
+               "SELECT DISTINCT i.file_id, d.path, d.path_is_relative, x.delete_file_id, x.path, "
+               "x.path_is_relative, x.begin_snapshot FROM %s.ducklake_inlined_delete_%lld i JOIN "
+               "%s.ducklake_data_file d ON d.data_file_id = i.file_id LEFT JOIN (SELECT * FROM "
+               "%s.ducklake_delete_file WHERE table_id = %lld AND %lld >= begin_snapshot AND (%lld "
+               "< end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = i.file_id ORDER BY "
+               "i.file_id",
+               c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
+               (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
+    duck_table r;
+    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    for (size_t i = 0; !rc && i < r.nrows; i++) {
+        const char *fid = duck_table_get(&r, i, 0);
+        int rel = !duck_table_get(&r, i, 2) || strcmp(duck_table_get(&r, i, 2), "true") == 0;
+        char *data = rel ? xasprintf("%s%s", dir, duck_table_get(&r, i, 1))
+                         : xstrdup(duck_table_get(&r, i, 1));
+        tarn_buf pos = {0};
+        buf_printf(&pos, "SELECT pos, min(snap) AS snap FROM (SELECT row_id AS pos, begin_snapshot "
+                         "AS snap FROM %s.ducklake_inlined_delete_%lld WHERE file_id = %s",
+                   c->lake->meta, (long long)t->id, fid);
+        const char *old = duck_table_get(&r, i, 3);
+        char *old_path = NULL;
+        if (old) {
+            int orel = strcmp(duck_table_get(&r, i, 5), "true") == 0;
+            old_path = orel ? xasprintf("%s%s", dir, duck_table_get(&r, i, 4))
+                            : xstrdup(duck_table_get(&r, i, 4));
+            /* an old file without embedded snapshots deleted everything at
+             * its begin snapshot */
+            buf_puts(&pos, " UNION ALL SELECT pos, COALESCE(snap, ");
+            buf_puts(&pos, duck_table_get(&r, i, 6));
+            buf_puts(&pos, ") FROM read_parquet(");
+            quote_literal(&pos, old_path);
+            buf_printf(&pos, ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
+                             "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
+                             "'BIGINT', default_value: NULL::VARCHAR}})",
+                       MT_SNAPSHOT_FIELD);
+        }
+        buf_puts(&pos, ") GROUP BY pos");
+        int64_t ndel = 0, id = strtoll(fid, NULL, 10);
+        rc = mt_write_delete_file(c, t, id, data, buf_cstr(&pos), 1, &ndel);
+        if (!rc && old) {
+            int64_t old_id = strtoll(old, NULL, 10);
+            rc = mt_drop_delete_file_now(c, old_id);
+        }
+        free(old_path);
+        free(data);
+        buf_free(&pos);
+    }
+    if (!rc && r.nrows) {
+        lk_txn_sql(txn, "DELETE FROM %s.ducklake_inlined_delete_%lld", c->lake->meta,
+                   (long long)t->id);
+        char *tok = xasprintf("deleted_from_table:%lld", (long long)t->id);
+        lk_txn_change(txn, tok);
+        free(tok);
+    }
+    if (!rc)
+        duck_table_free(&r);
+    buf_free(&q);
+    free(dir);
+    return rc;
+}
+
+/* After the commit, as DuckLake does: inlined tables of older schema
+ * versions left empty are unregistered and dropped (no snapshot). */
+static int drop_superseded(const mt_call *c)
+{
+    const char *m = c->lake->meta;
+    char *q = xasprintf("SELECT table_id, schema_version, table_name FROM "
+                        "%s.ducklake_inlined_data_tables i WHERE schema_version < (SELECT "
+                        "max(schema_version) FROM %s.ducklake_inlined_data_tables j WHERE "
+                        "j.table_id = i.table_id)",
+                        m, m);
+    duck_table r;
+    int rc = duck_table_query(&r, c->s->con, q);
+    free(q);
+    int dropped = 0;
+    for (size_t i = 0; !rc && i < r.nrows; i++) {
+        const char *name = duck_table_get(&r, i, 2);
+        tarn_buf b = {0};
+        buf_printf(&b, "SELECT count(*) FROM %s.", m);
+        quote_ident(&b, name);
+        int64_t n = 1;
+        if (!table_in_meta(c, name))
+            n = 0;
+        else if (duck_query_int64(&n, NULL, c->s->con, buf_cstr(&b)) != 0)
+            rc = TARN_ERROR;
+        if (!rc && n == 0) {
+            buf_clear(&b);
+            buf_printf(&b, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_id = %s AND "
+                           "schema_version = %s",
+                       m, duck_table_get(&r, i, 0), duck_table_get(&r, i, 1));
+            rc = duck_exec(c->s->con, buf_cstr(&b));
+            buf_clear(&b);
+            buf_printf(&b, "DROP TABLE IF EXISTS %s.", m);
+            quote_ident(&b, name);
+            if (!rc)
+                rc = duck_exec(c->s->con, buf_cstr(&b));
+            dropped++;
+        }
+        buf_free(&b);
+    }
+    if (r.ncols)
+        duck_table_free(&r);
+    if (!rc && dropped)
+        rc = lk_lake_reload(c->lake, c->s->con);
+    return rc;
+}
+
+static int auto_compact(const mt_call *c, const lk_table *t)
+{
+    char *v = mt_option(c, "auto_compact", t->schema_id, t->id);
+    int yes = !v || strcmp(v, "true") == 0;
+    free(v);
+    return yes;
+}
+
+static int flush_tables(const mt_call *c, mt_result *res, int *any)
+{
+    const lk_table **tables = NULL;
+    size_t n = 0;
+    int rc = mt_tables(c, lk_args_named(c->a, "schema_name"), lk_args_named(c->a, "table_name"),
+                       &tables, &n);
+    lk_catalog *cat = &c->lake->txn->cat;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const lk_table *t = tables[i];
+        if (!auto_compact(c, t))
+            continue;
+        int64_t rows = 0;
+        for (size_t k = 0; !rc && k < t->ninlined; k++) {
+            *any = 1;
+            rc = flush_inlined_table(c, t, &t->inlined[k], &rows);
+        }
+        if (!rc)
+            rc = flush_file_deletions(c, t);
+        if (rc || rows == 0)
+            continue;
+        char *tok = xasprintf("inline_flush:%lld", (long long)t->id);
+        lk_txn_change(c->lake->txn, tok);
+        free(tok);
+        lk_schema *sc = lk_catalog_schema_by_id(cat, t->schema_id);
+        char *cells[3] = {mt_lit(sc ? sc->name : ""), mt_lit(t->name), mt_int(rows)};
+        mt_result_row(res, (const char *const *)cells);
+        for (size_t k = 0; k < 3; k++)
+            free(cells[k]);
+    }
+    free(tables);
+    return rc;
+}
+
+int mt_flush_inlined(char **out, const mt_call *c)
+{
+    static const char *const NAMED[] = {"schema_name", "table_name", NULL};
+    static const char *const NAMES[] = {"schema_name", "table_name", "rows_flushed"};
+    static const char *const TYPES[] = {"VARCHAR", "VARCHAR", "BIGINT"};
+    int rc = mt_check_named(c, NAMED);
+    if (!rc)
+        rc = mt_write_begin(c);
+    if (rc)
+        return rc;
+    mt_result res = {3, NAMES, TYPES, {0}, 0};
+    int any = 0;
+    rc = flush_tables(c, &res, &any);
+    rc = mt_write_end(c, rc);
+    if (!rc && any)
+        rc = drop_superseded(c);
+    *out = mt_result_sql(&res);
+    return rc;
+}
