@@ -389,6 +389,19 @@ static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sq
     return 0;
 }
 
+/* A bare `*` of a select list. With a rowid scan in the statement it would
+ * also show the scan's rowid column, which DuckDB's * never shows. */
+static int star_in_select_list(const sql_tokens *tk, size_t i)
+{
+    if (i == 0 || !is_op(&tk->toks[i], "*"))
+        return 0;
+    const sql_token *p = &tk->toks[i - 1];
+    if (!sql_tok_is_kw(p, "SELECT") && !sql_tok_is_kw(p, "DISTINCT") && !is_op(p, ","))
+        return 0;
+    return i + 1 == tk->n || sql_tok_is_kw(&tk->toks[i + 1], "FROM") ||
+           is_op(&tk->toks[i + 1], ",");
+}
+
 int rewrite_reads(char **out, tarn_session *s, const char *sql)
 {
     *out = NULL;
@@ -417,6 +430,10 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
             rc = rewrite_duckdb_tables(&next, &piece, s, &tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
+        if (!rc && next == i && rowid && star_in_select_list(&tk, i)) {
+            buf_puts(&piece, "COLUMNS(c -> c <> 'rowid')");
+            next = i + 1;
+        }
         if (!rc && next != i) {
             buf_append(&b, sql + copied, tk.toks[i].start - copied);
             buf_append(&b, piece.ptr ? piece.ptr : "", piece.len);
