@@ -181,14 +181,14 @@ static void positions_sql(tarn_buf *b, lk_lake *lake, const file_deletes *fd, co
         buf_puts(b, ", min(snap) AS _ducklake_internal_snapshot_id");
     buf_puts(b, " FROM (");
     if (s && s->del_id >= 0) {
-        buf_puts(b, "SELECT pos, ");
-        if (s->del_has_snap)
-            buf_puts(b, "_ducklake_internal_snapshot_id");
-        else
-            buf_printf(b, "%lld", (long long)s->del_begin);
-        buf_puts(b, " AS snap FROM read_parquet(");
+        /* a file without embedded snapshots deleted everything at its
+         * begin; one with them may still have no partial_max (flush) */
+        buf_printf(b, "SELECT pos, COALESCE(__tarn_dsnap, %lld) AS snap FROM read_parquet(",
+                   (long long)s->del_begin);
         quote_literal(b, s->del_path);
-        buf_puts(b, ") UNION ALL ");
+        buf_puts(b, ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', default_value: "
+                    "NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', type: 'BIGINT', "
+                    "default_value: NULL::VARCHAR}}) UNION ALL ");
     }
     buf_printf(b, "SELECT pos, %lld AS snap FROM %s WHERE table_id = %lld AND file_id = %lld)",
                (long long)snap, pd, (long long)fd->table_id, (long long)fd->file_id);

@@ -204,11 +204,16 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_puts(b, "SELECT ");
         quote_literal(b, f->path);
+        /* by field id: a delete file may embed each deletion's snapshot
+         * while its catalog row has no partial_max (DuckLake's flush) */
         buf_puts(b, " AS f, pos FROM read_parquet(");
         quote_literal(b, f->del_path);
-        buf_putc(b, ')');
-        if (f->del_has_snap)
-            buf_printf(b, " WHERE _ducklake_internal_snapshot_id <= %lld", (long long)s);
+        buf_printf(b,
+                   ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', default_value: "
+                   "NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', type: 'BIGINT', "
+                   "default_value: NULL::VARCHAR}}) WHERE __tarn_dsnap IS NULL OR __tarn_dsnap "
+                   "<= %lld",
+                   (long long)s);
     }
     if (in->has_inline_deletes) {
         buf_puts(b, parts++ ? " UNION ALL " : "");
