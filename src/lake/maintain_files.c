@@ -104,6 +104,34 @@ static void column_stats(const mt_call *c, const mt_file_spec *sp, int64_t file_
     }
 }
 
+static const lk_column *find_column(const lk_column *cols, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i].id == id)
+            return &cols[i];
+        const lk_column *in = find_column(cols[i].children, cols[i].nchildren, id);
+        if (in)
+            return in;
+    }
+    return NULL;
+}
+
+/* DuckLake cannot compare bounds of a column whose type changed since the
+ * file's layout (an int32 file of a column now int64): merging them makes
+ * the table's bounds unknown. */
+static void unknown_if_retyped(lk_stats_set *st, const lk_table *cur)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        lk_leaf_stats *l = &st->leaves[i];
+        const lk_column *now = find_column(cur->cols, cur->ncols, l->col->id);
+        if (!now || strcmp(now->type, l->col->type) == 0)
+            continue;
+        free(l->min);
+        free(l->max);
+        l->min = l->max = NULL;
+    }
+}
+
 static int register_file(const mt_call *c, const mt_file_spec *sp, const char *rel,
                          const lk_file_stats *fs, int64_t file_id)
 {
@@ -136,6 +164,7 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
     column_stats(c, sp, file_id, fs, &st);
     int rc = 0;
     if (sp->stats) {
+        unknown_if_retyped(&st, sp->cur);
         sp->stats->added_bytes += fs->file_size;
         sp->stats->touched = 1;
         rc = lk_stats_accumulate(&sp->stats->stats, &st, c->s->con);
