@@ -242,6 +242,14 @@ static int stmt_transaction(tarn_session *s, const char *kw)
         if (s->explicit_txn)
             return tarn_error_set(TARN_EINVALID,
                                   "cannot start a transaction within a transaction");
+        /* The session's DuckDB transaction holds the plain DuckDB writes and
+         * the lake views rebuilt after each lake write, so DuckDB's own rule
+         * applies: one transaction writes one database (a second lake, or a
+         * plain table after a lake write, is refused). The lake catalogs
+         * commit after it, each in its own catalog transaction. */
+        int rc = duck_exec(s->con, "BEGIN TRANSACTION");
+        if (rc)
+            return rc;
         s->explicit_txn = 1;
         s->txn_failed = 0;
         return 0;
@@ -251,11 +259,16 @@ static int stmt_transaction(tarn_session *s, const char *kw)
                               strcmp(kw, "COMMIT") == 0 || strcmp(kw, "END") == 0 ? "commit"
                                                                                   : "rollback");
     int rc = 0;
-    if (strcmp(kw, "COMMIT") == 0 || strcmp(kw, "END") == 0)
-        rc = commit_all(s);
-    else
-        rollback_all(s);
     s->explicit_txn = 0;
+    if (strcmp(kw, "COMMIT") == 0 || strcmp(kw, "END") == 0) {
+        rc = s->txn_failed ? duck_exec(s->con, "ROLLBACK") : duck_exec(s->con, "COMMIT");
+        if (rc)
+            s->txn_failed = 1;
+        rc = commit_all(s) ? tarn_error_code() : rc;
+    } else {
+        duck_exec(s->con, "ROLLBACK");
+        rollback_all(s);
+    }
     s->txn_failed = 0;
     return rc;
 }

@@ -114,7 +114,7 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     if (with_rowid)
         buf_puts(&b, "__tarn_rowid, ");
     else
-        buf_printf(&b, "%lld + rowid, ", (long long)d->next_row_id);
+        buf_printf(&b, "%lld + row_number() OVER (ORDER BY rowid) - 1, ", (long long)d->next_row_id);
     table_columns(&b, t);
     buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
     rc = duck_exec(con, buf_cstr(&b));
