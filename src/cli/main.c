@@ -24,6 +24,8 @@ static int cmd_help(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
+    {"maintain", cmd_maintain, "expire snapshots, clean up files, compact, flush inlined rows",
+     cmd_maintain_usage},
     {"version", cmd_version, "print the version", NULL},
     {"help", cmd_help, "show this help, or `tarn help COMMAND`", NULL},
 };

@@ -10,6 +10,7 @@
 
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -166,6 +167,13 @@ int mt_write_begin(const mt_call *c)
 
 int mt_write_end(const mt_call *c, int rc)
 {
+    /* dry_run (a tarn extension for these functions): do all the work,
+     * report it, then roll back, which also deletes the files written */
+    if (!rc && mt_bool(c, "dry_run", 0) && c->lake->txn) {
+        lk_write_cleanup(c->s->con);
+        lk_txn_rollback(c->lake, c->s->con);
+        return 0;
+    }
     return session_write_end(c->s, c->lake, rc);
 }
 

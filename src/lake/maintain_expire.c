@@ -438,6 +438,10 @@ int mt_cleanup_old_files(char **out, const mt_call *c)
     stmt_list l = {0};
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *path = duck_table_get(&r, i, 1);
+        /* a file recorded outside the data path is never touched: its row
+         * stays, for a person to look at */
+        if (!mt_inside_data_path(c->lake, path))
+            continue;
         rc = remove_file(c, path, dry);
         if (rc)
             break;

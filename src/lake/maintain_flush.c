@@ -427,7 +427,7 @@ static int flush_tables(const mt_call *c, mt_result *res, int *any)
 
 int mt_flush_inlined(char **out, const mt_call *c)
 {
-    static const char *const NAMED[] = {"schema_name", "table_name", NULL};
+    static const char *const NAMED[] = {"schema_name", "table_name", "dry_run", NULL};
     static const char *const NAMES[] = {"schema_name", "table_name", "rows_flushed"};
     static const char *const TYPES[] = {"VARCHAR", "VARCHAR", "BIGINT"};
     int rc = mt_check_named(c, NAMED);
@@ -439,7 +439,7 @@ int mt_flush_inlined(char **out, const mt_call *c)
     int any = 0;
     rc = flush_tables(c, &res, &any);
     rc = mt_write_end(c, rc);
-    if (!rc && any)
+    if (!rc && any && !mt_bool(c, "dry_run", 0))
         rc = drop_superseded(c);
     *out = mt_result_sql(&res);
     return rc;

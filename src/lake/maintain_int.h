@@ -129,7 +129,8 @@ int mt_expire_snapshots(char **out, const mt_call *c);
 int mt_cleanup_old_files(char **out, const mt_call *c);
 int mt_delete_orphans(char **out, const mt_call *c);
 
-/* Opens the lake transaction a rewriting maintenance function commits. */
+/* Opens the lake transaction a rewriting maintenance function commits,
+ * and ends it: commit, or roll back on failure or with dry_run => true. */
 int mt_write_begin(const mt_call *c);
 int mt_write_end(const mt_call *c, int rc);
 

@@ -494,7 +494,7 @@ static const char *const RESULT_TYPES[] = {"VARCHAR", "VARCHAR", "BIGINT", "BIGI
 int mt_merge_adjacent(char **out, const mt_call *c)
 {
     static const char *const NAMED[] = {"schema", "min_file_size", "max_file_size",
-                                        "max_compacted_files", NULL};
+                                        "max_compacted_files", "dry_run", NULL};
     merge_opts o = {0};
     int rc = mt_check_named(c, NAMED);
     if (!rc)
@@ -594,7 +594,7 @@ static int rewrite_table(const mt_call *c, const lk_table *t, double threshold, 
 
 int mt_rewrite_files(char **out, const mt_call *c)
 {
-    static const char *const NAMED[] = {"schema", "delete_threshold", NULL};
+    static const char *const NAMED[] = {"schema", "delete_threshold", "dry_run", NULL};
     int rc = mt_check_named(c, NAMED);
     if (!rc)
         rc = mt_write_begin(c);

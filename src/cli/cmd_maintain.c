@@ -1,0 +1,309 @@
+/*
+ * cmd_maintain.c — `tarn maintain`: DuckLake maintenance of one lake from
+ * the command line. Each action attaches the lake in a tarn session and
+ * runs the matching ducklake_* function(s) as SQL, printing what was (or,
+ * with --dry-run, would be) done as one table:
+ *
+ *   expire   ducklake_expire_snapshots
+ *   cleanup  ducklake_cleanup_old_files + ducklake_delete_orphaned_files
+ *   compact  ducklake_merge_adjacent_files, then ducklake_rewrite_data_files
+ *   flush    ducklake_flush_inlined_data
+ */
+#include "cli/cli.h"
+#include "cli/render.h"
+
+#include "tarn/error.h"
+#include "tarn/session.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char cmd_maintain_usage[] =
+    "usage: tarn maintain expire|cleanup|compact|flush --lake 'ducklake:PATH' [OPTIONS]\n"
+    "\n"
+    "  expire    forget snapshots (--versions or --older-than; never the newest):\n"
+    "            files only they used are scheduled for deletion\n"
+    "  cleanup   delete the files scheduled for deletion and orphaned Parquet files\n"
+    "            (left by writes that never committed) older than --older-than,\n"
+    "            or every one with --all (default: older than the lake's\n"
+    "            delete_older_than option, 2 days)\n"
+    "  compact   merge adjacent small files, then rewrite files whose rows are\n"
+    "            mostly deleted\n"
+    "  flush     move inlined rows into Parquet files\n"
+    "\n"
+    "  --lake 'ducklake:PATH'  the lake's catalog file (must exist)\n"
+    "  --data-path DIR         its data path, as given when it was attached\n"
+    "  --dry-run               show what would be done, change nothing\n"
+    "  --older-than TS         a timestamp, e.g. '2026-01-01 00:00:00+00'\n"
+    "  --versions 1,2          snapshot ids (expire)\n"
+    "  --all                   every scheduled or orphaned file, whatever its age\n"
+    "  --table [SCHEMA.]NAME   only this table (compact, flush)\n"
+    "  --delete-threshold D    share of deleted rows that makes compact rewrite a\n"
+    "                          file (0..1; default: the lake's option, or 0.95)\n"
+    "  --format FORMAT         table (default), csv or json\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "Exit status: 0 done, 1 failed, 2 usage error.\n";
+
+typedef struct {
+    const char *action, *lake, *data_path, *older_than, *versions, *table, *threshold;
+    int dry_run, all;
+    render_format format;
+} maint_opts;
+
+/* Option with a value: `--name V` or `--name=V`; 1 taken, 0 not this
+ * option, -1 missing value. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (*i + 1 >= argc) {
+        cli_errorf("option %s needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+static int parse_one(maint_opts *o, int argc, char **argv, int *i)
+{
+    const struct {
+        const char *name;
+        const char **slot;
+    } VALUED[] = {
+        {"--lake", &o->lake},           {"--data-path", &o->data_path},
+        {"--older-than", &o->older_than}, {"--versions", &o->versions},
+        {"--table", &o->table},         {"--delete-threshold", &o->threshold},
+    };
+    const char *a = argv[*i], *val = NULL;
+    if (strcmp(a, "--dry-run") == 0)
+        return o->dry_run = 1, 0;
+    if (strcmp(a, "--all") == 0)
+        return o->all = 1, 0;
+    for (size_t k = 0; k < sizeof(VALUED) / sizeof(VALUED[0]); k++) {
+        int m = opt_value(argc, argv, i, VALUED[k].name, &val);
+        if (m < 0)
+            return -1;
+        if (m > 0) {
+            *VALUED[k].slot = val;
+            return 0;
+        }
+    }
+    int m = opt_value(argc, argv, i, "--format", &val);
+    if (m > 0 && render_format_parse(&o->format, val) == 0)
+        return 0;
+    if (m > 0) {
+        cli_errorf("%s", tarn_error_last());
+        tarn_error_clear();
+        return -1;
+    }
+    if (m < 0)
+        return -1;
+    if (a[0] != '-' && !o->action)
+        return o->action = a, 0;
+    cli_errorf(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+    return -1;
+}
+
+static int valid_versions(const char *v)
+{
+    int digits = 0;
+    for (const char *p = v; *p; p++) {
+        if (isdigit((unsigned char)*p))
+            digits++;
+        else if (*p != ',' && *p != ' ')
+            return 0;
+    }
+    return digits > 0;
+}
+
+/* Returns 1 for --help, 0 when fine, -1 on a usage error (reported). */
+static int parse(maint_opts *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+        if (parse_one(o, argc, argv, &i) < 0)
+            return -1;
+    }
+    static const char *const ACTIONS[] = {"expire", "cleanup", "compact", "flush"};
+    int known = 0;
+    for (size_t k = 0; o->action && k < 4; k++)
+        known |= strcmp(o->action, ACTIONS[k]) == 0;
+    if (!known) {
+        cli_errorf(o->action ? "unknown action '%s'" : "an action is needed%s",
+                   o->action ? o->action : "");
+        return -1;
+    }
+    if (!o->lake) {
+        cli_errorf("--lake 'ducklake:PATH' is needed");
+        return -1;
+    }
+    if (strcmp(o->action, "expire") == 0 && !o->versions == !o->older_than) {
+        cli_errorf("expire needs either --versions or --older-than");
+        return -1;
+    }
+    if (o->versions && !valid_versions(o->versions)) {
+        cli_errorf("--versions takes snapshot ids separated by commas, e.g. 1,2");
+        return -1;
+    }
+    if (o->all && o->older_than) {
+        cli_errorf("--all and --older-than exclude each other");
+        return -1;
+    }
+    return 0;
+}
+
+static void named_text(tarn_buf *b, const char *name, const char *value)
+{
+    buf_printf(b, ", %s => ", name);
+    quote_literal(b, value);
+}
+
+/* The table's name and schema arguments for compact/flush. */
+static void table_args(tarn_buf *b, const maint_opts *o, const char *schema_kw,
+                       const char *table_kw)
+{
+    if (!o->table)
+        return;
+    const char *dot = strchr(o->table, '.');
+    char *schema = dot ? xstrndup(o->table, (size_t)(dot - o->table)) : NULL;
+    const char *name = dot ? dot + 1 : o->table;
+    if (table_kw) {
+        named_text(b, table_kw, name);
+    } else {
+        buf_puts(b, ", ");
+        quote_literal(b, name);
+    }
+    if (schema)
+        named_text(b, schema_kw, schema);
+    free(schema);
+}
+
+static void age_args(tarn_buf *b, const maint_opts *o)
+{
+    if (o->all)
+        buf_puts(b, ", cleanup_all => true");
+    if (o->older_than) {
+        buf_puts(b, ", older_than => CAST(");
+        quote_literal(b, o->older_than);
+        buf_puts(b, " AS TIMESTAMPTZ)");
+    }
+    buf_printf(b, ", dry_run => %s", o->dry_run ? "true" : "false");
+}
+
+/* The one statement an action runs (after the ATTACH). */
+static char *action_sql(const maint_opts *o)
+{
+    tarn_buf b = {0};
+    if (strcmp(o->action, "expire") == 0) {
+        buf_puts(&b, "SELECT snapshot_id, snapshot_time, schema_version, changes FROM "
+                     "ducklake_expire_snapshots('lake'");
+        if (o->versions)
+            buf_printf(&b, ", versions => [%s]", o->versions);
+        else
+            named_text(&b, "older_than", o->older_than);
+        buf_printf(&b, ", dry_run => %s) ORDER BY snapshot_id", o->dry_run ? "true" : "false");
+    } else if (strcmp(o->action, "cleanup") == 0) {
+        buf_puts(&b, "SELECT 'scheduled' AS kind, path FROM ducklake_cleanup_old_files('lake'");
+        age_args(&b, o);
+        buf_puts(&b, ") UNION ALL SELECT 'orphaned', path FROM "
+                     "ducklake_delete_orphaned_files('lake'");
+        age_args(&b, o);
+        buf_puts(&b, ") ORDER BY kind DESC, path");
+    } else if (strcmp(o->action, "compact") == 0) {
+        const char *dry = o->dry_run ? ", dry_run => true" : "";
+        buf_puts(&b, "SELECT 'merge' AS step, * FROM ducklake_merge_adjacent_files('lake'");
+        table_args(&b, o, "schema", NULL);
+        buf_printf(&b, "%s) UNION ALL SELECT 'rewrite', * FROM ducklake_rewrite_data_files('lake'",
+                   dry);
+        table_args(&b, o, "schema", NULL);
+        if (o->threshold) {
+            buf_puts(&b, ", delete_threshold => CAST(");
+            quote_literal(&b, o->threshold);
+            buf_puts(&b, " AS DOUBLE)");
+        }
+        buf_printf(&b, "%s) ORDER BY step, schema_name, table_name", dry);
+    } else {
+        buf_puts(&b, "SELECT * FROM ducklake_flush_inlined_data('lake'");
+        table_args(&b, o, "schema_name", "table_name");
+        buf_printf(&b, "%s) ORDER BY ALL", o->dry_run ? ", dry_run => true" : "");
+    }
+    return buf_detach(&b);
+}
+
+/* Runs one statement; 0 or the session's error (reported). */
+static int run(tarn_session *s, render *r, int n, const char *sql, tarn_output_kind kind)
+{
+    render_start(r, n, kind);
+    if (tarn_session_exec(s, sql, render_sink(r)) == 0) {
+        render_finish(r);
+        return 0;
+    }
+    char *msg = xstrdup(tarn_error_last());
+    tarn_error_clear();
+    render_error(r, msg);
+    cli_errorf("%s", msg);
+    free(msg);
+    return -1;
+}
+
+static char *attach_sql(const maint_opts *o)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "ATTACH ");
+    const char *path = strncmp(o->lake, "ducklake:", 9) == 0 ? o->lake + 9 : o->lake;
+    char *uri = xasprintf("ducklake:%s", path);
+    quote_literal(&b, uri);
+    free(uri);
+    buf_puts(&b, " AS lake");
+    if (o->data_path) {
+        buf_puts(&b, " (DATA_PATH ");
+        quote_literal(&b, o->data_path);
+        buf_putc(&b, ')');
+    }
+    return buf_detach(&b);
+}
+
+int cmd_maintain(int argc, char **argv)
+{
+    maint_opts o = {0};
+    int p = parse(&o, argc, argv);
+    if (p != 0) {
+        fputs(cmd_maintain_usage, p > 0 ? stdout : stderr);
+        return p > 0 ? CLI_OK : CLI_USAGE;
+    }
+    const char *path = strncmp(o.lake, "ducklake:", 9) == 0 ? o.lake + 9 : o.lake;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        /* ATTACH would create a new, empty lake there */
+        cli_errorf("no lake at '%s'", path);
+        return CLI_FAILED;
+    }
+    tarn_session *s = NULL;
+    if (tarn_session_open(&s) != 0) {
+        cli_errorf("%s", tarn_error_last());
+        return CLI_FAILED;
+    }
+    render *r = render_new(o.format, stdout);
+    char *attach = attach_sql(&o), *sql = action_sql(&o);
+    int rc = run(s, r, 1, attach, TARN_OUTPUT_NONE);
+    if (rc == 0)
+        rc = run(s, r, 2, sql, TARN_OUTPUT_ROWS);
+    free(attach);
+    free(sql);
+    render_free(r);
+    tarn_session_close(s);
+    return rc == 0 ? CLI_OK : CLI_FAILED;
+}
