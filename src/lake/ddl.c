@@ -533,6 +533,92 @@ static void renumber(lk_column *c, int64_t *next, int64_t parent)
         renumber(&c->children[i], next, c->id);
 }
 
+/* The column at `path` (names from the top level down), or NULL. */
+static lk_column *column_at(lk_table *t, const char *const *path, size_t n)
+{
+    lk_column *cols = t->cols;
+    size_t ncols = t->ncols;
+    lk_column *c = NULL;
+    for (size_t i = 0; i < n; i++) {
+        c = NULL;
+        for (size_t k = 0; k < ncols; k++)
+            if (strcasecmp(cols[k].name, path[i]) == 0)
+                c = &cols[k];
+        if (!c)
+            return NULL;
+        cols = c->children;
+        ncols = c->nchildren;
+    }
+    return c;
+}
+
+static void mark_added_field(lk_column *c)
+{
+    /* DuckLake records fields added to a struct as NOT NULL (measured) */
+    c->nulls_allowed = 0;
+    for (size_t i = 0; i < c->nchildren; i++)
+        mark_added_field(&c->children[i]);
+}
+
+/* ADD COLUMN s.f / DROP COLUMN s.f / RENAME COLUMN s.f TO g on a field of
+ * a STRUCT (through list elements and map values: ls.element.f). */
+static int alter_nested(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    lk_column *parent = column_at(t, op->path, op->npath - 1);
+    const char *field = op->path[op->npath - 1];
+    if (!parent || strcmp(parent->type, "struct") != 0)
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: \"%s\" is not a STRUCT column of table %s: cannot "
+                              "alter its field \"%s\"",
+                              op->path[op->npath - 2], t->name, field);
+    lk_column *c = column_at(t, op->path, op->npath);
+    if (op->kind == LK_ALTER_ADD_COLUMN) {
+        if (c)
+            return op->if_not_exists ? 0
+                                     : tarn_error_set(TARN_EINVALID,
+                                                      "Catalog Error: field %s already exists",
+                                                      field);
+        lk_column nc;
+        int rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        int64_t next = next_column_id(lake, con, t);
+        renumber(&nc, &next, parent->id);
+        mark_added_field(&nc);
+        nc.begin = lake->txn->snapshot_id;
+        parent->children = xrealloc(parent->children, (parent->nchildren + 1) * sizeof(lk_column));
+        parent->children[parent->nchildren++] = nc;
+        column_rows(lake, t, &parent->children[parent->nchildren - 1]);
+        return 0;
+    }
+    if (!c)
+        return op->if_exists ? 0
+                             : tarn_error_set(TARN_EINVALID,
+                                              "Binder Error: field \"%s\" does not exist", field);
+    if (op->kind == LK_ALTER_DROP_COLUMN) {
+        if (parent->nchildren == 1)
+            return tarn_error_set(TARN_EINVALID, "cannot drop the last field of a STRUCT");
+        end_column_rows(lake, t, c, 1);
+        size_t idx = (size_t)(c - parent->children);
+        lk_column_free(c);
+        memmove(c, c + 1, (parent->nchildren - idx - 1) * sizeof(lk_column));
+        parent->nchildren--;
+        return 0;
+    }
+    if (op->kind == LK_ALTER_RENAME_COLUMN) {
+        free(c->name);
+        c->name = xstrdup(op->new_name);
+        /* … and a renamed field's new row is NOT NULL without a default
+         * type (measured) */
+        c->nulls_allowed = 0;
+        free(c->default_value_type);
+        c->default_value_type = xstrdup("");
+        rewrite_column_row(lake, t, c);
+        return 0;
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED, "this change of a STRUCT field is not supported");
+}
+
 /* Applies an ALTER to the transaction's pending inlined rows of `t` too,
  * so they follow the table's new layout. */
 static int alter_pending(lk_lake *lake, duckdb_connection con, const lk_table *t,
@@ -838,7 +924,9 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
     int rc = 0;
     if (op->kind == LK_ALTER_SET_NOT_NULL)
         rc = check_not_null(lake, con, t, op->column);
-    if (!rc)
+    if (!rc && op->npath > 1)
+        rc = alter_nested(lake, con, t, op);
+    else if (!rc)
         rc = op->kind == LK_ALTER_ADD_COLUMN ? alter_add(lake, con, t, op)
                                              : alter_column(lake, con, t, op);
     if (rc)

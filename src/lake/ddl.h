@@ -46,6 +46,8 @@ typedef struct {
     const char *new_name; /* RENAME targets */
     const char *shape;    /* TEMP table holding the new column definition */
     int if_exists, if_not_exists;
+    const char *const *path; /* a nested field: parent names then the field's */
+    size_t npath;            /* 0: a top-level column (`column`) */
     const char *const *key_columns;    /* SET PARTITIONED BY: source columns */
     const char *const *key_transforms; /* identity, year, month, day, hour, bucket(N) */
     size_t nkeys;

@@ -49,14 +49,20 @@ static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *sha
                 for (size_t k = 0; k < t->ncols; k++)
                     if (t->cols[k].id == want->id)
                         have = &t->cols[k];
-                buf_puts(&b, "CAST(");
+                tarn_buf e = {0};
                 if (have)
-                    quote_ident(&b, have->name);
+                    quote_ident(&e, have->name);
                 else
-                    quote_literal(&b, want->initial_default); /* added later */
+                    quote_literal(&e, want->initial_default); /* added later */
+                if (have && lk_type_is_nested(want->type)) {
+                    lk_scan_rebuild(&b, buf_cstr(&e), want, have);
+                } else {
+                    buf_printf(&b, "CAST(%s AS ", buf_cstr(&e));
+                    lk_type_to_sql(&b, want);
+                    buf_putc(&b, ')');
+                }
+                buf_free(&e);
                 buf_puts(&b, " AS ");
-                lk_type_to_sql(&b, want);
-                buf_puts(&b, ") AS ");
                 quote_ident(&b, want->name);
                 buf_puts(&b, ", ");
             }

@@ -134,8 +134,22 @@ static void add_pending_files(scan_input *in, lk_txn *txn, const lk_table *t)
     }
 }
 
+/* The column as the files of a group wrote it: a nested column is read
+ * with the child names of its file-time layout (DuckDB matches struct
+ * children by name), then rebuilt by child id (see rebuild()). */
+static const lk_column *file_column(const lk_column *c, const lk_column *layout, size_t nlayout)
+{
+    if (!layout || !lk_type_is_nested(c->type))
+        return c;
+    for (size_t i = 0; i < nlayout; i++)
+        if (layout[i].id == c->id)
+            return &layout[i];
+    return c;
+}
+
 /* The column list of the schema = MAP{…} parameter. */
-static void schema_map(tarn_buf *b, const lk_table *t, int with_internal)
+static void schema_map(tarn_buf *b, const lk_table *t, int with_internal, const lk_column *layout,
+                       size_t nlayout)
 {
     buf_puts(b, "schema = MAP {");
     for (size_t i = 0; i < t->ncols; i++) {
@@ -146,7 +160,7 @@ static void schema_map(tarn_buf *b, const lk_table *t, int with_internal)
         quote_literal(b, c->name);
         buf_puts(b, ", type: ");
         tarn_buf ty = {0};
-        lk_type_to_sql(&ty, c);
+        lk_type_to_sql(&ty, file_column(c, layout, nlayout));
         quote_literal(b, buf_cstr(&ty));
         buf_free(&ty);
         /* defaults go in as text (DuckDB casts them to `type`): the map's
@@ -174,6 +188,104 @@ static void column_list(tarn_buf *b, const lk_table *t, const char *prefix)
         if (prefix)
             buf_printf(b, "%s.", prefix);
         quote_ident(b, t->cols[i].name);
+    }
+}
+
+static const lk_column *child_by_id(const lk_column *c, int64_t id)
+{
+    for (size_t i = 0; c && i < c->nchildren; i++)
+        if (c->children[i].id == id)
+            return &c->children[i];
+    return NULL;
+}
+
+/* An expression turning `expr`, a value of file-time layout `src`, into
+ * the current layout `dst`, matching nested children by column id: renamed
+ * children keep their values, added ones are NULL, dropped ones vanish. */
+static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
+                    int depth);
+
+void lk_scan_rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src)
+{
+    rebuild(b, expr, dst, src, 0);
+}
+
+static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
+                    int depth)
+{
+    if (!src) {
+        buf_puts(b, "NULL::");
+        lk_type_to_sql(b, dst);
+        return;
+    }
+    if (strcmp(dst->type, "struct") == 0 && strcmp(src->type, "struct") == 0) {
+        buf_printf(b, "CASE WHEN (%s) IS NULL THEN NULL ELSE struct_pack(", expr);
+        for (size_t i = 0; i < dst->nchildren; i++) {
+            const lk_column *dc = &dst->children[i];
+            const lk_column *sc = child_by_id(src, dc->id);
+            tarn_buf sub = {0};
+            if (sc) {
+                buf_printf(&sub, "(%s).", expr);
+                quote_ident(&sub, sc->name);
+            }
+            if (i)
+                buf_puts(b, ", ");
+            quote_ident(b, dc->name);
+            buf_puts(b, " := ");
+            rebuild(b, buf_cstr(&sub), dc, sc, depth + 1);
+            buf_free(&sub);
+        }
+        buf_puts(b, ") END");
+        return;
+    }
+    if (strcmp(dst->type, "list") == 0 && strcmp(src->type, "list") == 0) {
+        char *var = xasprintf("__tarn_x%d", depth);
+        buf_printf(b, "list_transform(%s, %s -> ", expr, var);
+        rebuild(b, var, &dst->children[0], &src->children[0], depth + 1);
+        buf_putc(b, ')');
+        free(var);
+        return;
+    }
+    if (strcmp(dst->type, "map") == 0 && strcmp(src->type, "map") == 0) {
+        char *var = xasprintf("__tarn_e%d", depth);
+        char *k = xasprintf("%s.key", var), *v = xasprintf("%s.value", var);
+        buf_printf(b, "map_from_entries(list_transform(map_entries(%s), %s -> {'key': ", expr, var);
+        rebuild(b, k, &dst->children[0], &src->children[0], depth + 1);
+        buf_puts(b, ", 'value': ");
+        rebuild(b, v, &dst->children[1], &src->children[1], depth + 1);
+        buf_puts(b, "}))");
+        free(var);
+        free(k);
+        free(v);
+        return;
+    }
+    buf_printf(b, "CAST(%s AS ", expr);
+    lk_type_to_sql(b, dst);
+    buf_putc(b, ')');
+}
+
+/* The table's columns read from alias d, nested ones rebuilt from the
+ * group's file-time layout when it differs. */
+static void projected_columns(tarn_buf *b, const lk_table *t, const lk_column *layout,
+                              size_t nlayout)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        const lk_column *c = &t->cols[i];
+        const lk_column *fc = file_column(c, layout, nlayout);
+        if (i)
+            buf_puts(b, ", ");
+        if (fc == c) {
+            buf_puts(b, "d.");
+            quote_ident(b, c->name);
+            continue;
+        }
+        tarn_buf e = {0};
+        buf_puts(&e, "d.");
+        quote_ident(&e, c->name);
+        rebuild(b, buf_cstr(&e), c, fc, 0);
+        buf_free(&e);
+        buf_puts(b, " AS ");
+        quote_ident(b, c->name);
     }
 }
 
@@ -245,14 +357,15 @@ static int needs_snapshot_filter(const scan_input *in, int64_t s)
 }
 
 static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
-                         int64_t s, int flags, int pending)
+                         int64_t s, int flags, int pending, const lk_column *layout,
+                         size_t nlayout)
 {
     tarn_buf del = {0};
     int ndel = deletes_sql(&del, lake, t, in, s, pending);
     int snap_filter = needs_snapshot_filter(in, s);
     int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
     buf_puts(b, "SELECT ");
-    column_list(b, t, "d");
+    projected_columns(b, t, layout, nlayout);
     if (ident)
         buf_puts(b, ", COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS rowid");
     if (flags & LK_SCAN_IDENTITY)
@@ -265,7 +378,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
         quote_literal(b, in->files[i].path);
     }
     buf_puts(b, "], ");
-    schema_map(b, t, ident || snap_filter);
+    schema_map(b, t, ident || snap_filter, layout, nlayout);
     buf_puts(b, ", filename = true, file_row_number = true) d");
     if (ident) {
         buf_puts(b, " JOIN ");
@@ -408,6 +521,84 @@ static int inlined_table_exists(lk_lake *lake, duckdb_connection con, const char
     return table_exists(con, lake->meta_name, name);
 }
 
+static int has_nested(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (lk_type_is_nested(t->cols[i].type))
+            return 1;
+    return 0;
+}
+
+static int same_tree(const lk_column *a, const lk_column *b)
+{
+    if (a->id != b->id || strcmp(a->name, b->name) != 0 || strcmp(a->type, b->type) != 0 ||
+        a->nchildren != b->nchildren)
+        return 0;
+    for (size_t i = 0; i < a->nchildren; i++)
+        if (!same_tree(&a->children[i], &b->children[i]))
+            return 0;
+    return 1;
+}
+
+/* 1 when the nested columns of `t` are laid out in `layout` as they are
+ * now (so the files can be read with the current types). */
+static int nested_unchanged(const lk_table *t, const lk_table *then)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (!lk_type_is_nested(t->cols[i].type))
+            continue;
+        for (size_t k = 0; k < then->ncols; k++)
+            if (then->cols[k].id == t->cols[i].id && !same_tree(&then->cols[k], &t->cols[i]))
+                return 0;
+    }
+    return 1;
+}
+
+/* Files grouped by the layout of the nested columns they were written
+ * with (the table as of each file's first snapshot), one read_parquet per
+ * group. Tables without nested columns are one group. */
+static int nested_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                        scan_input *in, int64_t s, int flags, int pending, int *parts)
+{
+    if (!has_nested(t)) {
+        parquet_part(b, lake, t, in, s, flags, pending, NULL, 0);
+        (*parts)++;
+        return 0;
+    }
+    char *done = xcalloc(in->n, 1);
+    int rc = 0;
+    for (size_t i = 0; i < in->n && !rc; i++) {
+        if (done[i])
+            continue;
+        lk_catalog then = {0};
+        const lk_table *tt = NULL;
+        int64_t begin = in->files[i].begin;
+        if (begin <= lake->cat.snapshot_id && lk_catalog_load(&then, con, lake->meta, begin) == 0)
+            tt = lk_catalog_table_by_id(&then, t->id);
+        tarn_error_clear();
+        int current = !tt || nested_unchanged(t, tt);
+        scan_input group = {0};
+        group.has_inline_deletes = in->has_inline_deletes;
+        for (size_t k = i; k < in->n; k++) {
+            if (done[k] || in->files[k].begin != begin)
+                continue;
+            done[k] = 1;
+            group.files = xrealloc(group.files, (group.n + 1) * sizeof(scan_file));
+            group.files[group.n++] = in->files[k];
+        }
+        if (*parts)
+            buf_puts(b, " UNION ALL ");
+        parquet_part(b, lake, t, &group, s, flags, pending, current ? NULL : tt->cols,
+                     current ? 0 : tt->ncols);
+        (*parts)++;
+        free(group.files); /* the files themselves belong to `in` */
+        if (then.tables)
+            lk_catalog_free(&then);
+    }
+    free(done);
+    return rc;
+}
+
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags)
 {
@@ -426,8 +617,12 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     tarn_buf b = {0};
     int parts = 0;
     if (in.n) {
-        parquet_part(&b, lake, t, &in, s, flags, pending);
-        parts++;
+        rc = nested_parts(&b, lake, con, t, &in, s, flags, pending, &parts);
+        if (rc) {
+            input_free(&in);
+            buf_free(&b);
+            return rc;
+        }
     }
     for (size_t i = 0; i < t->ninlined; i++) {
         if (!inlined_table_exists(lake, con, t->inlined[i].name))

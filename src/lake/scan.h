@@ -13,6 +13,7 @@
 #define TARN_LAKE_SCAN_H
 
 #include "lake/lake.h"
+#include "util/buf.h"
 
 enum {
     LK_SCAN_ROWID = 1,    /* add a `rowid` column (DuckLake's row lineage id) */
@@ -27,5 +28,10 @@ enum {
  * catalog the table was found in (its schema gives the table's directory). */
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags);
+
+/* Appends an expression converting `expr`, a value of column layout `src`
+ * (an older version of the column), to layout `dst`, matching nested
+ * children by column id. */
+void lk_scan_rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src);
 
 #endif

@@ -288,6 +288,30 @@ static int parse_partition_keys(const sql_tokens *tk, size_t i, lk_alter *op)
     return 0;
 }
 
+/* A dotted field path a.b[.c] at token i (a nested STRUCT field): fills
+ * op->path and returns 1; 0 for a plain column name. The strings live in
+ * static storage until the next call (one ALTER at a time). */
+static int nested_path(const sql_tokens *tk, size_t i, lk_alter *op)
+{
+    static const char *parts[8];
+    size_t n = 0;
+    while (i < tk->n && n < 8 &&
+           (tk->toks[i].type == SQL_TOK_IDENT || tk->toks[i].type == SQL_TOK_QIDENT)) {
+        parts[n++] = tk->toks[i].text;
+        if (i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
+            strcmp(tk->toks[i + 1].text, ".") == 0)
+            i += 2;
+        else
+            break;
+    }
+    if (n < 2)
+        return 0;
+    op->path = parts;
+    op->npath = n;
+    op->column = parts[0];
+    return 1;
+}
+
 static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                        size_t i, const char *schema, const char *name, lk_alter *op)
 {
@@ -300,11 +324,20 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
             op->if_not_exists = 1;
             i += 3;
         }
-        if (i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
-            strcmp(tk->toks[i + 1].text, ".") == 0)
-            return tarn_error_set(TARN_EUNSUPPORTED,
-                                  "adding a field to a STRUCT column is not supported by tarn yet");
         op->kind = LK_ALTER_ADD_COLUMN;
+        if (nested_path(tk, i, op)) {
+            /* ADD COLUMN s.f TYPE: the shape is "f TYPE" */
+            size_t after = i + 2 * op->npath - 1;
+            char *type = session_token_text(tk, sql, after, tk->n);
+            tarn_buf def = {0};
+            quote_ident(&def, op->path[op->npath - 1]);
+            buf_printf(&def, " %s", type);
+            free(type);
+            op->shape = SHAPE;
+            int rc = make_shape(s, buf_cstr(&def));
+            buf_free(&def);
+            return rc;
+        }
         op->column = i < tk->n ? tk->toks[i].text : "";
         op->shape = SHAPE;
         char *def = session_token_text(tk, sql, i, tk->n);
@@ -320,11 +353,8 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
             op->if_exists = 1;
             i += 2;
         }
-        if (i + 1 < tk->n && tk->toks[i + 1].type == SQL_TOK_OP &&
-            strcmp(tk->toks[i + 1].text, ".") == 0)
-            return tarn_error_set(TARN_EUNSUPPORTED,
-                                  "dropping a STRUCT field is not supported by tarn yet");
         op->kind = LK_ALTER_DROP_COLUMN;
+        nested_path(tk, i, op);
         op->column = i < tk->n ? tk->toks[i].text : "";
         return 0;
     }
@@ -337,6 +367,12 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
         }
         if (kw_at(tk, i, "COLUMN"))
             i++;
+        if (nested_path(tk, i, op) && kw_at(tk, i + 2 * op->npath - 1, "TO") &&
+            i + 2 * op->npath < tk->n) {
+            op->kind = LK_ALTER_RENAME_COLUMN;
+            op->new_name = tk->toks[i + 2 * op->npath].text;
+            return 0;
+        }
         if (i + 2 < tk->n && kw_at(tk, i + 1, "TO")) {
             op->kind = LK_ALTER_RENAME_COLUMN;
             op->column = tk->toks[i].text;
