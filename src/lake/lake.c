@@ -11,6 +11,7 @@
 #include "lake/lake.h"
 
 #include "duck/duck.h"
+#include "lake/migrate.h"
 #include "lake/scan.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -171,12 +172,24 @@ static int check_existing(lk_lake *lake, duckdb_connection con, const lk_attach_
     int rc = read_metadata(lake, con, "version", &version);
     if (rc)
         return tarn_error_prefix(rc, "reading the DuckLake version of \"%s\"", opts->path);
+    if (version && strcmp(version, LAKE_FORMAT_VERSION) != 0 && opts->automatic_migration &&
+        !lake->read_only) {
+        tarn_buf report = {0};
+        rc = lk_migrate(con, lake->meta, version, 0, &report);
+        buf_free(&report);
+        if (rc) {
+            free(version);
+            return tarn_error_prefix(rc, "AUTOMATIC_MIGRATION of \"%s\"", opts->path);
+        }
+        free(version);
+        version = xstrdup(LAKE_FORMAT_VERSION);
+    }
     if (!version || strcmp(version, LAKE_FORMAT_VERSION) != 0) {
         rc = tarn_error_set(TARN_EUNSUPPORTED,
                             "\"%s\" is a DuckLake %s catalog; tarn reads and writes DuckLake "
                             LAKE_FORMAT_VERSION " only. Upgrade it with `tarn lake upgrade %s "
-                            "--confirm` (one-way) or open it with the DuckDB version that "
-                            "wrote it",
+                            "--confirm` (one-way), attach it with AUTOMATIC_MIGRATION, or open "
+                            "it with the DuckDB version that wrote it",
                             opts->path, version ? version : "(unknown)", opts->path);
         free(version);
         return rc;
