@@ -35,6 +35,10 @@ typedef struct {
     char *path;                                   /* as passed to read_parquet */
     char *del_path;                               /* NULL: no delete file */
     int del_has_snap;
+    char *pconst; /* signature of the file's identity partition values ("" none) */
+    int64_t *pk_cols; /* those values: column ids and texts (NULL: SQL NULL) */
+    char **pk_vals;
+    size_t npk;
 } scan_file;
 
 typedef struct {
@@ -49,6 +53,11 @@ static void input_free(scan_input *in)
     for (size_t i = 0; i < in->n; i++) {
         free(in->files[i].path);
         free(in->files[i].del_path);
+        free(in->files[i].pconst);
+        for (size_t k = 0; k < in->files[i].npk; k++)
+            free(in->files[i].pk_vals[k]);
+        free(in->files[i].pk_cols);
+        free(in->files[i].pk_vals);
     }
     free(in->files);
 }
@@ -266,14 +275,39 @@ static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const l
 
 /* The table's columns read from alias d, nested ones rebuilt from the
  * group's file-time layout when it differs. */
+static int constant_of(const scan_file *f, int64_t column_id, const char **value)
+{
+    for (size_t k = 0; f && k < f->npk; k++) {
+        if (f->pk_cols[k] == column_id) {
+            *value = f->pk_vals[k];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* `pk` is a file of the group: its identity partition values are the same
+ * for every file of the group, and become constants, so that a filter on
+ * them folds to false in the other groups and DuckDB skips their files
+ * (partition pruning). */
 static void projected_columns(tarn_buf *b, const lk_table *t, const lk_column *layout,
-                              size_t nlayout)
+                              size_t nlayout, const scan_file *pk)
 {
     for (size_t i = 0; i < t->ncols; i++) {
         const lk_column *c = &t->cols[i];
         const lk_column *fc = file_column(c, layout, nlayout);
+        const char *value = NULL;
         if (i)
             buf_puts(b, ", ");
+        if (constant_of(pk, c->id, &value)) {
+            buf_puts(b, "CAST(");
+            quote_literal(b, value);
+            buf_puts(b, " AS ");
+            lk_type_to_sql(b, c);
+            buf_puts(b, ") AS ");
+            quote_ident(b, c->name);
+            continue;
+        }
         if (fc == c) {
             buf_puts(b, "d.");
             quote_ident(b, c->name);
@@ -365,7 +399,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
     int snap_filter = needs_snapshot_filter(in, s);
     int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
     buf_puts(b, "SELECT ");
-    projected_columns(b, t, layout, nlayout);
+    projected_columns(b, t, layout, nlayout, in->n ? &in->files[0] : NULL);
     if (ident)
         buf_puts(b, ", COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS rowid");
     if (flags & LK_SCAN_IDENTITY)
@@ -554,33 +588,99 @@ static int nested_unchanged(const lk_table *t, const lk_table *then)
     return 1;
 }
 
-/* Files grouped by the layout of the nested columns they were written
- * with (the table as of each file's first snapshot), one read_parquet per
- * group. Tables without nested columns are one group. */
-static int nested_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                        scan_input *in, int64_t s, int flags, int pending, int *parts)
+/* Partition values that can stand in for a column's contents: identity
+ * keys of types whose text form casts back to the same value. */
+static int constant_friendly(const char *type)
 {
-    if (!has_nested(t)) {
-        parquet_part(b, lake, t, in, s, flags, pending, NULL, 0);
-        (*parts)++;
-        return 0;
+    static const char *const OK[] = {"int8",   "int16",  "int32",  "int64",  "uint8",
+                                     "uint16", "uint32", "uint64", "varchar", "date",
+                                     "boolean"};
+    for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
+        if (strcmp(type, OK[i]) == 0)
+            return 1;
+    return strncmp(type, "decimal", 7) == 0;
+}
+
+/* Reads each committed file's identity partition values (from whichever
+ * partition spec it was written under) and builds its group signature. */
+static int load_partition_constants(scan_input *in, lk_lake *lake, duckdb_connection con,
+                                    const lk_table *t)
+{
+    char *sql = xasprintf(
+        "SELECT v.data_file_id, k.column_id, v.partition_value FROM "
+        "%s.ducklake_file_partition_value v JOIN %s.ducklake_data_file d USING (data_file_id) "
+        "JOIN %s.ducklake_partition_column k ON k.partition_id = d.partition_id AND "
+        "k.partition_key_index = v.partition_key_index WHERE v.table_id = %lld AND "
+        "k.\"transform\" = 'identity' ORDER BY v.data_file_id, k.column_id",
+        lake->meta, lake->meta, lake->meta, (long long)t->id);
+    duck_table r;
+    int rc = duck_table_query(&r, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < in->n; i++) {
+        scan_file *f = &in->files[i];
+        tarn_buf sig = {0};
+        for (size_t k = 0; k < r.nrows; k++) {
+            if (strtoll(duck_table_get(&r, k, 0), NULL, 10) != f->id)
+                continue;
+            int64_t cid = strtoll(duck_table_get(&r, k, 1), NULL, 10);
+            const lk_column *c = NULL;
+            for (size_t j = 0; j < t->ncols; j++)
+                if (t->cols[j].id == cid)
+                    c = &t->cols[j];
+            if (!c || !constant_friendly(c->type))
+                continue;
+            const char *v = duck_table_get(&r, k, 2);
+            f->pk_cols = xrealloc(f->pk_cols, (f->npk + 1) * sizeof(int64_t));
+            f->pk_vals = xrealloc(f->pk_vals, (f->npk + 1) * sizeof(char *));
+            f->pk_cols[f->npk] = cid;
+            f->pk_vals[f->npk++] = v ? xstrdup(v) : NULL;
+            buf_printf(&sig, "%lld=", (long long)cid);
+            if (v)
+                quote_literal(&sig, v);
+            else
+                buf_puts(&sig, "NULL");
+            buf_putc(&sig, ';');
+        }
+        f->pconst = buf_detach(&sig);
     }
+    duck_table_free(&r);
+    return 0;
+}
+
+static int same_group(const scan_file *a, const scan_file *b, int by_begin)
+{
+    if (by_begin && a->begin != b->begin)
+        return 0;
+    return strcmp(a->pconst ? a->pconst : "", b->pconst ? b->pconst : "") == 0;
+}
+
+/* Files grouped, one read_parquet per group, by what has to be constant
+ * within a read: the layout of nested columns they were written with (the
+ * table as of each file's first snapshot; DuckDB matches struct children
+ * by name) and their identity partition values (for pruning). */
+static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                         scan_input *in, int64_t s, int flags, int pending, int *parts)
+{
+    int nested = has_nested(t);
+    int rc = load_partition_constants(in, lake, con, t);
     char *done = xcalloc(in->n, 1);
-    int rc = 0;
     for (size_t i = 0; i < in->n && !rc; i++) {
         if (done[i])
             continue;
         lk_catalog then = {0};
         const lk_table *tt = NULL;
         int64_t begin = in->files[i].begin;
-        if (begin <= lake->cat.snapshot_id && lk_catalog_load(&then, con, lake->meta, begin) == 0)
+        if (nested && begin <= lake->cat.snapshot_id &&
+            lk_catalog_load(&then, con, lake->meta, begin) == 0)
             tt = lk_catalog_table_by_id(&then, t->id);
         tarn_error_clear();
         int current = !tt || nested_unchanged(t, tt);
         scan_input group = {0};
         group.has_inline_deletes = in->has_inline_deletes;
         for (size_t k = i; k < in->n; k++) {
-            if (done[k] || in->files[k].begin != begin)
+            if (done[k] || !same_group(&in->files[i], &in->files[k], nested))
                 continue;
             done[k] = 1;
             group.files = xrealloc(group.files, (group.n + 1) * sizeof(scan_file));
@@ -617,7 +717,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     tarn_buf b = {0};
     int parts = 0;
     if (in.n) {
-        rc = nested_parts(&b, lake, con, t, &in, s, flags, pending, &parts);
+        rc = grouped_parts(&b, lake, con, t, &in, s, flags, pending, &parts);
         if (rc) {
             input_free(&in);
             buf_free(&b);
