@@ -506,6 +506,9 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
                    (long long)t->id);
         free(pid);
     }
+    /* DuckLake reads inlined rows in row id order: queries whose result
+     * order is scan order (single-threaded) then see the same order */
+    buf_puts(b, " ORDER BY row_id");
 }
 
 static void pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags)
@@ -729,7 +732,9 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             continue;
         if (parts++)
             buf_puts(&b, " UNION ALL ");
+        buf_putc(&b, '(');
         inlined_part(&b, lake, con, t, &t->inlined[i], s, flags, pending);
+        buf_putc(&b, ')');
     }
     if (pending && pending_inserts_exist(lake, con, t)) {
         if (parts++)
