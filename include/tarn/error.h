@@ -34,4 +34,8 @@ int tarn_error_code(void);
 
 void tarn_error_clear(void);
 
+/* Replaces every occurrence of `from` in the current message by `to` (to
+ * speak of the user's objects rather than tarn's internal ones). */
+void tarn_error_replace(const char *from, const char *to);
+
 #endif

@@ -112,8 +112,16 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
         rc = lk_stage_create(s->con, t, 0);
     }
-    if (!rc)
+    if (!rc) {
         rc = duck_exec(s->con, rewritten);
+        if (rc) {
+            /* DuckDB's message speaks of the stage; the user wrote the table */
+            char *name = session_token_text(tk, sql, q->start, q->end);
+            tarn_error_replace("temp.main.__tarn_stage", name);
+            tarn_error_replace("__tarn_stage", name);
+            free(name);
+        }
+    }
     int64_t n = 0;
     if (!rc)
         rc = lk_insert_stage(l, s->con, table_id, &n);

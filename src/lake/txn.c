@@ -201,30 +201,47 @@ static void txn_free(lk_txn *txn)
     free(txn);
 }
 
+/* 1 when `name` is one of this lake's pending-state tables: exact names,
+ * so that lake "lake" never takes lake "x_lake"'s tables for its own. */
+static int own_temp_table(lk_lake *lake, const char *name)
+{
+    char *pdel = xasprintf("__tarn_pdel_%s", lake->alias);
+    char *pidel = xasprintf("__tarn_pidel_%s", lake->alias);
+    char *pins = xasprintf("__tarn_pins_%s_", lake->alias);
+    int mine = strcmp(name, pdel) == 0 || strcmp(name, pidel) == 0;
+    size_t n = strlen(pins);
+    if (!mine && strncmp(name, pins, n) == 0 && name[n]) {
+        mine = 1;
+        for (const char *p = name + n; *p; p++)
+            if (*p < '0' || *p > '9')
+                mine = 0;
+    }
+    free(pdel);
+    free(pidel);
+    free(pins);
+    return mine;
+}
+
 static void drop_temp_tables(lk_lake *lake, duckdb_connection con)
 {
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' AND "
-                 "starts_with(table_name, '__tarn_') AND ends_with(table_name, ");
-    char *suffix = xasprintf("_%s", lake->alias);
-    quote_literal(&b, suffix);
-    free(suffix);
-    buf_puts(&b, ") OR (database_name = 'temp' AND starts_with(table_name, ");
-    char *prefix = xasprintf("__tarn_pins_%s_", lake->alias);
-    quote_literal(&b, prefix);
-    free(prefix);
-    buf_puts(&b, "))");
     duck_table t;
-    if (duck_table_query(&t, con, buf_cstr(&b)) == 0) {
-        for (size_t r = 0; r < t.nrows; r++) {
-            buf_clear(&b);
-            buf_puts(&b, "DROP TABLE IF EXISTS temp.main.");
-            quote_ident(&b, duck_table_get(&t, r, 0));
-            duck_exec(con, buf_cstr(&b));
-        }
-        duck_table_free(&t);
+    if (duck_table_query(&t, con, "SELECT table_name FROM duckdb_tables() WHERE database_name = "
+                                  "'temp' AND starts_with(table_name, '__tarn_')") != 0) {
+        tarn_error_clear();
+        return;
+    }
+    tarn_buf b = {0};
+    for (size_t r = 0; r < t.nrows; r++) {
+        const char *name = duck_table_get(&t, r, 0);
+        if (!own_temp_table(lake, name))
+            continue;
+        buf_clear(&b);
+        buf_puts(&b, "DROP TABLE IF EXISTS temp.main.");
+        quote_ident(&b, name);
+        duck_exec(con, buf_cstr(&b));
     }
     buf_free(&b);
+    duck_table_free(&t);
 }
 
 void lk_txn_rollback(lk_lake *lake, duckdb_connection con)

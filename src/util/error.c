@@ -63,3 +63,27 @@ void tarn_error_clear(void)
     last_msg = NULL;
     last_code = TARN_OK;
 }
+
+void tarn_error_replace(const char *from, const char *to)
+{
+    if (!last_msg || !*from || !strstr(last_msg, from))
+        return;
+    size_t fl = strlen(from), tl = strlen(to), n = 0;
+    for (const char *p = last_msg; (p = strstr(p, from)) != NULL; p += fl)
+        n++;
+    char *out = malloc(strlen(last_msg) + n * tl + 1);
+    if (!out)
+        return;
+    char *w = out;
+    const char *p = last_msg, *hit;
+    while ((hit = strstr(p, from)) != NULL) {
+        memcpy(w, p, (size_t)(hit - p));
+        w += hit - p;
+        memcpy(w, to, tl);
+        w += tl;
+        p = hit + fl;
+    }
+    strcpy(w, p);
+    free(last_msg);
+    last_msg = out;
+}
