@@ -1,0 +1,790 @@
+/*
+ * annot.c — the model annotation grammar (see annot.h).
+ *
+ * Each header line is read as: `--`, spaces, a keyword, then the keyword's
+ * words. A line is an annotation when its first word is one of the five
+ * keywords, and a *mistaken* annotation when that word is close to one
+ * (a misspelling, wrong case, a trailing ':'): those are errors rather
+ * than prose, because a silently ignored `-- materialise key=id` would
+ * build the wrong table. Prose whose first word is nothing like a keyword
+ * is a plain comment.
+ */
+#include "project/annot.h"
+
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const strategy_names[] = {"replace", "merge",       "append",
+                                             "history", "incremental", "manual"};
+
+const char *strategy_name(model_strategy s)
+{
+    return strategy_names[s];
+}
+
+static const char *const keywords[] = {"materialize", "partitioned", "data_test", "schedule",
+                                       "tags"};
+#define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
+
+static const char *const materialize_words[] = {
+    "manual", "append", "history", "incremental", "key=", "track=", "deletes=", "watermark=",
+    "on_schema_change="};
+#define NMATERIALIZE_WORDS (sizeof(materialize_words) / sizeof(materialize_words[0]))
+
+static const char *const test_kinds[] = {"unique", "not_null", "accepted_values",
+                                         "relationships"};
+#define NTEST_KINDS (sizeof(test_kinds) / sizeof(test_kinds[0]))
+
+/* ---- small text helpers ---------------------------------------------- */
+
+/* Levenshtein distance, case-insensitive, capped at 9 (we only ask "is it
+ * within 2"). */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 9;
+    int prev[41], cur[41];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = prev[j - 1] + cost;
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb] > 9 ? 9 : prev[lb];
+}
+
+/* The closest of `words` to `w` within distance 2, or NULL. */
+static const char *closest(const char *w, const char *const *words, size_t n)
+{
+    const char *best = NULL;
+    int bestd = 3;
+    for (size_t i = 0; i < n; i++) {
+        char *bare = xstrdup(words[i]);
+        size_t l = strlen(bare);
+        if (l && bare[l - 1] == '=')
+            bare[l - 1] = 0;
+        int d = edit_distance(w, bare);
+        free(bare);
+        if (d < bestd) {
+            bestd = d;
+            best = words[i];
+        }
+    }
+    return best;
+}
+
+static int is_ident(const char *s)
+{
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return 0;
+    for (const char *p = s + 1; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_'))
+            return 0;
+    return 1;
+}
+
+static int is_space_c(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Splits `s` at runs of whitespace. */
+static void split_words(strlist *out, const char *s)
+{
+    while (*s) {
+        while (is_space_c(*s))
+            s++;
+        const char *e = s;
+        while (*e && !is_space_c(*e))
+            e++;
+        if (e > s)
+            strlist_push_owned(out, xstrndup(s, (size_t)(e - s)));
+        s = e;
+    }
+}
+
+static char *trim_dup(const char *s, size_t n)
+{
+    while (n && is_space_c(*s)) {
+        s++;
+        n--;
+    }
+    while (n && is_space_c(s[n - 1]))
+        n--;
+    return xstrndup(s, n);
+}
+
+/* ---- the parse state ------------------------------------------------- */
+
+typedef struct {
+    model_annot *a;
+    diag_list *d;
+    const char *path;
+    int line;
+    int errors;
+    /* flags seen on the materialize line, for the conflict checks */
+    int f_manual, f_append, f_history, f_incremental;
+} parser;
+
+#define ERR(P, FIX, ...)                                                                         \
+    do {                                                                                         \
+        diag_add((P)->d, (P)->path, (P)->line, (FIX), __VA_ARGS__);                              \
+        (P)->errors++;                                                                           \
+    } while (0)
+
+/* Parses a comma-separated identifier list (`what` names it in messages:
+ * "key=", "track="...). */
+static int parse_columns(parser *p, strlist *out, const char *what, const char *val)
+{
+    if (!*val) {
+        ERR(p, "write the columns after '=' with commas and no spaces, e.g. key=id or key=a,b",
+            "%s needs at least one column", what);
+        return -1;
+    }
+    const char *s = val;
+    for (;;) {
+        const char *c = strchr(s, ',');
+        size_t n = c ? (size_t)(c - s) : strlen(s);
+        char *col = xstrndup(s, n);
+        if (!*col) {
+            ERR(p, "list the columns with commas and no spaces, e.g. key=a,b",
+                "%s%s has an empty column name", what, val);
+            free(col);
+            return -1;
+        }
+        if (!is_ident(col)) {
+            ERR(p, "columns in annotations are plain names: letters, digits and _",
+                "'%s' in %s%s is not a column name", col, what, val);
+            free(col);
+            return -1;
+        }
+        if (strlist_find(out, col) >= 0) {
+            ERR(p, "name each column once", "column '%s' is listed twice in %s%s", col, what,
+                val);
+            free(col);
+            return -1;
+        }
+        strlist_push_owned(out, col);
+        if (!c)
+            return 0;
+        s = c + 1;
+    }
+}
+
+/* schema.table → the two parts; an error for anything else. */
+static int parse_target(parser *p, const char *tok)
+{
+    if (p->a->target_schema) {
+        ERR(p, "give one target per model", "second target '%s' (already %s.%s)", tok,
+            p->a->target_schema, p->a->target_table);
+        return -1;
+    }
+    const char *dot = strchr(tok, '.');
+    char *schema = dot ? xstrndup(tok, (size_t)(dot - tok)) : NULL;
+    const char *table = dot ? dot + 1 : NULL;
+    if (!dot || strchr(table, '.') || !is_ident(schema) || !is_ident(table)) {
+        ERR(p,
+            "write the target as schema.table (plain names); the lake is the one "
+            "config/catalog.sql attaches",
+            "'%s' is not a target: expected schema.table", tok);
+        free(schema);
+        return -1;
+    }
+    p->a->target_schema = schema;
+    p->a->target_table = xstrdup(table);
+    return 0;
+}
+
+static void unknown_materialize_word(parser *p, const char *tok)
+{
+    char *name = xstrdup(tok);
+    char *eq = strchr(name, '=');
+    if (eq)
+        *eq = 0;
+    const char *near = closest(name, materialize_words, NMATERIALIZE_WORDS);
+    char *fix =
+        near ? xasprintf("did you mean '%s'?", near)
+             : xstrdup("options are: schema.table, key=a,b, append, history, track=a,b, "
+                       "deletes=close, incremental, watermark=col, on_schema_change=fail|warn|"
+                       "sync|ignore, manual");
+    ERR(p, fix, "unknown materialize option '%s'", tok);
+    free(fix);
+    free(name);
+}
+
+static void materialize_option(parser *p, const char *tok)
+{
+    model_annot *a = p->a;
+    const char *eq = strchr(tok, '=');
+    char *name = xstrndup(tok, (size_t)(eq - tok));
+    const char *val = eq + 1;
+    if (strcmp(name, "key") == 0) {
+        if (a->key.n)
+            ERR(p, "list every key column in one key=a,b", "key= is given twice");
+        else
+            parse_columns(p, &a->key, "key=", val);
+    } else if (strcmp(name, "track") == 0) {
+        if (a->track.n)
+            ERR(p, "list every tracked column in one track=a,b", "track= is given twice");
+        else
+            parse_columns(p, &a->track, "track=", val);
+    } else if (strcmp(name, "deletes") == 0) {
+        if (strcmp(val, "close") != 0)
+            ERR(p, "the only value is deletes=close", "deletes=%s is not a deletes mode", val);
+        else if (a->deletes_close)
+            ERR(p, "remove the repeated option", "deletes=close is given twice");
+        else
+            a->deletes_close = 1;
+    } else if (strcmp(name, "watermark") == 0) {
+        if (a->watermark)
+            ERR(p, "give one watermark column", "watermark= is given twice");
+        else if (!is_ident(val))
+            ERR(p, "write watermark=<column>, e.g. watermark=updated_at",
+                "'%s' is not a column name for watermark=", val);
+        else
+            a->watermark = xstrdup(val);
+    } else if (strcmp(name, "on_schema_change") == 0) {
+        if (a->on_schema_change)
+            ERR(p, "give on_schema_change= once", "on_schema_change= is given twice");
+        else if (strcmp(val, "fail") && strcmp(val, "warn") && strcmp(val, "sync") &&
+                 strcmp(val, "ignore"))
+            ERR(p, "write on_schema_change=fail, warn, sync or ignore",
+                "'%s' is not an on_schema_change mode", val);
+        else
+            a->on_schema_change = xstrdup(val);
+    } else if (!*name) {
+        ERR(p, "write options as name=value with no spaces around '=', e.g. key=id",
+            "'%s' has no option name before '='", tok);
+    } else {
+        unknown_materialize_word(p, tok);
+    }
+    free(name);
+}
+
+static void materialize_flag(parser *p, int *flag, const char *tok)
+{
+    if (*flag)
+        ERR(p, "remove the repeated word", "'%s' is given twice", tok);
+    *flag = 1;
+}
+
+static void parse_materialize(parser *p, const char *rest)
+{
+    model_annot *a = p->a;
+    if (a->materialize_line) {
+        ERR(p, "put every option on one '-- materialize' line",
+            "second '-- materialize' line (the first is line %d)", a->materialize_line);
+        return;
+    }
+    a->materialize_line = p->line;
+    int before = p->errors;
+    strlist w = {0};
+    split_words(&w, rest);
+    for (size_t i = 0; i < w.n; i++) {
+        const char *tok = w.items[i];
+        if (strchr(tok, '='))
+            materialize_option(p, tok);
+        else if (strcmp(tok, "manual") == 0)
+            materialize_flag(p, &p->f_manual, tok);
+        else if (strcmp(tok, "append") == 0)
+            materialize_flag(p, &p->f_append, tok);
+        else if (strcmp(tok, "history") == 0)
+            materialize_flag(p, &p->f_history, tok);
+        else if (strcmp(tok, "incremental") == 0)
+            materialize_flag(p, &p->f_incremental, tok);
+        else if (strcmp(tok, "key") == 0 || strcmp(tok, "track") == 0 ||
+                 strcmp(tok, "deletes") == 0 || strcmp(tok, "watermark") == 0 ||
+                 strcmp(tok, "on_schema_change") == 0) {
+            char *fix = xasprintf("write %s=<value> with no spaces around '='", tok);
+            ERR(p, fix, "'%s' needs a value", tok);
+            free(fix);
+        } else if (strchr(tok, '.') || strstr(tok, "://"))
+            parse_target(p, tok);
+        else
+            unknown_materialize_word(p, tok);
+    }
+    strlist_free(&w);
+    if (p->errors > before)
+        return;
+    /* Conflicts within the line. */
+    if (p->f_manual) {
+        const char *other = p->f_append        ? "append"
+                            : p->f_history     ? "history"
+                            : p->f_incremental ? "incremental"
+                            : a->key.n         ? "key="
+                            : a->track.n       ? "track="
+                            : a->deletes_close ? "deletes="
+                            : a->watermark     ? "watermark="
+                            : a->on_schema_change ? "on_schema_change="
+                                                  : NULL;
+        if (other) {
+            char *fix = xasprintf("drop '%s', or drop 'manual' to let tarn write the table", other);
+            ERR(p, fix, "'manual' cannot be combined with '%s': a manual model writes its own SQL",
+                other);
+            free(fix);
+        }
+        a->strategy = STRAT_MANUAL;
+        return;
+    }
+    if (p->f_append && a->key.n)
+        ERR(p, "use key= to merge rows by key, or append to insert every row, not both",
+            "'append' conflicts with 'key=': append inserts, key= merges");
+    if (p->f_history && !a->key.n)
+        ERR(p, "add key=<column> naming the entity's key, e.g. key=customer_id history",
+            "'history' needs key=");
+    if (p->f_history && p->f_append)
+        ERR(p, "drop 'append': history already keeps every version",
+            "'history' conflicts with 'append'");
+    if ((a->track.n || a->deletes_close) && !p->f_history)
+        ERR(p, "add 'history' (with key=), or drop track=/deletes=",
+            "track= and deletes= only apply to 'history'");
+    if (p->f_incremental && !a->watermark)
+        ERR(p, "add watermark=<column>, e.g. incremental watermark=updated_at",
+            "'incremental' needs watermark=");
+    if (a->watermark && !p->f_incremental)
+        ERR(p, "add 'incremental', or drop watermark=", "watermark= only applies to 'incremental'");
+    if (p->f_incremental && (p->f_append || p->f_history))
+        ERR(p, "incremental appends (or merges with key=) by itself; drop append/history",
+            "'incremental' conflicts with '%s'", p->f_append ? "append" : "history");
+    if (p->f_history)
+        a->strategy = STRAT_HISTORY;
+    else if (p->f_incremental)
+        a->strategy = STRAT_INCREMENTAL;
+    else if (a->key.n)
+        a->strategy = STRAT_MERGE;
+    else if (p->f_append)
+        a->strategy = STRAT_APPEND;
+    else
+        a->strategy = STRAT_REPLACE;
+}
+
+static void parse_partitioned(parser *p, const char *rest)
+{
+    model_annot *a = p->a;
+    if (a->partitioned_line) {
+        ERR(p, "a model has one partitioning", "second '-- partitioned' line (the first is line %d)",
+            a->partitioned_line);
+        return;
+    }
+    a->partitioned_line = p->line;
+    int errors_before = p->errors;
+    strlist w = {0};
+    split_words(&w, rest);
+    static const char *const grains[] = {"hourly", "daily", "weekly", "monthly", "dynamic"};
+    const char *usage = "write '-- partitioned hourly|daily|weekly|monthly column=<timestamp "
+                        "column>' or '-- partitioned dynamic column=<column>'";
+    if (w.n == 0) {
+        ERR(p, usage, "'-- partitioned' needs a grain and column=");
+    } else if (grain_parse(&a->grain, w.items[0]) != 0) {
+        const char *near = closest(w.items[0], grains, 5);
+        char *fix = near ? xasprintf("did you mean '%s'?", near) : xstrdup(usage);
+        ERR(p, fix, "'%s' is not a partition grain (hourly, daily, weekly, monthly, dynamic)",
+            w.items[0]);
+        free(fix);
+    } else {
+        for (size_t i = 1; i < w.n; i++) {
+            const char *tok = w.items[i];
+            if (strncmp(tok, "column=", 7) == 0) {
+                if (a->partition_column)
+                    ERR(p, usage, "column= is given twice");
+                else if (!is_ident(tok + 7))
+                    ERR(p, usage, "'%s' is not a column name for column=", tok + 7);
+                else
+                    a->partition_column = xstrdup(tok + 7);
+            } else if (strcmp(tok, "column") == 0) {
+                ERR(p, "write column=<name> with no spaces around '='", "'column' needs a value");
+            } else {
+                ERR(p, usage, "unknown partitioned option '%s'", tok);
+            }
+        }
+        if (!a->partition_column && p->errors == errors_before)
+            ERR(p, usage, "'-- partitioned %s' needs column=<name>", w.items[0]);
+    }
+    strlist_free(&w);
+}
+
+static void test_push(model_annot *a, data_test *t)
+{
+    a->tests = xrealloc(a->tests, (a->ntests + 1) * sizeof(*a->tests));
+    a->tests[a->ntests++] = *t;
+}
+
+static void parse_data_test(parser *p, const char *rest)
+{
+    data_test t = {.line = p->line};
+    strlist w = {0};
+    split_words(&w, rest);
+    const char *kind = w.n ? w.items[0] : "";
+    const char *usage = "write one of: data_test unique <col>, data_test not_null <col>, "
+                        "data_test accepted_values <col> = a,b, data_test relationships <col> -> "
+                        "schema.table.col, data_test tests/<file>.sql";
+    int ok = 0;
+    if (!*kind) {
+        ERR(p, usage, "'-- data_test' needs a test");
+    } else if (strcmp(kind, "unique") == 0 || strcmp(kind, "not_null") == 0) {
+        t.kind = kind[0] == 'u' ? DT_UNIQUE : DT_NOT_NULL;
+        if (w.n != 2) {
+            char *fix = xasprintf("write '-- data_test %s <column>'", kind);
+            ERR(p, fix, "'data_test %s' takes one column%s", kind,
+                t.kind == DT_UNIQUE ? " (or a,b for a composite key, no spaces)" : "");
+            free(fix);
+        } else if (t.kind == DT_NOT_NULL && !is_ident(w.items[1])) {
+            ERR(p, "columns in annotations are plain names", "'%s' is not a column name",
+                w.items[1]);
+        } else {
+            char *what = xasprintf("data_test %s ", kind);
+            ok = parse_columns(p, &t.columns, what, w.items[1]) == 0;
+            free(what);
+        }
+    } else if (strcmp(kind, "accepted_values") == 0) {
+        t.kind = DT_ACCEPTED_VALUES;
+        const char *body = strstr(rest, "accepted_values") + strlen("accepted_values");
+        const char *eq = strchr(body, '=');
+        char *col = eq ? trim_dup(body, (size_t)(eq - body)) : NULL;
+        const char *fix = "write '-- data_test accepted_values <column> = a,b,c'";
+        if (!eq || !is_ident(col)) {
+            ERR(p, fix, "'data_test accepted_values' needs <column> = <values>");
+        } else {
+            strlist_push(&t.columns, col);
+            const char *s = eq + 1;
+            ok = 1;
+            for (;;) {
+                const char *c = strchr(s, ',');
+                size_t n = c ? (size_t)(c - s) : strlen(s);
+                char *v = trim_dup(s, n);
+                size_t l = strlen(v);
+                if (l >= 2 && v[0] == '\'' && v[l - 1] == '\'') {
+                    memmove(v, v + 1, l - 2);
+                    v[l - 2] = 0;
+                }
+                if (!*v && l == 0) {
+                    ERR(p, fix, "accepted_values has an empty value");
+                    free(v);
+                    ok = 0;
+                    break;
+                }
+                strlist_push_owned(&t.values, v);
+                if (!c)
+                    break;
+                s = c + 1;
+            }
+        }
+        free(col);
+    } else if (strcmp(kind, "relationships") == 0) {
+        t.kind = DT_RELATIONSHIPS;
+        const char *body = strstr(rest, "relationships") + strlen("relationships");
+        const char *arrow = strstr(body, "->");
+        const char *fix = "write '-- data_test relationships <column> -> schema.table.column'";
+        char *col = arrow ? trim_dup(body, (size_t)(arrow - body)) : NULL;
+        char *ref = arrow ? trim_dup(arrow + 2, strlen(arrow + 2)) : NULL;
+        char *d1 = ref ? strchr(ref, '.') : NULL;
+        char *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+        if (!arrow || !is_ident(col) || !d1 || !d2 || strchr(d2 + 1, '.')) {
+            ERR(p, fix, "'data_test relationships' needs <column> -> schema.table.column");
+        } else {
+            *d1 = *d2 = 0;
+            if (!is_ident(ref) || !is_ident(d1 + 1) || !is_ident(d2 + 1)) {
+                ERR(p, fix, "'%s.%s.%s' is not schema.table.column", ref, d1 + 1, d2 + 1);
+            } else {
+                strlist_push(&t.columns, col);
+                t.ref_schema = xstrdup(ref);
+                t.ref_table = xstrdup(d1 + 1);
+                t.ref_column = xstrdup(d2 + 1);
+                ok = 1;
+            }
+        }
+        free(col);
+        free(ref);
+    } else if (strlen(kind) > 4 && strcmp(kind + strlen(kind) - 4, ".sql") == 0) {
+        t.kind = DT_CUSTOM;
+        if (w.n != 1)
+            ERR(p, "write '-- data_test tests/<file>.sql' alone on the line",
+                "a custom data test is one file path");
+        else if (kind[0] == '/' || strstr(kind, ".."))
+            ERR(p, "give the path relative to the project folder, e.g. tests/no_negatives.sql",
+                "'%s' must be a path inside the project", kind);
+        else {
+            t.path = xstrdup(kind);
+            ok = 1;
+        }
+    } else {
+        const char *near = closest(kind, test_kinds, NTEST_KINDS);
+        char *fix = near ? xasprintf("did you mean '%s'?", near) : xstrdup(usage);
+        ERR(p, fix, "unknown data test '%s'", kind);
+        free(fix);
+    }
+    strlist_free(&w);
+    if (ok) {
+        test_push(p->a, &t);
+    } else {
+        strlist_free(&t.columns);
+        strlist_free(&t.values);
+        free(t.ref_schema);
+        free(t.ref_table);
+        free(t.ref_column);
+        free(t.path);
+    }
+}
+
+/* A cron field: digits, *, ranges, steps, lists, and names (MON, JAN). */
+static int cron_field_ok(const char *f)
+{
+    for (const char *c = f; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '*' || *c == ',' || *c == '-' || *c == '/'))
+            return 0;
+    return *f != 0;
+}
+
+static void parse_schedule(parser *p, const char *rest)
+{
+    model_annot *a = p->a;
+    const char *fix = "write '-- schedule \"<minute> <hour> <day> <month> <weekday>\"', e.g. "
+                      "-- schedule \"0 6 * * *\"";
+    if (a->schedule_line) {
+        ERR(p, "a model has one schedule", "second '-- schedule' line (the first is line %d)",
+            a->schedule_line);
+        return;
+    }
+    char *s = trim_dup(rest, strlen(rest));
+    size_t l = strlen(s);
+    if (l < 2 || s[0] != '"' || s[l - 1] != '"') {
+        ERR(p, fix, "the schedule must be a cron expression in double quotes");
+        free(s);
+        return;
+    }
+    char *expr = xstrndup(s + 1, l - 2);
+    free(s);
+    strlist f = {0};
+    split_words(&f, expr);
+    int ok = f.n == 5 || (f.n == 1 && expr[0] == '@' &&
+                          (strcmp(expr, "@hourly") == 0 || strcmp(expr, "@daily") == 0 ||
+                           strcmp(expr, "@weekly") == 0 || strcmp(expr, "@monthly") == 0));
+    for (size_t i = 0; ok && f.n == 5 && i < 5; i++)
+        ok = cron_field_ok(f.items[i]);
+    if (!ok) {
+        ERR(p, fix, "\"%s\" is not a cron expression (five fields)", expr);
+        free(expr);
+    } else {
+        a->schedule_line = p->line;
+        a->schedule = expr;
+    }
+    strlist_free(&f);
+}
+
+static void parse_tags(parser *p, const char *rest)
+{
+    strlist w = {0};
+    split_words(&w, rest);
+    const char *fix = "write '-- tags a,b' (letters, digits, _ and -, commas, no spaces)";
+    if (w.n != 1) {
+        ERR(p, fix, "'-- tags' takes one comma-separated list");
+    } else {
+        const char *s = w.items[0];
+        for (;;) {
+            const char *c = strchr(s, ',');
+            size_t n = c ? (size_t)(c - s) : strlen(s);
+            char *tag = xstrndup(s, n);
+            int ok = n > 0;
+            for (size_t i = 0; i < n && ok; i++)
+                ok = isalnum((unsigned char)tag[i]) || tag[i] == '_' || tag[i] == '-';
+            if (!ok) {
+                ERR(p, fix, "'%s' is not a tag", tag);
+                free(tag);
+                break;
+            }
+            if (strlist_find(&p->a->tags, tag) < 0)
+                strlist_push_owned(&p->a->tags, tag);
+            else
+                free(tag);
+            if (!c)
+                break;
+            s = c + 1;
+        }
+    }
+    strlist_free(&w);
+}
+
+/* ---- lines ----------------------------------------------------------- */
+
+typedef enum {
+    LINE_PROSE,    /* an ordinary comment */
+    LINE_KEYWORD,  /* a keyword: *kw set, *rest after it */
+    LINE_MISTAKEN, /* close to a keyword: *kw is the one meant */
+} line_kind;
+
+/* Classifies the comment text after "--". */
+static line_kind classify(const char *c, const char **kw, const char **rest)
+{
+    while (is_space_c(*c))
+        c++;
+    const char *e = c;
+    while (*e && (isalnum((unsigned char)*e) || *e == '_' || *e == '-' || *e == '@'))
+        e++;
+    size_t n = (size_t)(e - c);
+    if (n == 0 || n > 40)
+        return LINE_PROSE;
+    char word[41];
+    memcpy(word, c, n);
+    word[n] = 0;
+    int ends_clean = *e == 0 || is_space_c(*e);
+    for (size_t i = 0; i < NKEYWORDS; i++) {
+        if (strcmp(word, keywords[i]) == 0) {
+            *kw = keywords[i];
+            *rest = e;
+            return ends_clean ? LINE_KEYWORD : LINE_MISTAKEN;
+        }
+    }
+    const char *w = word[0] == '@' ? word + 1 : word;
+    for (size_t i = 0; i < NKEYWORDS; i++) {
+        size_t kl = strlen(keywords[i]);
+        /* Wrong case or a leading @ of exactly a keyword; a near spelling
+         * of one of the long keywords (short words like "tag" are too
+         * common in prose to guess at). */
+        int d = edit_distance(w, keywords[i]);
+        int same_letters = strlen(w) == kl && d == 0;
+        int lowercase = 1;
+        for (const char *q = w; *q; q++)
+            if (isupper((unsigned char)*q))
+                lowercase = 0;
+        if (same_letters || (kl >= 8 && strlen(w) >= 6 && d <= 2 && lowercase)) {
+            /* Wrong case followed by prose ("-- Schedule: nightly") is prose. */
+            if (same_letters && !lowercase && !(ends_clean && strchr(e, '=')))
+                continue;
+            *kw = keywords[i];
+            *rest = e;
+            return LINE_MISTAKEN;
+        }
+    }
+    return LINE_PROSE;
+}
+
+int annot_parse(model_annot *out, diag_list *d, const char *path, const char *text,
+                int first_stmt_line)
+{
+    memset(out, 0, sizeof(*out));
+    parser p = {.a = out, .d = d, .path = path};
+    const char *s = text;
+    for (int line = 1; *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        char *l = xstrndup(s, len);
+        s = eol ? eol + 1 : s + len;
+        const char *c = l;
+        while (is_space_c(*c))
+            c++;
+        p.line = line;
+        if (c[0] == '-' && c[1] == '-') {
+            const char *kw = NULL, *rest = NULL;
+            line_kind k = classify(c + 2, &kw, &rest);
+            int header = first_stmt_line == 0 || line < first_stmt_line;
+            if (k != LINE_PROSE && !header) {
+                ERR(&p, "move it to the comment lines at the top of the file, before any SQL",
+                    "'-- %s' below the model's first statement: annotations belong in the "
+                    "header",
+                    kw);
+            } else if (k == LINE_MISTAKEN) {
+                char *fix = xasprintf("write '-- %s …' (lowercase, no ':'), or reword the "
+                                      "comment if it is not an annotation",
+                                      kw);
+                char word[64];
+                const char *w = c + 2;
+                while (is_space_c(*w))
+                    w++;
+                size_t wn = (size_t)(rest - w);
+                if (wn >= sizeof(word))
+                    wn = sizeof(word) - 1;
+                memcpy(word, w, wn);
+                word[wn] = 0;
+                ERR(&p, fix, "'%s' is not an annotation; did you mean '%s'?", word, kw);
+                free(fix);
+            } else if (k == LINE_KEYWORD) {
+                if (strcmp(kw, "materialize") == 0)
+                    parse_materialize(&p, rest);
+                else if (strcmp(kw, "partitioned") == 0)
+                    parse_partitioned(&p, rest);
+                else if (strcmp(kw, "data_test") == 0)
+                    parse_data_test(&p, rest);
+                else if (strcmp(kw, "schedule") == 0)
+                    parse_schedule(&p, rest);
+                else
+                    parse_tags(&p, rest);
+            }
+        }
+        free(l);
+    }
+    /* Conflicts across lines. */
+    if (out->partitioned_line && p.errors == 0) {
+        p.line = out->partitioned_line;
+        const char *what = out->strategy == STRAT_MANUAL        ? "manual"
+                           : out->strategy == STRAT_HISTORY     ? "history"
+                           : out->strategy == STRAT_INCREMENTAL ? "incremental"
+                                                                : NULL;
+        if (what) {
+            char *fix = xasprintf("drop '-- partitioned', or drop '%s' from line %d", what,
+                                  out->materialize_line);
+            ERR(&p, fix, "'-- partitioned' cannot be combined with '%s'", what);
+            free(fix);
+        }
+    }
+    if (out->strategy == STRAT_MANUAL && out->ntests && p.errors == 0) {
+        p.line = out->tests[0].line;
+        ERR(&p, "data tests need a managed model: drop 'manual' or the data_test lines",
+            "'-- data_test' cannot be used with 'materialize manual'");
+    }
+    return p.errors;
+}
+
+void annot_free(model_annot *a)
+{
+    free(a->target_schema);
+    free(a->target_table);
+    strlist_free(&a->key);
+    strlist_free(&a->track);
+    free(a->watermark);
+    free(a->on_schema_change);
+    free(a->partition_column);
+    for (size_t i = 0; i < a->ntests; i++) {
+        data_test *t = &a->tests[i];
+        strlist_free(&t->columns);
+        strlist_free(&t->values);
+        free(t->ref_schema);
+        free(t->ref_table);
+        free(t->ref_column);
+        free(t->path);
+    }
+    free(a->tests);
+    free(a->schedule);
+    strlist_free(&a->tags);
+    memset(a, 0, sizeof(*a));
+}
+
+char *annot_write_signature(const model_annot *a)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "strategy=%s", strategy_name(a->strategy));
+    if (a->target_schema)
+        buf_printf(&b, " target=%s.%s", a->target_schema, a->target_table);
+    char *k = strlist_join(&a->key, ",");
+    char *t = strlist_join(&a->track, ",");
+    buf_printf(&b, " key=%s track=%s deletes=%s watermark=%s on_schema_change=%s", k, t,
+               a->deletes_close ? "close" : "", a->watermark ? a->watermark : "",
+               a->on_schema_change ? a->on_schema_change : "");
+    free(k);
+    free(t);
+    if (a->grain)
+        buf_printf(&b, " partitioned=%s column=%s", grain_name(a->grain), a->partition_column);
+    return buf_detach(&b);
+}

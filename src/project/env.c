@@ -1,0 +1,137 @@
+/*
+ * env.c — .env files and ${VAR} expansion (see env.h).
+ */
+#include "project/env.h"
+
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int name_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+
+static int name_cont(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+void env_parse(env_vars *out, diag_list *d, const char *path, const char *text)
+{
+    const char *s = text;
+    for (int line = 1; *s; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        char *l = xstrndup(s, len);
+        s = eol ? eol + 1 : s + len;
+        char *p = l;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = strlen(p);
+        while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+            p[--n] = 0;
+        if (!*p || *p == '#') {
+            free(l);
+            continue;
+        }
+        if (strncmp(p, "export ", 7) == 0)
+            p += 7;
+        char *eq = strchr(p, '=');
+        char *name_end = p;
+        while (name_cont(*name_end))
+            name_end++;
+        if (!eq || !name_start(*p) || name_end != eq) {
+            diag_add(d, path, line, "write NAME=value (NAME of letters, digits and _)",
+                     "not a variable assignment");
+            free(l);
+            continue;
+        }
+        *eq = 0;
+        char *v = eq + 1;
+        size_t vl = strlen(v);
+        if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+            v[vl - 1] = 0;
+            v++;
+        }
+        long at = strlist_find(&out->names, p);
+        if (at >= 0) {
+            free(out->values.items[at]);
+            out->values.items[at] = xstrdup(v);
+        } else {
+            strlist_push(&out->names, p);
+            strlist_push(&out->values, v);
+        }
+        free(l);
+    }
+}
+
+const char *env_lookup(const env_vars *e, const char *name)
+{
+    const char *v = getenv(name);
+    if (v)
+        return v;
+    long at = strlist_find(&e->names, name);
+    return at >= 0 ? e->values.items[at] : NULL;
+}
+
+char *env_expand(const env_vars *e, diag_list *d, const char *path, const char *text)
+{
+    tarn_buf b = {0};
+    int line = 1, bad = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n')
+            line++;
+        if (p[0] != '$' || p[1] != '{') {
+            buf_putc(&b, *p);
+            continue;
+        }
+        const char *n = p + 2, *q = n;
+        while (name_cont(*q))
+            q++;
+        const char *dflt = NULL;
+        const char *close = q;
+        if (q[0] == ':' && q[1] == '-') {
+            dflt = q + 2;
+            close = strchr(dflt, '}');
+            if (close && memchr(dflt, '\n', (size_t)(close - dflt)))
+                close = NULL;
+        }
+        if (q == n || !name_start(*n) || !close || *close != '}') {
+            diag_add(d, path, line,
+                     "write ${NAME} or ${NAME:-default}; NAME is letters, digits and _",
+                     "malformed variable reference");
+            bad = 1;
+            buf_putc(&b, *p);
+            continue;
+        }
+        char *name = xstrndup(n, (size_t)(q - n));
+        const char *v = env_lookup(e, name);
+        if (v) {
+            buf_puts(&b, v);
+        } else if (dflt) {
+            buf_append(&b, dflt, (size_t)(close - dflt));
+        } else {
+            char *fix = xasprintf("set %s in .env or in the environment, or write ${%s:-default}",
+                                  name, name);
+            diag_add(d, path, line, fix, "${%s} is not set", name);
+            free(fix);
+            bad = 1;
+        }
+        free(name);
+        p = close;
+    }
+    if (bad) {
+        buf_free(&b);
+        return NULL;
+    }
+    return buf_detach(&b);
+}
+
+void env_free(env_vars *e)
+{
+    strlist_free(&e->names);
+    strlist_free(&e->values);
+}

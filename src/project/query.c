@@ -1,0 +1,103 @@
+/*
+ * query.c — small-result helpers over tarn_session_exec (see query.h).
+ */
+#include "project/query.h"
+
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    qrows *r;
+    size_t cap;
+    int64_t count;
+} collect;
+
+static void c_begin(void *ctx, size_t ncols, const char *const *names)
+{
+    collect *c = ctx;
+    c->r->ncols = ncols;
+    c->r->names = xcalloc(ncols ? ncols : 1, sizeof(char *));
+    for (size_t i = 0; i < ncols; i++)
+        c->r->names[i] = xstrdup(names[i]);
+}
+
+static void c_row(void *ctx, const char *const *cells)
+{
+    collect *c = ctx;
+    qrows *r = c->r;
+    if (r->nrows == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        r->cells = xrealloc(r->cells, c->cap * (r->ncols ? r->ncols : 1) * sizeof(char *));
+    }
+    for (size_t i = 0; i < r->ncols; i++)
+        r->cells[r->nrows * r->ncols + i] = cells[i] ? xstrdup(cells[i]) : NULL;
+    r->nrows++;
+}
+
+static void c_count(void *ctx, int64_t n)
+{
+    ((collect *)ctx)->count = n;
+}
+
+void qrows_free(qrows *r)
+{
+    for (size_t i = 0; i < r->ncols; i++)
+        free(r->names[i]);
+    for (size_t i = 0; i < r->nrows * r->ncols; i++)
+        free(r->cells[i]);
+    free(r->names);
+    free(r->cells);
+    memset(r, 0, sizeof(*r));
+}
+
+int query_rows(qrows *out, tarn_session *s, const char *sql)
+{
+    memset(out, 0, sizeof(*out));
+    collect c = {.r = out, .count = -1};
+    tarn_sink sink = {.begin = c_begin, .row = c_row, .count = c_count, .ctx = &c};
+    int rc = tarn_session_exec(s, sql, &sink);
+    if (rc)
+        qrows_free(out);
+    return rc;
+}
+
+int query_exec(tarn_session *s, const char *sql, int64_t *count)
+{
+    qrows r = {0};
+    collect c = {.r = &r, .count = -1};
+    tarn_sink sink = {.begin = c_begin, .row = c_row, .count = c_count, .ctx = &c};
+    int rc = tarn_session_exec(s, sql, &sink);
+    qrows_free(&r);
+    if (!rc && count)
+        *count = c.count;
+    return rc;
+}
+
+int query_string(char **out, tarn_session *s, const char *sql)
+{
+    qrows r;
+    *out = NULL;
+    int rc = query_rows(&r, s, sql);
+    if (rc)
+        return rc;
+    if (r.nrows > 0 && r.ncols > 0 && qrows_get(&r, 0, 0))
+        *out = xstrdup(qrows_get(&r, 0, 0));
+    qrows_free(&r);
+    return 0;
+}
+
+int query_int64(int64_t *out, tarn_session *s, const char *sql)
+{
+    char *v = NULL;
+    int rc = query_string(&v, s, sql);
+    if (rc)
+        return rc;
+    if (!v)
+        return tarn_error_set(TARN_ENOTFOUND, "query returned no value");
+    *out = strtoll(v, NULL, 10);
+    free(v);
+    return 0;
+}

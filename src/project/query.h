@@ -1,0 +1,38 @@
+/*
+ * query.h — running SQL through a tarn session and reading small results,
+ * for the project and build layers (which talk to DuckDB and the lake
+ * only through tarn_session, never through duck/ or lake/ directly).
+ */
+#ifndef TARN_PROJECT_QUERY_H
+#define TARN_PROJECT_QUERY_H
+
+#include "tarn/session.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fully read result, cells as text (NULL for SQL NULL), row-major. */
+typedef struct {
+    size_t ncols, nrows;
+    char **names;
+    char **cells;
+} qrows;
+
+int query_rows(qrows *out, tarn_session *s, const char *sql);
+static inline const char *qrows_get(const qrows *r, size_t row, size_t col)
+{
+    return r->cells[row * r->ncols + col];
+}
+void qrows_free(qrows *r);
+
+/* Runs a statement; *count (optional) gets its changed-row count, or -1
+ * when the statement reports none. */
+int query_exec(tarn_session *s, const char *sql, int64_t *count);
+
+/* The first cell of the first row (caller frees; NULL for SQL NULL or no
+ * row). */
+int query_string(char **out, tarn_session *s, const char *sql);
+/* The same as an integer; TARN_ENOTFOUND when NULL or no row. */
+int query_int64(int64_t *out, tarn_session *s, const char *sql);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * strlist.c — growable string lists (see strlist.h).
+ */
+#include "util/strlist.h"
+
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void strlist_push_owned(strlist *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 4;
+        l->items = xrealloc(l->items, l->cap * sizeof(char *));
+    }
+    l->items[l->n++] = s;
+}
+
+void strlist_push(strlist *l, const char *s)
+{
+    strlist_push_owned(l, xstrdup(s));
+}
+
+long strlist_find(const strlist *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return (long)i;
+    return -1;
+}
+
+char *strlist_join(const strlist *l, const char *sep)
+{
+    tarn_buf b = {0};
+    for (size_t i = 0; i < l->n; i++) {
+        if (i)
+            buf_puts(&b, sep);
+        buf_puts(&b, l->items[i]);
+    }
+    return buf_detach(&b);
+}
+
+void strlist_copy(strlist *dst, const strlist *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        strlist_push(dst, src->items[i]);
+}
+
+void strlist_free(strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = l->cap = 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * strlist.h — a growable list of owned C strings (column lists, tags,
+ * partition identities, selector arguments...).
+ *
+ * A zeroed struct is an empty list. Appends never fail (they abort on
+ * exhaustion, like buf.h).
+ */
+#ifndef TARN_STRLIST_H
+#define TARN_STRLIST_H
+
+#include <stddef.h>
+
+typedef struct {
+    char **items;
+    size_t n, cap;
+} strlist;
+
+void strlist_push(strlist *l, const char *s);
+/* Takes ownership of `s` (a malloc'd string). */
+void strlist_push_owned(strlist *l, char *s);
+/* Index of `s` in the list, or -1. */
+long strlist_find(const strlist *l, const char *s);
+/* The items joined with `sep` (caller frees). */
+char *strlist_join(const strlist *l, const char *sep);
+void strlist_copy(strlist *dst, const strlist *src);
+void strlist_free(strlist *l);
+
+#endif
