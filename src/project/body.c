@@ -1,0 +1,191 @@
+/*
+ * body.c — a model's statements (see body.h).
+ */
+#include "project/body.h"
+
+#include "sql/lexer.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int tok_is_op(const sql_token *t, const char *op)
+{
+    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
+}
+
+static int is_query_kw(const sql_token *t)
+{
+    return sql_tok_is_kw(t, "SELECT") || sql_tok_is_kw(t, "WITH") || sql_tok_is_kw(t, "FROM") ||
+           sql_tok_is_kw(t, "VALUES");
+}
+
+/* Where the query part of a non-query statement starts: the first
+ * top-level SELECT/WITH/FROM/VALUES after the first word (INSERT … SELECT,
+ * CREATE … AS SELECT, UPDATE … FROM, DELETE FROM …), or a '(' that opens
+ * one. A heuristic: it only feeds dependency analysis and reference
+ * pinning, and DuckDB still runs the whole statement. */
+static size_t find_query_part(const sql_tokens *tk)
+{
+    int depth = 0;
+    for (size_t i = 1; i < tk->n; i++) {
+        const sql_token *t = &tk->toks[i];
+        if (tok_is_op(t, "(")) {
+            if (depth == 0 && i + 1 < tk->n && is_query_kw(&tk->toks[i + 1]) &&
+                !sql_tok_is_kw(&tk->toks[i + 1], "VALUES"))
+                return t->start;
+            depth++;
+        } else if (tok_is_op(t, ")")) {
+            depth--;
+        } else if (depth == 0 && is_query_kw(t)) {
+            return t->start;
+        }
+    }
+    return REF_NO_OFFSET;
+}
+
+static void find_placeholders(model_stmt *st, const sql_tokens *tk)
+{
+    for (size_t i = 0; i + 2 < tk->n; i++) {
+        const sql_token *a = &tk->toks[i], *b = &tk->toks[i + 1], *c = &tk->toks[i + 2];
+        if (tok_is_op(a, "{") && b->type == SQL_TOK_IDENT && strcmp(b->text, "partition") == 0 &&
+            tok_is_op(c, "}") && b->start == a->start + 1 && c->start == b->start + b->len) {
+            st->part_offs = xrealloc(st->part_offs, (st->npart + 1) * sizeof(size_t));
+            st->part_offs[st->npart++] = a->start;
+        }
+    }
+}
+
+/* Setup statements a managed model may run before its query: session
+ * settings and scratch objects that never touch the lake. */
+static int setup_allowed(const sql_tokens *tk)
+{
+    const sql_token *t = tk->toks;
+    if (sql_tok_is_kw(t, "SET") || sql_tok_is_kw(t, "RESET") || sql_tok_is_kw(t, "PRAGMA") ||
+        sql_tok_is_kw(t, "LOAD"))
+        return 1;
+    if (!sql_tok_is_kw(t, "CREATE"))
+        return 0;
+    size_t i = 1;
+    if (i + 1 < tk->n && sql_tok_is_kw(&tk->toks[i], "OR") &&
+        sql_tok_is_kw(&tk->toks[i + 1], "REPLACE"))
+        i += 2;
+    if (i >= tk->n)
+        return 0;
+    const sql_token *u = &tk->toks[i];
+    return sql_tok_is_kw(u, "TEMP") || sql_tok_is_kw(u, "TEMPORARY") ||
+           sql_tok_is_kw(u, "MACRO") || sql_tok_is_kw(u, "FUNCTION");
+}
+
+static const char *manual_fix =
+    "a managed model is setup statements (SET, CREATE TEMP …) and one trailing SELECT whose rows "
+    "tarn writes; to run your own SQL against the lake, put '-- materialize manual' in the "
+    "header";
+
+int body_parse(model_body *out, diag_list *d, const char *path, const char *text, int manual)
+{
+    memset(out, 0, sizeof(*out));
+    size_t before = d->n;
+    sql_script sc;
+    if (sql_split(&sc, text) != 0) {
+        diag_add(d, path, 0, "close the string, quoted name or comment", "%s",
+                 tarn_error_last());
+        tarn_error_clear();
+        return 1;
+    }
+    if (sc.n == 0) {
+        diag_add(d, path, 0, "write a SELECT whose rows become the table",
+                 "the model has no SQL statement");
+        sql_script_free(&sc);
+        return 1;
+    }
+    out->items = xcalloc(sc.n, sizeof(model_stmt));
+    out->n = sc.n;
+    for (size_t i = 0; i < sc.n; i++) {
+        model_stmt *st = &out->items[i];
+        st->text = sc.items[i].text;
+        sc.items[i].text = NULL;
+        st->line = sc.items[i].line;
+        st->query_off = REF_NO_OFFSET;
+        sql_first_keyword(st->text, st->kw, sizeof(st->kw));
+        sql_tokens tk;
+        if (sql_tokenize(&tk, st->text) != 0) { /* cannot happen after a split */
+            tarn_error_clear();
+            continue;
+        }
+        find_placeholders(st, &tk);
+        int last = i + 1 == sc.n;
+        int query = is_query_kw(&tk.toks[0]) || strcmp(st->kw, "SELECT") == 0 ||
+                    strcmp(st->kw, "WITH") == 0 || strcmp(st->kw, "FROM") == 0 ||
+                    strcmp(st->kw, "VALUES") == 0;
+        if (manual) {
+            if (!strcmp(st->kw, "BEGIN") || !strcmp(st->kw, "START") ||
+                !strcmp(st->kw, "COMMIT") || !strcmp(st->kw, "END") ||
+                !strcmp(st->kw, "ROLLBACK") || !strcmp(st->kw, "ABORT"))
+                diag_add(d, path, st->line,
+                         "remove it: tarn runs a manual model inside its own transaction, so "
+                         "that the build is one snapshot",
+                         "%s in a manual model", st->kw);
+            else if (!strcmp(st->kw, "ATTACH") || !strcmp(st->kw, "DETACH") ||
+                     !strcmp(st->kw, "USE"))
+                diag_add(d, path, st->line,
+                         "attach databases in config/catalog.sql (or another config/ file)",
+                         "%s in a manual model", st->kw);
+            st->query_off = query ? 0 : find_query_part(&tk);
+        } else if (last) {
+            if (!query)
+                diag_add(d, path, st->line, manual_fix,
+                         "the model's last statement is %s, not a query (SELECT, WITH, FROM or "
+                         "VALUES)",
+                         *st->kw ? st->kw : "not a statement tarn knows");
+            st->is_query = 1;
+            st->query_off = 0;
+        } else if (query) {
+            diag_add(d, path, st->line,
+                     "keep one query, the last statement; turn earlier ones into CREATE TEMP "
+                     "TABLE … AS or CTEs",
+                     "a second query: only the last statement of a managed model may be a query");
+        } else if (!setup_allowed(&tk)) {
+            diag_add(d, path, st->line, manual_fix, "%s is not allowed in a managed model",
+                     *st->kw ? st->kw : "this statement");
+        } else {
+            st->query_off = find_query_part(&tk);
+        }
+        sql_tokens_free(&tk);
+    }
+    sql_script_free(&sc);
+    return (int)(d->n - before);
+}
+
+int body_line_of(const model_stmt *st, size_t off)
+{
+    int line = st->line;
+    for (size_t i = 0; i < off && st->text[i]; i++)
+        if (st->text[i] == '\n')
+            line++;
+    return line;
+}
+
+char *body_query_for_parse(const model_stmt *st)
+{
+    if (st->query_off == REF_NO_OFFSET)
+        return NULL;
+    char *q = xstrdup(st->text + st->query_off);
+    for (size_t i = 0; i < st->npart; i++)
+        if (st->part_offs[i] >= st->query_off)
+            memcpy(q + st->part_offs[i] - st->query_off, BODY_PARTITION_DUMMY,
+                   BODY_PARTITION_LEN);
+    return q;
+}
+
+void body_free(model_body *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        free(b->items[i].text);
+        refs_free(&b->items[i].refs);
+        free(b->items[i].part_offs);
+    }
+    free(b->items);
+    memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,463 @@
+/*
+ * project.c — loading a project folder (see project.h).
+ *
+ * The loader reads every file, collects every problem in a diag_list and
+ * reports them together, so one `tarn plan` shows all that is wrong.
+ */
+#include "project/project.h"
+
+#include "project/dag.h"
+#include "project/hash.h"
+#include "sql/lexer.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ---- files ----------------------------------------------------------- */
+
+static char *path_join(const char *dir, const char *rel)
+{
+    if (!dir || !*dir || strcmp(dir, ".") == 0)
+        return xstrdup(rel);
+    size_t n = strlen(dir);
+    return xasprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
+}
+
+static int read_file(char **out, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tarn_error_set(errno == ENOENT ? TARN_ENOTFOUND : TARN_ERROR, "cannot read %s: %s",
+                              path, strerror(errno));
+    tarn_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_append(&b, chunk, n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        buf_free(&b);
+        return tarn_error_set(TARN_ERROR, "cannot read %s", path);
+    }
+    *out = buf_detach(&b);
+    return 0;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists the .sql files under `rel` (relative to `root`), recursively,
+ * sorted; hidden entries are skipped. */
+static void list_sql(strlist *out, const char *root, const char *rel, int recursive)
+{
+    char *full = path_join(root, rel);
+    DIR *dp = opendir(full);
+    free(full);
+    if (!dp)
+        return;
+    strlist names = {0};
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL)
+        if (e->d_name[0] != '.')
+            strlist_push(&names, e->d_name);
+    closedir(dp);
+    qsort(names.items, names.n, sizeof(char *), cmp_str);
+    for (size_t i = 0; i < names.n; i++) {
+        char *r = xasprintf("%s/%s", rel, names.items[i]);
+        char *f = path_join(root, r);
+        if (is_dir(f)) {
+            if (recursive)
+                list_sql(out, root, r, 1);
+            free(r);
+        } else if (ends_with(names.items[i], ".sql")) {
+            strlist_push_owned(out, r);
+        } else {
+            free(r);
+        }
+        free(f);
+    }
+    strlist_free(&names);
+}
+
+/* ---- config ---------------------------------------------------------- */
+
+static int config_rank(const char *path)
+{
+    static const char *const first[] = {"config/catalog.sql", "config/settings.sql",
+                                        "config/macros.sql", "config/sources.sql"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(path, first[i]) == 0)
+            return i;
+    return 4;
+}
+
+static int cmp_config(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int rx = config_rank(x), ry = config_rank(y);
+    return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+/* Finds `ATTACH [DATABASE] [IF NOT EXISTS] 'ducklake:…' AS alias`. */
+static void find_lake(tarn_project *p, diag_list *d, const config_file *cf, const sql_stmt *st)
+{
+    sql_tokens tk;
+    if (sql_tokenize(&tk, st->text) != 0) {
+        tarn_error_clear();
+        return;
+    }
+    size_t i = 0;
+    if (tk.n && sql_tok_is_kw(&tk.toks[0], "ATTACH")) {
+        i = 1;
+        if (i < tk.n && sql_tok_is_kw(&tk.toks[i], "DATABASE"))
+            i++;
+        if (i + 2 < tk.n && sql_tok_is_kw(&tk.toks[i], "IF"))
+            i += 3;
+        if (i < tk.n && tk.toks[i].type == SQL_TOK_STRING &&
+            strncmp(tk.toks[i].text, "ducklake:", 9) == 0) {
+            if (i + 2 < tk.n && sql_tok_is_kw(&tk.toks[i + 1], "AS") &&
+                (tk.toks[i + 2].type == SQL_TOK_IDENT || tk.toks[i + 2].type == SQL_TOK_QIDENT)) {
+                if (!p->lake_alias)
+                    p->lake_alias = xstrdup(tk.toks[i + 2].text);
+            } else {
+                diag_add(d, cf->path, st->line,
+                         "name the lake: ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH "
+                         "'lake/')",
+                         "the ducklake ATTACH has no AS name");
+            }
+        }
+    }
+    sql_tokens_free(&tk);
+}
+
+static void load_config(tarn_project *p, diag_list *d)
+{
+    char *envpath = path_join(p->dir, ".env");
+    char *envtext = NULL;
+    if (read_file(&envtext, envpath) == 0) {
+        env_parse(&p->env, d, ".env", envtext);
+        free(envtext);
+    } else {
+        tarn_error_clear();
+    }
+    free(envpath);
+    strlist files = {0};
+    list_sql(&files, p->dir, "config", 0);
+    qsort(files.items, files.n, sizeof(char *), cmp_config);
+    p->config = xcalloc(files.n ? files.n : 1, sizeof(config_file));
+    for (size_t i = 0; i < files.n; i++) {
+        config_file *cf = &p->config[p->nconfig++];
+        cf->path = xstrdup(files.items[i]);
+        char *full = path_join(p->dir, cf->path), *raw = NULL;
+        if (read_file(&raw, full) != 0) {
+            diag_add(d, cf->path, 0, NULL, "%s", tarn_error_last());
+            tarn_error_clear();
+            free(full);
+            continue;
+        }
+        free(full);
+        char *text = env_expand(&p->env, d, cf->path, raw);
+        free(raw);
+        if (!text)
+            continue;
+        sql_script sc;
+        if (sql_split(&sc, text) != 0) {
+            diag_add(d, cf->path, 0, "close the string, quoted name or comment", "%s",
+                     tarn_error_last());
+            tarn_error_clear();
+        } else {
+            cf->stmts = sc.items;
+            cf->nstmts = sc.n;
+            for (size_t j = 0; j < sc.n; j++)
+                find_lake(p, d, cf, &sc.items[j]);
+        }
+        free(text);
+    }
+    strlist_free(&files);
+    if (!p->lake_alias && d->n == 0)
+        diag_add(d, "config/catalog.sql", 0,
+                 "add: ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');",
+                 "the project attaches no DuckLake lake");
+}
+
+/* ---- models ---------------------------------------------------------- */
+
+/* models/a/b/c.sql → schema a, table c; models/c.sql → main.c */
+static void target_from_path(const char *path, char **schema, char **table)
+{
+    const char *rest = path + strlen("models/");
+    const char *slash = strchr(rest, '/');
+    const char *base = strrchr(path, '/') + 1;
+    *schema = slash ? xstrndup(rest, (size_t)(slash - rest)) : xstrdup("main");
+    *table = xstrndup(base, strlen(base) - 4);
+}
+
+static int first_token_line(const char *text)
+{
+    sql_tokens tk;
+    if (sql_tokenize(&tk, text) != 0) {
+        tarn_error_clear();
+        return 0;
+    }
+    int line = tk.n ? tk.toks[0].line : 0;
+    sql_tokens_free(&tk);
+    return line;
+}
+
+static void model_hash(tarn_model *m)
+{
+    tarn_buf b = {0};
+    char *sig = annot_write_signature(&m->annot);
+    buf_printf(&b, "tarn-model-v1\n%s\n", sig);
+    free(sig);
+    for (size_t i = 0; i < m->body.n; i++) {
+        char *norm = hash_normalize_sql(m->body.items[i].text);
+        buf_printf(&b, "%s;\n", norm);
+        free(norm);
+    }
+    hash_sha256_hex(m->hash, b.ptr ? b.ptr : "", b.len);
+    buf_free(&b);
+}
+
+/* Finds the references of each statement's query part with DuckDB's
+ * parser. A trailing query that does not parse is a project error; the
+ * query parts found inside other statements are a heuristic, so their
+ * parse errors are left for DuckDB to report when the statement runs. */
+static void model_refs(tarn_model *m, diag_list *d, tarn_session *s)
+{
+    for (size_t i = 0; i < m->body.n; i++) {
+        model_stmt *st = &m->body.items[i];
+        char *q = body_query_for_parse(st);
+        if (!q)
+            continue;
+        size_t err_off;
+        ref_list refs;
+        int rc = refs_extract(&refs, &err_off, s, q);
+        if (rc == 0) {
+            for (size_t j = 0; j < refs.n; j++)
+                if (refs.items[j].offset != REF_NO_OFFSET)
+                    refs.items[j].offset += st->query_off;
+            st->refs = refs;
+        } else if (st->is_query || m->annot.strategy == STRAT_MANUAL) {
+            int line = body_line_of(st, err_off == REF_NO_OFFSET ? 0 : st->query_off + err_off);
+            if (st->is_query || strcmp(st->kw, "SELECT") == 0 || strcmp(st->kw, "WITH") == 0 ||
+                strcmp(st->kw, "FROM") == 0)
+                diag_add(d, m->path, line, "fix the SQL (DuckDB's parser rejects it)",
+                         "the query does not parse: %s", tarn_error_last());
+            tarn_error_clear();
+        } else {
+            tarn_error_clear();
+        }
+        free(q);
+    }
+}
+
+static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const char *path)
+{
+    tarn_model *m = &p->models[p->nmodels++];
+    memset(m, 0, sizeof(*m));
+    m->path = xstrdup(path);
+    char *full = path_join(p->dir, path);
+    if (read_file(&m->text, full) != 0) {
+        diag_add(d, path, 0, NULL, "%s", tarn_error_last());
+        tarn_error_clear();
+        m->text = xstrdup("");
+    }
+    free(full);
+    int errs = annot_parse(&m->annot, d, path, m->text, first_token_line(m->text));
+    if (m->annot.target_schema) {
+        m->schema = xstrdup(m->annot.target_schema);
+        m->table = xstrdup(m->annot.target_table);
+    } else {
+        target_from_path(path, &m->schema, &m->table);
+    }
+    m->name = xasprintf("%s.%s", m->schema, m->table);
+    errs += body_parse(&m->body, d, path, m->text, m->annot.strategy == STRAT_MANUAL);
+    for (size_t i = 0; i < m->annot.ntests; i++) {
+        const data_test *t = &m->annot.tests[i];
+        if (t->kind != DT_CUSTOM)
+            continue;
+        char *f = path_join(p->dir, t->path);
+        struct stat st;
+        if (stat(f, &st) != 0)
+            diag_add(d, path, t->line, "create the file, or fix the path (relative to the project)",
+                     "data test file %s does not exist", t->path);
+        free(f);
+    }
+    if (errs == 0)
+        model_refs(m, d, s);
+    model_hash(m);
+}
+
+long project_find_model(const tarn_project *p, const char *schema, const char *table)
+{
+    for (size_t i = 0; i < p->nmodels; i++)
+        if (strcasecmp(p->models[i].schema, schema) == 0 &&
+            strcasecmp(p->models[i].table, table) == 0)
+            return (long)i;
+    return -1;
+}
+
+long project_ref_model(const tarn_project *p, const table_ref *r)
+{
+    if (r->is_file)
+        return -1;
+    if (r->catalog && (!p->lake_alias || strcasecmp(r->catalog, p->lake_alias) != 0))
+        return -1;
+    return project_find_model(p, r->schema ? r->schema : "main", r->table);
+}
+
+static void add_edge(tarn_model *m, size_t up, int line)
+{
+    for (size_t i = 0; i < m->nup; i++)
+        if (m->up[i].model == up)
+            return;
+    m->up = xrealloc(m->up, (m->nup + 1) * sizeof(model_edge));
+    m->up[m->nup].model = up;
+    m->up[m->nup].line = line;
+    m->nup++;
+}
+
+static void ref_display(tarn_buf *b, const table_ref *r)
+{
+    if (r->catalog)
+        buf_printf(b, "%s.", r->catalog);
+    if (r->schema)
+        buf_printf(b, "%s.", r->schema);
+    buf_puts(b, r->table);
+}
+
+static void link_models(tarn_project *p)
+{
+    for (size_t i = 0; i < p->nmodels; i++) {
+        tarn_model *m = &p->models[i];
+        for (size_t s = 0; s < m->body.n; s++) {
+            const model_stmt *st = &m->body.items[s];
+            for (size_t r = 0; r < st->refs.n; r++) {
+                const table_ref *ref = &st->refs.items[r];
+                long up = project_ref_model(p, ref);
+                if (up == (long)i)
+                    continue; /* reading its own previous state is not an edge */
+                if (up >= 0) {
+                    add_edge(m, (size_t)up, body_line_of(st, ref->offset == REF_NO_OFFSET ? 0
+                                                                                         : ref->offset));
+                } else {
+                    tarn_buf b = {0};
+                    ref_display(&b, ref);
+                    if (strlist_find(&m->sources, buf_cstr(&b)) < 0)
+                        strlist_push(&m->sources, buf_cstr(&b));
+                    buf_free(&b);
+                }
+            }
+        }
+        /* A relationships test reads the referenced model's table. */
+        for (size_t t = 0; t < m->annot.ntests; t++) {
+            const data_test *dt = &m->annot.tests[t];
+            if (dt->kind != DT_RELATIONSHIPS)
+                continue;
+            long up = project_find_model(p, dt->ref_schema, dt->ref_table);
+            if (up >= 0 && up != (long)i)
+                add_edge(m, (size_t)up, dt->line);
+        }
+    }
+}
+
+int project_load(tarn_project **out, const char *dir, tarn_session *s)
+{
+    *out = NULL;
+    char *models_dir = path_join(dir, "models");
+    int ok = is_dir(models_dir);
+    free(models_dir);
+    if (!ok)
+        return tarn_error_set(TARN_EINVALID,
+                              "%s is not a tarn project: it has no models/ folder (create a "
+                              "project with `tarn init`)",
+                              dir);
+    tarn_project *p = xcalloc(1, sizeof(*p));
+    p->dir = xstrdup(dir);
+    diag_list d = {0};
+    load_config(p, &d);
+    strlist files = {0};
+    list_sql(&files, dir, "models", 1);
+    p->models = xcalloc(files.n ? files.n : 1, sizeof(tarn_model));
+    for (size_t i = 0; i < files.n; i++)
+        load_model(p, &d, s, files.items[i]);
+    strlist_free(&files);
+    list_sql(&p->tests, dir, "tests", 1);
+    /* Two models may not build the same table. */
+    for (size_t i = 0; i < p->nmodels; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(p->models[i].name, p->models[j].name) == 0) {
+                char *fix = xasprintf("rename one file, or give one a different target with "
+                                      "'-- materialize schema.table'");
+                diag_add(&d, p->models[i].path, p->models[i].annot.materialize_line, fix,
+                         "%s is also built by %s", p->models[i].name, p->models[j].path);
+                free(fix);
+            }
+    if (d.n == 0) {
+        link_models(p);
+        dag_build(p, &d);
+    }
+    int rc = diag_raise(&d);
+    diag_free(&d);
+    if (rc) {
+        project_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void project_free(tarn_project *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nconfig; i++) {
+        sql_script sc = {.items = p->config[i].stmts, .n = p->config[i].nstmts};
+        sql_script_free(&sc);
+        free(p->config[i].path);
+    }
+    free(p->config);
+    for (size_t i = 0; i < p->nmodels; i++) {
+        tarn_model *m = &p->models[i];
+        free(m->name);
+        free(m->schema);
+        free(m->table);
+        free(m->path);
+        free(m->text);
+        annot_free(&m->annot);
+        body_free(&m->body);
+        free(m->up);
+        free(m->down);
+        strlist_free(&m->sources);
+    }
+    free(p->models);
+    free(p->order);
+    strlist_free(&p->tests);
+    env_free(&p->env);
+    free(p->lake_alias);
+    free(p->dir);
+    free(p);
+}
