@@ -39,7 +39,8 @@ const char cmd_maintain_usage[] =
     "  --lake 'ducklake:PATH'  the lake's catalog file (must exist)\n"
     "  --data-path DIR         its data path, as given when it was attached\n"
     "  --dry-run               show what would be done, change nothing\n"
-    "  --older-than TS         a timestamp, e.g. '2026-01-01 00:00:00+00'\n"
+    "  --older-than TS         a timestamp ('2026-01-01 00:00:00+00') or an\n"
+    "                          age ('2 days')\n"
     "  --versions 1,2          snapshot ids (expire)\n"
     "  --all                   every scheduled or orphaned file, whatever its age\n"
     "  --table [SCHEMA.]NAME   only this table (compact, flush)\n"
@@ -158,7 +159,19 @@ static int parse(maint_opts *o, int argc, char **argv)
         cli_errorf("--versions takes snapshot ids separated by commas, e.g. 1,2");
         return -1;
     }
-    if (o->all && o->older_than) {
+    if (o->table && strcmp(o->action, "compact") != 0 && strcmp(o->action, "flush") != 0) {
+        cli_errorf("--table applies to compact and flush only");
+        return -1;
+    }
+    if (o->threshold && strcmp(o->action, "compact") != 0) {
+        cli_errorf("--delete-threshold applies to compact only");
+        return -1;
+    }
+    if (o->versions && strcmp(o->action, "expire") != 0) {
+        cli_errorf("--versions applies to expire only");
+        return -1;
+    }
+        if (o->all && o->older_than) {
         cli_errorf("--all and --older-than exclude each other");
         return -1;
     }
@@ -191,15 +204,22 @@ static void table_args(tarn_buf *b, const maint_opts *o, const char *schema_kw,
     free(schema);
 }
 
+/* older_than => a timestamp, or an age ('2 days') counted back from now */
+static void older_than_arg(tarn_buf *b, const char *v)
+{
+    buf_puts(b, ", older_than => COALESCE(TRY_CAST(");
+    quote_literal(b, v);
+    buf_puts(b, " AS TIMESTAMPTZ), now() - TRY_CAST(");
+    quote_literal(b, v);
+    buf_puts(b, " AS INTERVAL))");
+}
+
 static void age_args(tarn_buf *b, const maint_opts *o)
 {
     if (o->all)
         buf_puts(b, ", cleanup_all => true");
-    if (o->older_than) {
-        buf_puts(b, ", older_than => CAST(");
-        quote_literal(b, o->older_than);
-        buf_puts(b, " AS TIMESTAMPTZ)");
-    }
+    if (o->older_than)
+        older_than_arg(b, o->older_than);
     buf_printf(b, ", dry_run => %s", o->dry_run ? "true" : "false");
 }
 
@@ -213,7 +233,7 @@ static char *action_sql(const maint_opts *o)
         if (o->versions)
             buf_printf(&b, ", versions => [%s]", o->versions);
         else
-            named_text(&b, "older_than", o->older_than);
+            older_than_arg(&b, o->older_than);
         buf_printf(&b, ", dry_run => %s) ORDER BY snapshot_id", o->dry_run ? "true" : "false");
     } else if (strcmp(o->action, "cleanup") == 0) {
         buf_puts(&b, "SELECT 'scheduled' AS kind, path FROM ducklake_cleanup_old_files('lake'");

@@ -75,6 +75,14 @@ int mt_check_named(const mt_call *c, const char *const *names)
     return 0;
 }
 
+int mt_non_null(const mt_call *c, const char *name)
+{
+    for (size_t i = 0; i < c->a->nnamed; i++)
+        if (strcasecmp(c->a->names[i], name) == 0 && !c->a->values[i])
+            return tarn_error_set(TARN_EINVALID, "The %s option must not be NULL", name);
+    return 0;
+}
+
 int mt_bool(const mt_call *c, const char *name, int dflt)
 {
     const char *v = lk_args_named(c->a, name);
@@ -100,6 +108,14 @@ char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t ta
     }
     buf_free(&b);
     return v;
+}
+
+int mt_auto_compact(const mt_call *c, const lk_table *t)
+{
+    char *v = mt_option(c, "auto_compact", t->schema_id, t->id);
+    int yes = !v || strcmp(v, "true") == 0;
+    free(v);
+    return yes;
 }
 
 /* ---- results ---- */
@@ -175,6 +191,19 @@ int mt_write_end(const mt_call *c, int rc)
         return 0;
     }
     return session_write_end(c->s, c->lake, rc);
+}
+
+int mt_no_open_txn(const mt_call *c)
+{
+    /* these write the catalog (or delete files) outside any snapshot, so
+     * they cannot be part of a transaction tarn may still roll back */
+    if (c->lake->txn || c->s->explicit_txn)
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
+    if (c->lake->read_only)
+        return tarn_error_set(TARN_EINVALID, "lake \"%s\" is attached read-only",
+                              c->lake->alias);
+    return 0;
 }
 
 /* ---- the tables a function applies to ---- */

@@ -384,14 +384,6 @@ static int drop_superseded(const mt_call *c)
     return rc;
 }
 
-static int auto_compact(const mt_call *c, const lk_table *t)
-{
-    char *v = mt_option(c, "auto_compact", t->schema_id, t->id);
-    int yes = !v || strcmp(v, "true") == 0;
-    free(v);
-    return yes;
-}
-
 static int flush_tables(const mt_call *c, mt_result *res, int *any)
 {
     const lk_table **tables = NULL;
@@ -401,7 +393,7 @@ static int flush_tables(const mt_call *c, mt_result *res, int *any)
     lk_catalog *cat = &c->lake->txn->cat;
     for (size_t i = 0; !rc && i < n; i++) {
         const lk_table *t = tables[i];
-        if (!auto_compact(c, t))
+        if (!mt_auto_compact(c, t))
             continue;
         int64_t rows = 0;
         for (size_t k = 0; !rc && k < t->ninlined; k++) {

@@ -29,8 +29,13 @@ typedef struct {
 
 /* Fails unless every named argument is one of `names` (NULL-terminated). */
 int mt_check_named(const mt_call *c, const char *const *names);
+/* Fails when named argument `name` is given as NULL. */
+int mt_non_null(const mt_call *c, const char *name);
 /* A boolean named argument: 1, 0, or `dflt` when absent. */
 int mt_bool(const mt_call *c, const char *name, int dflt);
+/* 0 when the table's auto_compact option is set to anything but true
+ * (maintenance then leaves the table alone). */
+int mt_auto_compact(const mt_call *c, const lk_table *t);
 /* The lake option `key` for a table (table, then schema, then global
  * scope); NULL when unset (malloc'd). schema_id/table_id < 0: global. */
 char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t table_id);
@@ -120,6 +125,43 @@ int mt_inside_data_path(const lk_lake *lake, const char *path);
 void mt_file_path_sql(tarn_buf *b, const lk_lake *lake, const char *f);
 void mt_file_path_joins(tarn_buf *b, const lk_lake *lake, const char *f);
 
+/* ---- compaction (maintain_compact.c) ---- */
+
+typedef struct {
+    int64_t id, record_count, row_id_start, begin, partial_max, size; /* -1: NULL */
+    char *group;   /* schema version, partition spec and values */
+    char *path;    /* as read */
+    char *subdir;  /* hive directories of a relative path, or "" */
+    int ever_deleted;           /* has or had a delete file */
+    int64_t del_id, del_count;  /* live delete file, -1 none */
+    char *del_path;
+    int64_t inlined_deleted;    /* positions in ducklake_inlined_delete_T */
+} cand;
+
+typedef struct {
+    cand *v;
+    size_t n;
+} cand_list;
+
+/* The table's live files (size_filter: more conditions on the data file
+ * `d`), in the order DuckLake considers them. */
+int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter, cand_list *out);
+void mt_cands_free(cand_list *l);
+/* Writes the new file of one compaction of sources src[0..n) (rewrite:
+ * without their deleted rows) and registers it; *created tells whether
+ * any row was left to write. */
+int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n,
+                       int rewrite, int *created);
+/* A result row (schema, table, files processed, files created). */
+void mt_compact_result(mt_result *res, const mt_call *c, const lk_table *t, size_t processed,
+                       int created);
+extern const char *const MT_COMPACT_NAMES[4];
+extern const char *const MT_COMPACT_TYPES[4];
+/* The table named by a compaction's second argument, or NULL. */
+const char *mt_table_arg(const mt_call *c);
+/* Records change token kind:table_id. */
+void mt_change(const mt_call *c, const char *kind, int64_t table_id);
+
 /* ---- the functions ---- */
 
 int mt_flush_inlined(char **out, const mt_call *c);
@@ -133,6 +175,10 @@ int mt_delete_orphans(char **out, const mt_call *c);
  * and ends it: commit, or roll back on failure or with dry_run => true. */
 int mt_write_begin(const mt_call *c);
 int mt_write_end(const mt_call *c, int rc);
+
+/* Fails inside BEGIN … COMMIT and on a read-only lake: for the functions
+ * that change the catalog without a snapshot. */
+int mt_no_open_txn(const mt_call *c);
 
 /* The tables a function applies to: the one named by (schema, table), or
  * every table of `schema`, or every table (both NULL). */

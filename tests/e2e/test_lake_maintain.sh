@@ -283,6 +283,8 @@ check_eq "orphan cleanup --dry-run lists the crashed write's file" \
 check_same "orphan cleanup --dry-run changes nothing" "$state_before" "$(state "$a")"
 maintain "$a" cleanup --older-than '2000-01-01 00:00:00+00'
 check_eq "cleanup keeps files newer than --older-than" "kind,path" "$(sed '/^$/d' "$d/out")"
+maintain "$a" cleanup --older-than '1 hour'
+check_eq "--older-than takes an age" "kind,path" "$(sed '/^$/d' "$d/out")"
 [ -e "$a/data/main/t/$orphan" ] && ok "the young orphan is still there" ||
     fail "the young orphan is still there"
 maintain "$a" cleanup --all
@@ -387,6 +389,10 @@ check_rc "--versions takes ids" 2
 (cd "$b" && "$TARN" maintain flush --bogus --lake meta.ducklake) </dev/null >"$d/out" 2>"$d/err"
 rc=$?
 check_rc "an unknown option is a usage error" 2
+(cd "$b" && "$TARN" maintain expire --table f --versions 1 --lake meta.ducklake) </dev/null \
+    >"$d/out" 2>"$d/err"
+rc=$?
+check_rc "--table with expire is a usage error" 2
 (cd "$b" && "$TARN" maintain flush --lake no-such.ducklake) </dev/null >"$d/out" 2>"$d/err"
 rc=$?
 check_rc "a missing lake fails (and is not created)" 1
