@@ -8,13 +8,15 @@
  * argument as one statement and prints, for each, `elapsed_s=<wall seconds>`
  * (CLOCK_MONOTONIC around duckdb_query, result destroyed inside the interval),
  * then `maxrss_kb=<peak RSS of this process>` from getrusage. Exit status 1
- * if a statement fails (its error goes to stderr).
+ * if a statement fails (its error goes to stderr). With DUCKDB_BASELINE_PRINT=1
+ * the rows of each result are printed too (tab-separated), e.g. for EXPLAIN.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <duckdb.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         duckdb_close(&db);
         return 1;
     }
+    const char *pr = getenv("DUCKDB_BASELINE_PRINT");
+    int print = pr && *pr == '1';
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
         duckdb_result res;
@@ -58,6 +62,14 @@ int main(int argc, char **argv)
         if (st == DuckDBError) {
             fprintf(stderr, "error: %s\n", duckdb_result_error(&res));
             rc = 1;
+        }
+        for (idx_t r = 0; print && !rc && r < duckdb_row_count(&res); r++) {
+            for (idx_t c = 0; c < duckdb_column_count(&res); c++) {
+                char *v = duckdb_value_varchar(&res, c, r);
+                printf("%s%s", c ? "\t" : "", v ? v : "NULL");
+                duckdb_free(v);
+            }
+            putchar('\n');
         }
         duckdb_destroy_result(&res);
         double t1 = now_s();

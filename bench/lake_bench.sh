@@ -29,7 +29,8 @@ log() { echo "# $*" >&2; }
 [ -f deps/lib/libduckdb.so ] || die "deps/lib/libduckdb.so not found; run scripts/deps.sh"
 if [ ! -x /usr/bin/time ]; then
     log "installing the Debian package 'time' for /usr/bin/time -v"
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq time >/dev/null; else sudo apt-get install -y -qq time >/dev/null; fi
+    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq time >/dev/null; else sudo apt-get install -y -qq time >/dev/null; fi ||
+        die "/usr/bin/time is missing: install the Debian package 'time'"
 fi
 
 mkdir -p bench/out
@@ -61,19 +62,21 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a
 calc() { awk "BEGIN {printf \"${2:-%.3f}\", $1}"; }
 
 # run_tarn DIR SCRIPT — runs `tarn sql --format csv -f SCRIPT` in DIR under /usr/bin/time.
-# Sets P_WALL (whole-process wall seconds), P_RSS (max RSS, KiB) and MARKS (the BENCH_MARK
-# timestamps the script printed, in µs); stdout is kept in $WORK/last.out.
+# Sets P_WALL (whole-process wall seconds), P_RSS (max RSS, KiB), P_CPU (user + system CPU
+# seconds of the process) and MARKS (the BENCH_MARK timestamps the script printed, in µs);
+# stdout is kept in $WORK/last.out.
 run_tarn() {
     local dir=$1 script=$2 t0 t1
     t0=$EPOCHREALTIME
-    if ! (cd "$dir" && /usr/bin/time -f '%M' -o "$WORK/time.out" "$TARN" sql --format csv -f "$script" \
+    if ! (cd "$dir" && /usr/bin/time -f '%M %U %S' -o "$WORK/time.out" "$TARN" sql --format csv -f "$script" \
         >"$WORK/last.out" 2>"$WORK/last.err"); then
         cat "$WORK/last.err" >&2
         die "tarn sql -f $script failed in $dir"
     fi
     t1=$EPOCHREALTIME
     P_WALL=$(calc "$t1 - $t0" %.4f)
-    P_RSS=$(tail -n 1 "$WORK/time.out")
+    read -r P_RSS cpu_u cpu_s < <(tail -n 1 "$WORK/time.out")
+    P_CPU=$(calc "$cpu_u + $cpu_s" %.2f)
     mapfile -t MARKS < <(grep -o 'BENCH_MARK [0-9]*' "$WORK/last.out" | cut -d' ' -f2)
 }
 
@@ -107,19 +110,20 @@ CREATE TABLE lake.t AS $SELECT_SQL;
 $MARK
 EOF
 
-declare -a copy_s copy_p copy_rss ctas_s ctas_p ctas_rss helper_s helper_rss
+declare -a copy_s copy_p copy_rss copy_cpu ctas_s ctas_p ctas_rss ctas_cpu helper_s helper_rss
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 0; r < RUNS; r++)); do
     rm -f "$WORK/copy/x.parquet"
     run_tarn "$WORK/copy" "$WORK/copy.sql"
-    copy_s+=("$(mark_span 0 1)"); copy_p+=("$P_WALL"); copy_rss+=("$P_RSS")
+    copy_s+=("$(mark_span 0 1)"); copy_p+=("$P_WALL"); copy_rss+=("$P_RSS"); copy_cpu+=("$P_CPU")
 
     rm -rf "$WORK/lake" && mkdir -p "$WORK/lake"
     run_tarn "$WORK/lake" "$WORK/ctas.sql"
-    ctas_s+=("$(mark_span 0 1)"); ctas_p+=("$P_WALL"); ctas_rss+=("$P_RSS")
+    ctas_s+=("$(mark_span 0 1)"); ctas_p+=("$P_WALL"); ctas_rss+=("$P_RSS"); ctas_cpu+=("$P_CPU")
 
     rm -f "$WORK/copy/x.parquet"
     run_helper "COPY ($SELECT_SQL) TO '$WORK/copy/x.parquet' (FORMAT parquet)"
-    helper_s+=("${H_TIMES[0]}"); helper_rss+=("$H_RSS")
+    helper_s+=("$(calc "${H_TIMES[0]}" %.4f)"); helper_rss+=("$H_RSS")
     log "   run $((r + 1)): copy ${copy_s[r]} s, ctas ${ctas_s[r]} s, helper copy ${helper_s[r]} s"
 done
 copy_bytes=$(stat -c %s "$WORK/copy/x.parquet")
@@ -129,9 +133,11 @@ rm -f "$WORK/copy/x.parquet"
 
 m_copy_s=$(median "${copy_s[@]}"); m_ctas_s=$(median "${ctas_s[@]}"); m_helper_s=$(median "${helper_s[@]}")
 m_copy_p=$(median "${copy_p[@]}"); m_ctas_p=$(median "${ctas_p[@]}")
+m_copy_cpu=$(median "${copy_cpu[@]}"); m_ctas_cpu=$(median "${ctas_cpu[@]}")
 m_copy_rss=$(median "${copy_rss[@]}"); m_ctas_rss=$(median "${ctas_rss[@]}"); m_helper_rss=$(median "${helper_rss[@]}")
 ctas_ratio=$(calc "$m_ctas_s / $m_copy_s" %.2f)
 ctas_ratio_p=$(calc "$m_ctas_p / $m_copy_p" %.2f)
+ctas_ratio_cpu=$(calc "$m_ctas_cpu / $m_copy_cpu" %.2f)
 rss_ratio=$(calc "$m_ctas_rss / $m_copy_rss" %.2f)
 
 # ---------------------------------------------------------------- 2: scan with 1% deletes
@@ -181,27 +187,45 @@ m_p_lake=$(median "${p_lake[@]}"); m_p_base=$(median "${p_base[@]}")
 m_p_lake0=$(median "${p_lake0[@]}"); m_p_base0=$(median "${p_base0[@]}")
 scan_ratio=$(calc "$m_scan_lake / $m_scan_base" %.2f)
 scan_ratio_raw=$(calc "$m_p_lake / $m_p_base" %.2f)
-scan_ratio_adj=$(calc "($m_p_lake - $m_p_lake0) / ($m_p_base - $m_p_base0)" %.2f)
+# n/a when noise makes the baseline's query time (process minus startup) non-positive
+scan_ratio_adj=$(awk -v a="$(calc "$m_p_lake - $m_p_lake0" %.6f)" -v b="$(calc "$m_p_base - $m_p_base0" %.6f)" \
+    'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')
 
 # ---------------------------------------------------------------- 3: single-row commits
 
 # commits DIR ATTACH_OPTIONS — INSERTS autocommit INSERTs in one tarn sql -f script;
-# sets C_S (seconds from first to last INSERT), C_FILES (data files) and C_SNAPS (snapshots)
+# sets C_S (seconds from first to last INSERT), C_FIRST / C_LAST (commits/s over the first and
+# the last tenth of the INSERTs, to show a rate that degrades as the table grows), C_FILES (data
+# files) and C_SNAPS (snapshots).
+# With ATTACH_OPTIONS "duckdb" the table lives in a plain DuckDB database file instead (the
+# reference: what one DuckDB commit of the catalog database costs on this disk).
 commits() {
-    local dir=$1 opts=$2 i
+    local dir=$1 opts=$2 i db=lake tenth=$(((INSERTS + 9) / 10))
     rm -rf "$dir" && mkdir -p "$dir"
     {
-        echo "ATTACH 'ducklake:meta.ducklake' AS lake (DATA_PATH 'data/'$opts);"
-        echo "CREATE TABLE lake.small (i INTEGER, s VARCHAR);"
+        if [ "$opts" = duckdb ]; then
+            db=db
+            echo "ATTACH 'plain.duckdb' AS db;"
+        else
+            echo "ATTACH 'ducklake:meta.ducklake' AS lake (DATA_PATH 'data/'$opts);"
+        fi
+        echo "CREATE TABLE $db.small (i INTEGER, s VARCHAR);"
         echo "$MARK"
-        for ((i = 0; i < INSERTS; i++)); do echo "INSERT INTO lake.small VALUES ($i, 'x');"; done
-        echo "$MARK"
-        echo "SELECT count(*) AS n_rows FROM lake.small;"
-        echo "SELECT count(*) AS n_files FROM ducklake_list_files('lake', 'small');"
-        echo "SELECT count(*) AS n_snapshots FROM ducklake_snapshots('lake');"
+        for ((i = 0; i < INSERTS; i++)); do
+            echo "INSERT INTO $db.small VALUES ($i, 'x');"
+            if (((i + 1) % tenth == 0 || i + 1 == INSERTS)); then echo "$MARK"; fi
+        done
+        echo "SELECT count(*) AS n_rows FROM $db.small;"
+        if [ "$db" = lake ]; then
+            echo "SELECT count(*) AS n_files FROM ducklake_list_files('lake', 'small');"
+            echo "SELECT count(*) AS n_snapshots FROM ducklake_snapshots('lake');"
+        fi
     } >"$dir.sql"
     run_tarn "$dir" "$dir.sql"
-    C_S=$(mark_span 0 1)
+    local last=$((${#MARKS[@]} - 1))
+    C_S=$(mark_span 0 "$last")
+    C_FIRST=$(calc "$tenth / $(mark_span 0 1)" %.0f)
+    C_LAST=$(calc "($INSERTS - $tenth * ($last - 1)) / $(mark_span $((last - 1)) "$last")" %.0f)
     [ "$(csv_after n_rows)" = "$INSERTS" ] || die "small table has $(csv_after n_rows) rows, expected $INSERTS"
     C_FILES=$(csv_after n_files)
     C_SNAPS=$(csv_after n_snapshots)
@@ -209,44 +233,61 @@ commits() {
 
 log "3. $INSERTS single-row autocommit INSERTs, inlined (default) and DATA_INLINING_ROW_LIMIT 0"
 commits "$WORK/small_inl" ""
-c_inl_s=$C_S; c_inl_files=$C_FILES; c_inl_snaps=$C_SNAPS
+c_inl_s=$C_S; c_inl_first=$C_FIRST; c_inl_last=$C_LAST; c_inl_files=$C_FILES; c_inl_snaps=$C_SNAPS
 commits "$WORK/small_pq" ", DATA_INLINING_ROW_LIMIT 0"
-c_pq_s=$C_S; c_pq_files=$C_FILES; c_pq_snaps=$C_SNAPS
+c_pq_s=$C_S; c_pq_first=$C_FIRST; c_pq_last=$C_LAST; c_pq_files=$C_FILES; c_pq_snaps=$C_SNAPS
+commits "$WORK/small_duckdb" duckdb
+c_ref_s=$C_S
 commits_per_s=$(calc "$INSERTS / $c_inl_s" %.0f)
 commits_per_s_parquet=$(calc "$INSERTS / $c_pq_s" %.0f)
+commits_per_s_duckdb=$(calc "$INSERTS / $c_ref_s" %.0f)
 
 # ---------------------------------------------------------------- report
 
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 verdict() { awk "BEGIN {print ($1) ? \"ok\" : \"MISS\"}"; }
 mib() { calc "$1 / 1024" %.0f; }
+# row LABEL [TARN BASELINE RATIO TARGET] — one line of the table
+row() { printf '   %-58s %-10s %-10s %-8s %s\n' "$1" "${2:-}" "${3:-}" "${4:-}" "${5:-}" | sed 's/ *$//'; }
+head_row() { echo; printf '%-61s %-10s %-10s %-8s %s\n' "$1" "${2-tarn}" "${3-baseline}" "${4-ratio}" "${5-target}" | sed 's/ *$//'; }
 
-cat <<EOF
+echo
+echo "tarn lake benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ROWS=$ROWS, RUNS=$RUNS (medians), INSERTS=$INSERTS"
+if [ "$SRC_TARN" = "$REPO/build/tarn" ]; then
+    rev="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet HEAD -- src include 2>/dev/null || echo ' + uncommitted changes in src/ or include/')"
+else
+    rev=$SRC_TARN
+fi
+echo "tarn: $rev (binary of $(date -u -r "$SRC_TARN" '+%Y-%m-%d %H:%M UTC')), DuckDB $("$TARN" sql --format csv -c 'SELECT version() AS v' | grep -v '^v$' | grep -m1 .)"
+echo "load average before/after: $load_before / $load_after (other processes make wall times noisy; see the CPU line)"
 
-tarn lake benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ROWS=$ROWS, RUNS=$RUNS (medians), INSERTS=$INSERTS
-tarn $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet HEAD -- src include 2>/dev/null || echo ' (+ uncommitted changes)'), DuckDB $("$TARN" sql --format csv -c 'SELECT version() AS v' | grep -v '^v$' | grep -m1 .)
+head_row "1. CTAS of $ROWS rows x 5 columns vs COPY TO parquet"
+row "statement wall time (tarn sql for both sides)" "${m_ctas_s}s" "${m_copy_s}s" "$ctas_ratio" "<= 1.05 $(verdict "$ctas_ratio <= 1.05")"
+row "whole process (startup, attach, exit included)" "${m_ctas_p}s" "${m_copy_p}s" "$ctas_ratio_p"
+row "process CPU, user + system" "${m_ctas_cpu}s" "${m_copy_cpu}s" "$ctas_ratio_cpu"
+row "pure-DuckDB C helper COPY (reference)" "" "${m_helper_s}s"
+row "bytes written: lake $lake_bytes in $lake_files file(s), COPY $copy_bytes"
+row "runs (s): ctas ${ctas_s[*]} | copy ${copy_s[*]} | helper ${helper_s[*]}"
 
-1. CTAS vs COPY (statement wall time; tarn sql for both)          tarn        baseline    ratio   target
-   CREATE TABLE lake.t AS … / COPY (…) TO x.parquet               $(printf '%-11s %-11s %-7s %s' "${m_ctas_s}s" "${m_copy_s}s" "$ctas_ratio" "<= 1.05 $(verdict "$ctas_ratio <= 1.05")")
-   whole process (startup, attach, exit included)                 $(printf '%-11s %-11s %-7s' "${m_ctas_p}s" "${m_copy_p}s" "$ctas_ratio_p")
-   pure-DuckDB C helper COPY (reference)                                      ${m_helper_s}s
-   bytes written: lake $lake_bytes in $lake_files file(s), COPY $copy_bytes
-   runs: ctas ${ctas_s[*]} | copy ${copy_s[*]} | helper ${helper_s[*]}
+head_row "2. aggregate scan, 1% deleted vs read_parquet, no deletes"
+row "the query, timed inside one process ($RUNS runs each)" "${m_scan_lake}s" "${m_scan_base}s" "$scan_ratio" "<= 1.3 $(verdict "$scan_ratio <= 1.3")"
+row "whole process, raw" "${m_p_lake}s" "${m_p_base}s" "$scan_ratio_raw"
+row "whole process minus startup (${m_p_lake0}s / ${m_p_base0}s)" "$(calc "$m_p_lake - $m_p_lake0" %.4f)s" "$(calc "$m_p_base - $m_p_base0" %.4f)s" "$scan_ratio_adj"
+row "${#files[@]} data file(s), $delete_files with a delete file"
+row "lake:    $lake_result"
+row "parquet: $base_result"
+row "runs (s): lake ${scan_lake_s[*]} | parquet ${scan_base_s[*]}"
 
-2. aggregate scan, 1% deleted vs read_parquet of the same files   tarn        baseline    ratio   target
-   queries in one process ($RUNS each)                               $(printf '%-11s %-11s %-7s %s' "${m_scan_lake}s" "${m_scan_base}s" "$scan_ratio" "<= 1.3 $(verdict "$scan_ratio <= 1.3")")
-   whole process, raw                                             $(printf '%-11s %-11s %-7s' "${m_p_lake}s" "${m_p_base}s" "$scan_ratio_raw")
-   whole process minus startup (${m_p_lake0}s attach / ${m_p_base0}s plain)  $(printf '%-11s %-11s %-7s' "$(calc "$m_p_lake - $m_p_lake0" %.4f)s" "$(calc "$m_p_base - $m_p_base0" %.4f)s" "$scan_ratio_adj")
-   ${#files[@]} data file(s), $delete_files with a delete file; results: lake $lake_result | parquet $base_result
-   runs: lake ${scan_lake_s[*]} | parquet ${scan_base_s[*]}
+head_row "3. $INSERTS single-row autocommit INSERTs, one tarn sql -f" seconds commits/s "" target
+row "inlined into the catalog (default)" "${c_inl_s}s" "$commits_per_s" "" ">= 200 $(verdict "$commits_per_s >= 200")"
+row "DATA_INLINING_ROW_LIMIT 0 (one Parquet file each)" "${c_pq_s}s" "$commits_per_s_parquet" "" ">= 200 $(verdict "$commits_per_s_parquet >= 200")"
+row "reference: plain DuckDB table in an attached .duckdb file" "${c_ref_s}s" "$commits_per_s_duckdb"
+row "commits/s over the first / last tenth: inlined $c_inl_first / $c_inl_last, parquet $c_pq_first / $c_pq_last"
+row "data files / snapshots: inlined $c_inl_files / $c_inl_snaps, parquet $c_pq_files / $c_pq_snaps"
 
-3. single-row autocommit INSERTs ($INSERTS, one tarn sql -f)       seconds     commits/s           target
-   inlined (default DATA_INLINING_ROW_LIMIT)                      $(printf '%-11s %-19s %s' "${c_inl_s}" "$commits_per_s" ">= 200 $(verdict "$commits_per_s >= 200")")
-   DATA_INLINING_ROW_LIMIT 0 (a Parquet file per INSERT)          $(printf '%-11s %-19s %s' "${c_pq_s}" "$commits_per_s_parquet" ">= 200 $(verdict "$commits_per_s_parquet >= 200")")
-   data files / snapshots: inlined $c_inl_files / $c_inl_snaps, parquet $c_pq_files / $c_pq_snaps
+head_row "4. peak RSS of (1)" tarn baseline ratio ""
+row "max RSS, CTAS process / COPY process" "$(mib "$m_ctas_rss")MiB" "$(mib "$m_copy_rss")MiB" "$rss_ratio"
+row "pure-DuckDB C helper COPY (reference)" "" "$(mib "$m_helper_rss")MiB"
 
-4. peak RSS of (1)                                                tarn        baseline    ratio
-   CTAS process / COPY process (max RSS)                          $(printf '%-11s %-11s %-7s' "$(mib "$m_ctas_rss")MiB" "$(mib "$m_copy_rss")MiB" "$rss_ratio")
-   pure-DuckDB C helper COPY (reference)                                      $(mib "$m_helper_rss")MiB
-
-ctas_ratio=$ctas_ratio scan_ratio=$scan_ratio commits_per_s=$commits_per_s commits_per_s_parquet=$commits_per_s_parquet rss_ratio=$rss_ratio scan_ratio_process=$scan_ratio_raw scan_ratio_process_adjusted=$scan_ratio_adj ctas_ratio_process=$ctas_ratio_p
-EOF
+echo
+echo "ctas_ratio=$ctas_ratio scan_ratio=$scan_ratio commits_per_s=$commits_per_s commits_per_s_parquet=$commits_per_s_parquet rss_ratio=$rss_ratio scan_ratio_process=$scan_ratio_raw scan_ratio_process_adjusted=$scan_ratio_adj ctas_ratio_process=$ctas_ratio_p ctas_ratio_cpu=$ctas_ratio_cpu commits_per_s_duckdb=$commits_per_s_duckdb"
