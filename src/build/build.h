@@ -1,0 +1,129 @@
+/*
+ * build.h — running a project's models into the lake (design §5).
+ *
+ * build_run() takes a loaded project, a session and the selected models,
+ * and builds them in DAG order. Each model build is one DuckLake snapshot:
+ *
+ *     BEGIN
+ *       setup statements, then the strategy's statements (codegen.h)
+ *       CALL ducklake_set_commit_message(lake, 'tarn', 'tarn: build <model> (<strategy>)',
+ *                                        extra_info => '<JSON>')
+ *       run records, queued with tarn_session_commit_sql (records.h)
+ *     COMMIT
+ *
+ * so the table's new state, the commit message and tarn's records are
+ * committed together or not at all. A build that fails is rolled back (the
+ * lake stays at its previous snapshot) and recorded on its own; the models
+ * downstream of it are skipped, its siblings still build.
+ *
+ * Reads are pinned: every reference to a lake table is rewritten to
+ * "lake"."schema"."table" AT (VERSION => n), with n the snapshot the
+ * upstream model's build produced in this run, or the lake's snapshot at
+ * the start of the run for everything not rebuilt. A run therefore reads
+ * one consistent state of the lake, and each build records exactly which
+ * snapshots it read.
+ *
+ * Parallelism: `-j N` is accepted but models build one at a time. A
+ * tarn_session runs one statement at a time and a DuckDB catalog file can
+ * be opened by one database instance only, so concurrent builds would need
+ * a second connection into the same session, which the session API does
+ * not offer. DuckDB still uses every core inside each query.
+ */
+#ifndef TARN_BUILD_BUILD_H
+#define TARN_BUILD_BUILD_H
+
+#include "project/project.h"
+#include "tarn/session.h"
+#include "util/strlist.h"
+
+#include <stdint.h>
+
+typedef enum {
+    MODEL_PENDING = 0,
+    MODEL_SUCCESS,
+    MODEL_FAILED,
+    MODEL_SKIPPED,
+} model_status;
+
+const char *model_status_name(model_status s);
+
+/* An upstream table a build read, and the snapshot it read it at. */
+typedef struct {
+    char *table;  /* schema.table in the lake */
+    char *model;  /* the model that builds it, or NULL for a lake source */
+    int64_t snapshot_id;
+} upstream_read;
+
+typedef struct {
+    size_t model;
+    model_status status;
+    int64_t snapshot_id; /* the build's snapshot; -1 when none */
+    int64_t rows_written;
+    int64_t rows_deleted;
+    strlist partitions;
+    int64_t *partition_rows; /* per partition */
+    upstream_read *upstream;
+    size_t nupstream;
+    double started_at; /* epoch seconds */
+    double duration_ms;
+    double query_ms; /* time in statements that evaluate the model's SQL */
+    int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
+    char *error;     /* why it failed, or why it was skipped */
+} model_result;
+
+typedef enum {
+    BUILD_RUN_START,
+    BUILD_MODEL_START,
+    BUILD_MODEL_FINISH,
+    BUILD_RUN_FINISH,
+} build_event_type;
+
+typedef struct build_summary build_summary;
+
+typedef struct {
+    build_event_type type;
+    const tarn_project *project;
+    const build_summary *summary;
+    const model_result *result; /* model events */
+    size_t index;               /* model events: 1-based position in the run */
+} build_event;
+
+struct build_summary {
+    int64_t run_id;
+    int64_t start_snapshot;
+    size_t *run_order; /* the selected models, in build order */
+    size_t nrun;
+    model_result *results; /* one per project model; only the selected are used */
+    size_t succeeded, failed, skipped;
+    double started_at;
+    double duration_ms;
+};
+
+typedef struct {
+    const unsigned char *selected; /* one byte per model */
+    const char *partition;         /* --partition */
+    const char *from, *to;         /* --from / --to */
+    int jobs;                      /* -j (accepted; builds run one at a time) */
+    const char *selectors;         /* the selector text, for the run record */
+    const char *tarn_version;
+    void (*on_event)(void *ctx, const build_event *ev);
+    void *ctx;
+} build_opts;
+
+/* Runs config/ in `s`, then builds the selected models. Returns 0 when the
+ * run took place (model failures are in the summary), or < 0 for a project
+ * or usage error that stopped it before anything was built (a config
+ * statement failing, a missing source, a bad --partition). */
+int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o);
+void build_summary_free(build_summary *sum, size_t nmodels);
+
+/* Runs the project's config/ statements; an error names file and line. */
+int build_run_config(tarn_project *p, tarn_session *s);
+
+/* The partitions a run builds for model `m` (for `tarn plan` too): the
+ * --partition, the --from/--to range, or the current slice at `now`.
+ * For a dynamic model without --partition the list is empty, meaning
+ * every value the SELECT yields. */
+int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int64_t now);
+
+#endif

@@ -1,0 +1,635 @@
+/*
+ * model_build.c — one model build: one transaction, one snapshot (see
+ * build.h for the shape, codegen.h for each strategy's statements).
+ */
+#include "build/codegen.h"
+#include "build/records.h"
+#include "build/run_int.h"
+
+#include "project/query.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The state of one build. */
+typedef struct {
+    run_ctx *c;
+    size_t mi;
+    const tarn_model *m;
+    model_result *r;
+    char *target;   /* "lake"."schema"."table" */
+    int exists;     /* the target is a table in the lake */
+} build_state;
+
+/* Runs a statement; adds its time to query_ms when `timed`. */
+static int run(build_state *b, const char *sql, int64_t *count, int timed)
+{
+    double t0 = mono_ms();
+    int rc = query_exec(b->c->s, sql, count);
+    if (timed)
+        b->r->query_ms += mono_ms() - t0;
+    return rc;
+}
+
+static int run_rows(build_state *b, qrows *out, const char *sql)
+{
+    double t0 = mono_ms();
+    int rc = query_rows(out, b->c->s, sql);
+    b->r->query_ms += mono_ms() - t0;
+    return rc;
+}
+
+/* ---- columns --------------------------------------------------------- */
+
+static int stage_columns(build_state *b, strlist *out)
+{
+    qrows q;
+    int rc = query_rows(&q, b->c->s,
+                        "SELECT column_name FROM duckdb_columns() WHERE database_name = 'temp' "
+                        "AND schema_name = 'main' AND table_name = '_tarn_stage' ORDER BY "
+                        "column_index");
+    for (size_t i = 0; !rc && i < q.nrows; i++)
+        strlist_push(out, qrows_get(&q, i, 0));
+    if (!rc)
+        qrows_free(&q);
+    return rc;
+}
+
+static int target_columns(build_state *b, strlist *out)
+{
+    tarn_buf sql = {0};
+    buf_puts(&sql, "SELECT column_name FROM information_schema.columns WHERE table_catalog = ");
+    quote_literal(&sql, b->c->lake);
+    buf_puts(&sql, " AND table_schema = ");
+    quote_literal(&sql, b->m->schema);
+    buf_puts(&sql, " AND table_name = ");
+    quote_literal(&sql, b->m->table);
+    buf_puts(&sql, " ORDER BY ordinal_position");
+    qrows q;
+    int rc = query_rows(&q, b->c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    for (size_t i = 0; !rc && i < q.nrows; i++)
+        strlist_push(out, qrows_get(&q, i, 0));
+    if (!rc)
+        qrows_free(&q);
+    return rc;
+}
+
+/* The staged columns (plus `extra`, e.g. _tarn_partition) must be the
+ * table's, in order: these strategies keep the table and add rows to it. */
+static int check_columns(build_state *b, const strlist *stage, const char *extra)
+{
+    strlist want = {0}, have = {0};
+    strlist_copy(&want, stage);
+    if (extra)
+        strlist_push(&want, extra);
+    int rc = target_columns(b, &have);
+    int same = !rc && want.n == have.n;
+    for (size_t i = 0; same && i < want.n; i++)
+        same = strcasecmp(want.items[i], have.items[i]) == 0;
+    if (!rc && !same) {
+        char *w = strlist_join(&want, ", "), *h = strlist_join(&have, ", ");
+        rc = tarn_error_set(TARN_EINVALID,
+                            "the SELECT's columns (%s) differ from %s's (%s): %s keeps the "
+                            "table's columns; change the table with ALTER TABLE (tarn sql), or "
+                            "drop it to rebuild it",
+                            w, b->m->name, h, strategy_name(b->m->annot.strategy));
+        free(w);
+        free(h);
+    }
+    strlist_free(&want);
+    strlist_free(&have);
+    return rc;
+}
+
+/* ---- strategies ------------------------------------------------------ */
+
+/* The setup statements: every statement but the trailing query. */
+static int run_setup(build_state *b, const char *partition)
+{
+    const tarn_model *m = b->m;
+    for (size_t i = 0; i + 1 < m->body.n; i++) {
+        const model_stmt *st = &m->body.items[i];
+        char *sql = pin_statement(b->c, b->mi, st, partition, b->r);
+        int rc = run(b, sql, NULL, 1);
+        free(sql);
+        if (rc)
+            return tarn_error_prefix(rc, "%s:%d", m->path, st->line);
+    }
+    return 0;
+}
+
+static char *query_text(build_state *b, const char *partition)
+{
+    const model_stmt *q = &b->m->body.items[b->m->body.n - 1];
+    return pin_statement(b->c, b->mi, q, partition, b->r);
+}
+
+static int build_replace(build_state *b)
+{
+    char *q = query_text(b, NULL);
+    char *sql = cg_replace(b->target, q);
+    int rc = run(b, sql, &b->r->rows_written, 1);
+    free(sql);
+    free(q);
+    return rc;
+}
+
+static int build_append(build_state *b)
+{
+    char *q = query_text(b, NULL);
+    char *sql = b->exists ? cg_append(b->target, q) : cg_replace(b->target, q);
+    int rc = run(b, sql, &b->r->rows_written, 1);
+    free(sql);
+    free(q);
+    return rc;
+}
+
+static int stage(build_state *b, const char *partition)
+{
+    char *q = query_text(b, partition);
+    char *sql = cg_stage(q);
+    int rc = run(b, sql, NULL, 1);
+    free(sql);
+    free(q);
+    return rc;
+}
+
+static int build_merge(build_state *b)
+{
+    const strlist *key = &b->m->annot.key;
+    int rc = stage(b, NULL);
+    strlist cols = {0};
+    if (!rc)
+        rc = stage_columns(b, &cols);
+    for (size_t i = 0; !rc && i < key->n; i++)
+        if (strlist_find(&cols, key->items[i]) < 0) {
+            int found = 0;
+            for (size_t j = 0; j < cols.n && !found; j++)
+                found = strcasecmp(cols.items[j], key->items[i]) == 0;
+            if (!found)
+                rc = tarn_error_set(TARN_EINVALID, "key column %s is not a column of the SELECT",
+                                    key->items[i]);
+        }
+    if (!rc) {
+        char *sql = cg_duplicate_keys(key, 5);
+        qrows d;
+        rc = run_rows(b, &d, sql);
+        free(sql);
+        if (!rc && d.nrows > 0) {
+            tarn_buf msg = {0};
+            char *k = strlist_join(key, ", ");
+            buf_printf(&msg, "merge key (%s) is not unique in the SELECT: %s key%s appear%s more "
+                             "than once: ",
+                       k, qrows_get(&d, 0, 2), strcmp(qrows_get(&d, 0, 2), "1") ? "s" : "",
+                       strcmp(qrows_get(&d, 0, 2), "1") ? "" : "s");
+            for (size_t i = 0; i < d.nrows; i++)
+                buf_printf(&msg, "%s%s (%s rows)", i ? "; " : "", qrows_get(&d, i, 0),
+                           qrows_get(&d, i, 1));
+            buf_printf(&msg, "; nothing was written (deduplicate in the SELECT, e.g. QUALIFY "
+                             "row_number() OVER (PARTITION BY %s ORDER BY …) = 1)",
+                       k);
+            rc = tarn_error_set(TARN_EINVALID, "%s", buf_cstr(&msg));
+            buf_free(&msg);
+            free(k);
+        }
+        if (!rc || d.ncols)
+            qrows_free(&d);
+    }
+    if (!rc && !b->exists) {
+        char *sql = cg_create_from_stage(b->target, NULL, 0);
+        rc = run(b, sql, &b->r->rows_written, 1);
+        free(sql);
+    } else if (!rc) {
+        rc = check_columns(b, &cols, NULL);
+        char *sql = rc ? NULL : cg_changed_keys(b->target, &cols, key);
+        if (sql)
+            rc = run(b, sql, NULL, 1);
+        free(sql);
+        sql = rc ? NULL : cg_delete_keys(b->target, key);
+        if (sql)
+            rc = run(b, sql, &b->r->rows_deleted, 1);
+        free(sql);
+        sql = rc ? NULL : cg_insert_keys(b->target, key);
+        if (sql)
+            rc = run(b, sql, &b->r->rows_written, 1);
+        free(sql);
+    }
+    strlist_free(&cols);
+    return rc;
+}
+
+/* Whether DuckLake already lays the table out by _tarn_partition. Read
+ * from the catalog tables (never written from here). */
+static int table_is_partitioned(build_state *b)
+{
+    tarn_buf sql = {0};
+    buf_puts(&sql, "SELECT count(*) FROM ");
+    quote_qualified(&sql, b->c->cat, NULL, "ducklake_partition_info");
+    buf_puts(&sql, " pi JOIN ");
+    quote_qualified(&sql, b->c->cat, NULL, "ducklake_table");
+    buf_puts(&sql, " t USING (table_id) JOIN ");
+    quote_qualified(&sql, b->c->cat, NULL, "ducklake_schema");
+    buf_puts(&sql, " s USING (schema_id) WHERE pi.end_snapshot IS NULL AND t.end_snapshot IS "
+                   "NULL AND s.end_snapshot IS NULL AND t.table_name = ");
+    quote_literal(&sql, b->m->table);
+    buf_puts(&sql, " AND s.schema_name = ");
+    quote_literal(&sql, b->m->schema);
+    int64_t n = 0;
+    int rc = query_int64(&n, b->c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc) {
+        tarn_error_clear();
+        return 0;
+    }
+    return n > 0;
+}
+
+/* Asks DuckLake to lay the table out by _tarn_partition. Until the lake
+ * supports ALTER TABLE … SET PARTITIONED BY, slices are still exact (the
+ * DELETE + INSERT by _tarn_partition), only not physically separated;
+ * the build records which. */
+static void set_partitioned(build_state *b)
+{
+    tarn_buf sql = {0};
+    buf_printf(&sql, "ALTER TABLE %s SET PARTITIONED BY (", b->target);
+    quote_ident(&sql, CG_PARTITION_COLUMN);
+    buf_puts(&sql, ")");
+    b->r->physical_partitions = run(b, buf_cstr(&sql), NULL, 0) == 0;
+    if (!b->r->physical_partitions)
+        tarn_error_clear();
+    buf_free(&sql);
+}
+
+static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
+{
+    const model_annot *a = &b->m->annot;
+    int rc = run_setup(b, part);
+    if (!rc)
+        rc = stage(b, part);
+    if (!rc && !cols->n)
+        rc = stage_columns(b, cols);
+    if (rc)
+        return rc;
+    char *sql = cg_outside_partition(a->grain, a->partition_column, part);
+    qrows q;
+    rc = run_rows(b, &q, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    const char *n = qrows_get(&q, 0, 0);
+    if (n && strcmp(n, "0") != 0) {
+        const char *nulls = qrows_get(&q, 0, 2), *first = qrows_get(&q, 0, 1);
+        const char *col = a->partition_column;
+        char *filter = a->grain == GRAIN_DYNAMIC ? xasprintf("%s = {partition}", col)
+                                                 : xasprintf("tarn_partition(%s) = {partition}", col);
+        char *example = nulls && strcmp(nulls, "0") ? xasprintf("%s with NULL %s", nulls, col)
+                                                    : xasprintf("the first has %s = %s", col,
+                                                                first ? first : "?");
+        rc = tarn_error_set(TARN_EINVALID,
+                            "partition %s: the SELECT returned %s row%s outside the partition "
+                            "(%s); filter with WHERE %s",
+                            part, n, strcmp(n, "1") ? "s" : "", example, filter);
+        free(filter);
+        free(example);
+    }
+    qrows_free(&q);
+    if (rc)
+        return rc;
+    tarn_buf lit = {0};
+    quote_literal(&lit, part);
+    if (!b->exists) {
+        sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
+        rc = run(b, sql, NULL, 1);
+        free(sql);
+        if (!rc) {
+            b->exists = 1;
+            set_partitioned(b);
+        }
+    } else {
+        rc = check_columns(b, cols, CG_PARTITION_COLUMN);
+    }
+    strlist one = {0};
+    strlist_push(&one, part);
+    if (!rc) {
+        int64_t del = 0;
+        sql = cg_delete_partitions(b->target, &one);
+        rc = run(b, sql, &del, 1);
+        free(sql);
+        if (del > 0)
+            b->r->rows_deleted += del;
+    }
+    if (!rc) {
+        sql = cg_insert_from_stage(b->target, buf_cstr(&lit));
+        rc = run(b, sql, rows, 1);
+        free(sql);
+    }
+    strlist_free(&one);
+    buf_free(&lit);
+    return rc;
+}
+
+/* A dynamic model without --partition: every value of the column the
+ * SELECT yields is a slice, replaced as a whole. */
+static int build_dynamic_all(build_state *b, strlist *cols)
+{
+    const model_annot *a = &b->m->annot;
+    int rc = run_setup(b, NULL);
+    if (!rc)
+        rc = stage(b, NULL);
+    if (!rc)
+        rc = stage_columns(b, cols);
+    if (rc)
+        return rc;
+    char *expr = cg_partition_expr(a->grain, a->partition_column);
+    char *sql = xasprintf("SELECT %s AS p, count(*) FROM " CG_STAGE " GROUP BY 1 ORDER BY 1",
+                          expr);
+    qrows q;
+    rc = run_rows(b, &q, sql);
+    free(sql);
+    if (rc) {
+        free(expr);
+        return rc;
+    }
+    model_result *r = b->r;
+    r->partition_rows = xcalloc(q.nrows ? q.nrows : 1, sizeof(int64_t));
+    for (size_t i = 0; i < q.nrows && !rc; i++) {
+        if (!qrows_get(&q, i, 0))
+            rc = tarn_error_set(TARN_EINVALID,
+                                "%s rows have a NULL %s, which names no partition; filter them "
+                                "out or give them a value",
+                                qrows_get(&q, i, 1), a->partition_column);
+        else {
+            strlist_push(&r->partitions, qrows_get(&q, i, 0));
+            r->partition_rows[i] = strtoll(qrows_get(&q, i, 1), NULL, 10);
+        }
+    }
+    qrows_free(&q);
+    if (!rc && !b->exists) {
+        sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
+        rc = run(b, sql, NULL, 1);
+        free(sql);
+        if (!rc) {
+            b->exists = 1;
+            set_partitioned(b);
+        }
+    } else if (!rc) {
+        rc = check_columns(b, cols, CG_PARTITION_COLUMN);
+    }
+    if (!rc && r->partitions.n) {
+        sql = cg_delete_partitions(b->target, &r->partitions);
+        rc = run(b, sql, &r->rows_deleted, 1);
+        free(sql);
+        if (r->rows_deleted < 0)
+            r->rows_deleted = 0;
+    }
+    if (!rc) {
+        sql = cg_insert_from_stage(b->target, expr);
+        rc = run(b, sql, &r->rows_written, 1);
+        free(sql);
+    }
+    free(expr);
+    return rc;
+}
+
+static int build_partitioned(build_state *b)
+{
+    model_result *r = b->r;
+    const strlist *parts = &b->c->partitions[b->mi];
+    strlist cols = {0};
+    int rc = 0;
+    if (!b->exists || !table_is_partitioned(b))
+        r->physical_partitions = 0;
+    else
+        r->physical_partitions = 1;
+    if (b->exists && !r->physical_partitions)
+        set_partitioned(b);
+    if (parts->n == 0) {
+        rc = build_dynamic_all(b, &cols);
+    } else {
+        r->partition_rows = xcalloc(parts->n, sizeof(int64_t));
+        for (size_t i = 0; i < parts->n && !rc; i++) {
+            strlist_push(&r->partitions, parts->items[i]);
+            rc = build_partition_slice(b, parts->items[i], &r->partition_rows[i], &cols);
+            if (!rc)
+                r->rows_written += r->partition_rows[i];
+        }
+    }
+    strlist_free(&cols);
+    return rc;
+}
+
+static int build_manual(build_state *b)
+{
+    const tarn_model *m = b->m;
+    for (size_t i = 0; i < m->body.n; i++) {
+        char *sql = pin_statement(b->c, b->mi, &m->body.items[i], NULL, b->r);
+        int64_t n = -1;
+        int rc = run(b, sql, &n, 1);
+        free(sql);
+        if (rc)
+            return tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[i].line);
+        if (n > 0)
+            b->r->rows_written += n;
+    }
+    return 0;
+}
+
+/* ---- the build ------------------------------------------------------- */
+
+static char *extra_info(build_state *b, double total_ms)
+{
+    const tarn_model *m = b->m;
+    const model_result *r = b->r;
+    json_t *o = json_object();
+    json_object_set_new(o, "tarn_version", json_string(b->c->o->tarn_version));
+    json_object_set_new(o, "run_id", json_integer(b->c->sum->run_id));
+    json_object_set_new(o, "model", json_string(m->name));
+    json_object_set_new(o, "path", json_string(m->path));
+    char *t = xasprintf("%s.%s.%s", b->c->lake, m->schema, m->table);
+    json_object_set_new(o, "target", json_string(t));
+    free(t);
+    json_object_set_new(o, "strategy", json_string(strategy_name(m->annot.strategy)));
+    if (m->annot.key.n) {
+        json_t *k = json_array();
+        for (size_t i = 0; i < m->annot.key.n; i++)
+            json_array_append_new(k, json_string(m->annot.key.items[i]));
+        json_object_set_new(o, "key", k);
+    }
+    json_t *parts = json_array();
+    for (size_t i = 0; i < r->partitions.n; i++)
+        json_array_append_new(parts, json_string(r->partitions.items[i]));
+    json_object_set_new(o, "partitions", parts);
+    if (m->annot.grain) {
+        json_object_set_new(o, "partitioned", json_string(grain_name(m->annot.grain)));
+        json_object_set_new(o, "partition_column", json_string(m->annot.partition_column));
+        json_object_set_new(o, "physical_partitioning", json_boolean(r->physical_partitions));
+    }
+    json_object_set_new(o, "rows_written", json_integer(r->rows_written));
+    json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
+    char *up = pin_upstream_json(r);
+    json_object_set_new(o, "upstream", json_loads(up, 0, NULL));
+    free(up);
+    json_object_set_new(o, "model_hash", json_string(m->hash));
+    json_t *tm = json_object();
+    json_object_set_new(tm, "started_at", json_real(r->started_at));
+    json_object_set_new(tm, "query_ms", json_real(r->query_ms));
+    json_object_set_new(tm, "total_ms", json_real(total_ms));
+    json_object_set_new(o, "timings", tm);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static void cleanup_temps(build_state *b)
+{
+    query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_STAGE, NULL);
+    query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_KEYS, NULL);
+    if (b->m->annot.grain && b->m->annot.grain != GRAIN_DYNAMIC)
+        query_exec(b->c->s, "DROP MACRO IF EXISTS temp.main.tarn_partition", NULL);
+    tarn_error_clear();
+}
+
+static int build_body(build_state *b)
+{
+    run_ctx *c = b->c;
+    const tarn_model *m = b->m;
+    int rc = 0;
+    if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC) {
+        char *sql = cg_partition_macro(m->annot.grain);
+        rc = run(b, sql, NULL, 0);
+        free(sql);
+    }
+    char *skey = xstrdup(m->schema);
+    for (char *p = skey; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (!rc && strlist_find(&c->lake_schemas, skey) < 0) {
+        tarn_buf sql = {0};
+        buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+        quote_qualified(&sql, c->lake, NULL, m->schema);
+        rc = run(b, buf_cstr(&sql), NULL, 0);
+        buf_free(&sql);
+    }
+    free(skey);
+    if (m->annot.strategy == STRAT_MANUAL)
+        return rc ? rc : build_manual(b);
+    if (rc)
+        return rc;
+    /* A partitioned model runs its setup before each slice, with that
+     * slice's {partition}. */
+    if (!m->annot.grain)
+        rc = run_setup(b, NULL);
+    if (rc)
+        return rc;
+    if (m->annot.grain)
+        return build_partitioned(b);
+    switch (m->annot.strategy) {
+    case STRAT_REPLACE:
+        return build_replace(b);
+    case STRAT_APPEND:
+        return build_append(b);
+    case STRAT_MERGE:
+        return build_merge(b);
+    default:
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "the %s strategy is not implemented yet; use replace, key= "
+                              "(merge), append, partitioned or manual",
+                              strategy_name(m->annot.strategy));
+    }
+}
+
+int model_build(run_ctx *c, size_t mi, model_result *r)
+{
+    const tarn_model *m = &c->p->models[mi];
+    build_state b = {.c = c, .mi = mi, .m = m, .r = r};
+    tarn_buf t = {0};
+    quote_qualified(&t, c->lake, m->schema, m->table);
+    b.target = buf_detach(&t);
+    b.exists = run_has_table(c, m->schema, m->table);
+    r->started_at = now_s();
+    r->snapshot_id = -1;
+    double t0 = mono_ms();
+    int rc = query_exec(c->s, "BEGIN", NULL);
+    int began = rc == 0;
+    if (!rc)
+        rc = build_body(&b);
+    char *extra = NULL;
+    if (!rc) {
+        extra = extra_info(&b, mono_ms() - t0);
+        char *msg = xasprintf("tarn: build %s (%s)", m->name, strategy_name(m->annot.strategy));
+        char *sql = cg_commit_message(c->lake, msg, extra);
+        rc = query_exec(c->s, sql, NULL);
+        free(sql);
+        free(msg);
+    }
+    if (!rc) {
+        /* The records commit with the snapshot: same catalog transaction. */
+        r->status = MODEL_SUCCESS;
+        r->duration_ms = mono_ms() - t0;
+        char *up = pin_upstream_json(r);
+        strlist recs = {0};
+        records_model(&recs, c->cat, c->sum->run_id, m, r, up);
+        free(up);
+        for (size_t i = 0; i < recs.n && !rc; i++)
+            rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
+        strlist_free(&recs);
+    }
+    if (!rc)
+        rc = query_exec(c->s, "COMMIT", NULL);
+    if (!rc)
+        rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+    r->duration_ms = mono_ms() - t0;
+    if (rc) {
+        r->status = MODEL_FAILED;
+        r->snapshot_id = -1;
+        r->error = xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");
+        tarn_error_clear();
+        if (began)
+            query_exec(c->s, "ROLLBACK", NULL);
+        tarn_error_clear();
+        cleanup_temps(&b);
+        /* Recorded on its own, outside the rolled-back transaction. */
+        char *up = pin_upstream_json(r);
+        strlist recs = {0};
+        records_model(&recs, c->cat, c->sum->run_id, m, r, up);
+        free(up);
+        for (size_t i = 0; i < recs.n; i++)
+            if (query_exec(c->s, recs.items[i], NULL) != 0)
+                tarn_error_clear();
+        strlist_free(&recs);
+    } else {
+        cleanup_temps(&b);
+        c->built_snapshot[mi] = r->snapshot_id;
+        if (!run_has_table(c, m->schema, m->table))
+            strlist_push_owned(&c->lake_tables, run_table_key(m->schema, m->table));
+        char *skey = run_table_key(m->schema, "");
+        skey[strlen(skey) - 1] = 0;
+        if (strlist_find(&c->lake_schemas, skey) < 0)
+            strlist_push(&c->lake_schemas, skey);
+        free(skey);
+    }
+    free(extra);
+    free(b.target);
+    return 0;
+}

@@ -1,0 +1,136 @@
+/*
+ * pin.c — rewriting a model's statements for a build (see run_int.h):
+ * each reference to a lake table becomes "lake"."schema"."table" AT
+ * (VERSION => n), and each {partition} the slice's identity as a literal.
+ *
+ * The rewrite edits the user's text in place at the offsets DuckDB's
+ * parser reported (refs.h), so everything else — formatting, comments,
+ * functions DuckDB could not print back identically — is left exactly as
+ * written.
+ */
+#include "build/run_int.h"
+
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+    size_t offset, len;
+    char *text;
+} text_edit;
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const text_edit *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static char *edits_apply(const char *text, text_edit *e, size_t n)
+{
+    qsort(e, n, sizeof(*e), cmp_edit);
+    tarn_buf b = {0};
+    size_t at = 0, len = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].offset < at || e[i].offset + e[i].len > len)
+            continue; /* overlapping or out of range: cannot happen with parser offsets */
+        buf_append(&b, text + at, e[i].offset - at);
+        buf_puts(&b, e[i].text);
+        at = e[i].offset + e[i].len;
+    }
+    buf_append(&b, text + at, len - at);
+    return buf_detach(&b);
+}
+
+static void record_read(model_result *r, const char *table, const char *model, int64_t snap)
+{
+    for (size_t i = 0; i < r->nupstream; i++)
+        if (strcmp(r->upstream[i].table, table) == 0)
+            return;
+    r->upstream = xrealloc(r->upstream, (r->nupstream + 1) * sizeof(upstream_read));
+    upstream_read *u = &r->upstream[r->nupstream++];
+    u->table = xstrdup(table);
+    u->model = model ? xstrdup(model) : NULL;
+    u->snapshot_id = snap;
+}
+
+char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
+                    model_result *r)
+{
+    text_edit *e = xcalloc(st->refs.n + st->npart + 1, sizeof(text_edit));
+    size_t n = 0;
+    for (size_t i = 0; i < st->refs.n; i++) {
+        const table_ref *ref = &st->refs.items[i];
+        if (ref->offset == REF_NO_OFFSET || ref->len == 0 || ref->is_file)
+            continue;
+        const char *schema = NULL, *table = NULL, *model = NULL;
+        int64_t snap = -1;
+        long up = project_ref_model(c->p, ref);
+        if (up >= 0) {
+            const tarn_model *um = &c->p->models[up];
+            schema = um->schema;
+            table = um->table;
+            model = um->name;
+            if (!run_has_table(c, schema, table))
+                snap = -1; /* not built yet: left for DuckDB to report */
+            else if (c->built_snapshot[up] >= 0 && (size_t)up != mi)
+                snap = c->built_snapshot[up];
+            else
+                snap = c->sum->start_snapshot;
+        } else {
+            const source_entry *src = run_source(c, ref);
+            if (!src || (src->kind != SRC_LAKE && src->kind != SRC_LAKE_VIEW))
+                continue;
+            schema = src->schema;
+            table = src->table;
+            if (src->kind == SRC_LAKE)
+                snap = c->sum->start_snapshot;
+        }
+        tarn_buf b = {0};
+        quote_qualified(&b, c->lake, schema, table);
+        if (snap >= 0 && !ref->has_at)
+            buf_printf(&b, " AT (VERSION => %lld)", (long long)snap);
+        if (snap >= 0 && (size_t)up != mi) {
+            char *t = xasprintf("%s.%s", schema, table);
+            record_read(r, t, model, snap);
+            free(t);
+        }
+        e[n].offset = ref->offset;
+        e[n].len = ref->len;
+        e[n].text = buf_detach(&b);
+        n++;
+    }
+    for (size_t i = 0; i < st->npart; i++) {
+        tarn_buf b = {0};
+        quote_literal(&b, partition ? partition : "");
+        e[n].offset = st->part_offs[i];
+        e[n].len = BODY_PARTITION_LEN;
+        e[n].text = buf_detach(&b);
+        n++;
+    }
+    char *out = edits_apply(st->text, e, n);
+    for (size_t i = 0; i < n; i++)
+        free(e[i].text);
+    free(e);
+    return out;
+}
+
+char *pin_upstream_json(const model_result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->nupstream; i++) {
+        const upstream_read *u = &r->upstream[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "table", json_string(u->table));
+        json_object_set_new(o, "model", u->model ? json_string(u->model) : json_null());
+        json_object_set_new(o, "snapshot_id", json_integer(u->snapshot_id));
+        json_array_append_new(a, o);
+    }
+    char *s = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return s ? s : xstrdup("[]");
+}

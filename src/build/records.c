@@ -1,0 +1,199 @@
+/*
+ * records.c — the tarn_run / tarn_model_run / tarn_partition tables (see
+ * records.h).
+ */
+#include "build/records.h"
+
+#include "project/query.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void table_name(tarn_buf *b, const char *cat, const char *table)
+{
+    quote_ident(b, cat);
+    buf_putc(b, '.');
+    quote_ident(b, table);
+}
+
+int records_ensure(tarn_session *s, const char *cat)
+{
+    static const char *const defs[][2] = {
+        {"tarn_run", "(run_id BIGINT NOT NULL, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, "
+                     "status VARCHAR, selectors VARCHAR, start_snapshot_id BIGINT, "
+                     "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
+                     "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR)"},
+        {"tarn_model_run",
+         "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
+         "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
+         "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
+         "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
+         "error VARCHAR)"},
+        {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
+                           "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
+                           "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
+    };
+    for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+        tarn_buf b = {0};
+        buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+        table_name(&b, cat, defs[i][0]);
+        buf_printf(&b, " %s", defs[i][1]);
+        int rc = query_exec(s, buf_cstr(&b), NULL);
+        buf_free(&b);
+        if (rc)
+            return tarn_error_prefix(rc, "creating %s", defs[i][0]);
+    }
+    return 0;
+}
+
+static void put_time(tarn_buf *b, double t)
+{
+    buf_printf(b, "to_timestamp(%.6f)", t);
+}
+
+static void put_int(tarn_buf *b, int64_t v, int null_if_negative)
+{
+    if (null_if_negative && v < 0)
+        buf_puts(b, "NULL");
+    else
+        buf_printf(b, "%lld", (long long)v);
+}
+
+char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
+                        const char *version)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "INSERT INTO ");
+    table_name(&b, cat, "tarn_run");
+    buf_printf(&b, " VALUES (%lld, ", (long long)sum->run_id);
+    put_time(&b, sum->started_at);
+    buf_puts(&b, ", NULL, 'running', ");
+    quote_literal(&b, selectors);
+    buf_printf(&b, ", %lld, NULL, %zu, 0, 0, 0, ", (long long)sum->start_snapshot, sum->nrun);
+    quote_literal(&b, version);
+    buf_puts(&b, ")");
+    return buf_detach(&b);
+}
+
+char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_snapshot)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "UPDATE ");
+    table_name(&b, cat, "tarn_run");
+    buf_puts(&b, " SET finished_at = ");
+    put_time(&b, sum->started_at + sum->duration_ms / 1000.0);
+    buf_printf(&b,
+               ", status = '%s', end_snapshot_id = %lld, models_succeeded = %zu, "
+               "models_failed = %zu, models_skipped = %zu WHERE run_id = %lld",
+               sum->failed ? "failed" : "success", (long long)end_snapshot, sum->succeeded,
+               sum->failed, sum->skipped, (long long)sum->run_id);
+    return buf_detach(&b);
+}
+
+/* The snapshot id column: inside a successful build's commit, the
+ * snapshot being committed (its row is inserted first, see lake/txn.c). */
+static void put_snapshot(tarn_buf *b, const char *cat, const model_result *r)
+{
+    if (r->status != MODEL_SUCCESS) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    buf_puts(b, "(SELECT max(snapshot_id) FROM ");
+    table_name(b, cat, "ducklake_snapshot");
+    buf_puts(b, ")");
+}
+
+void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
+                   const model_result *r, const char *upstream_json)
+{
+    tarn_buf b = {0};
+    double finished = r->started_at + r->duration_ms / 1000.0;
+    buf_puts(&b, "INSERT INTO ");
+    table_name(&b, cat, "tarn_model_run");
+    buf_printf(&b, " VALUES (%lld, ", (long long)run_id);
+    quote_literal(&b, m->name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, m->name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, m->path);
+    buf_puts(&b, ", ");
+    quote_literal(&b, strategy_name(m->annot.strategy));
+    buf_puts(&b, ", ");
+    quote_literal(&b, model_status_name(r->status));
+    buf_puts(&b, ", ");
+    put_snapshot(&b, cat, r);
+    buf_puts(&b, ", ");
+    put_int(&b, r->status == MODEL_SUCCESS ? r->rows_written : -1, 1);
+    buf_puts(&b, ", ");
+    put_int(&b, r->status == MODEL_SUCCESS ? r->rows_deleted : -1, 1);
+    buf_puts(&b, ", ");
+    if (m->annot.grain) {
+        /* DuckDB renders the list as JSON text. */
+        buf_puts(&b, "CAST(to_json([");
+        for (size_t i = 0; i < r->partitions.n; i++) {
+            if (i)
+                buf_puts(&b, ", ");
+            quote_literal(&b, r->partitions.items[i]);
+        }
+        buf_puts(&b, "]::VARCHAR[]) AS VARCHAR)");
+    } else {
+        buf_puts(&b, "NULL");
+    }
+    buf_puts(&b, ", ");
+    quote_literal(&b, upstream_json);
+    buf_puts(&b, ", ");
+    quote_literal(&b, m->hash);
+    buf_puts(&b, ", ");
+    put_time(&b, r->started_at);
+    buf_puts(&b, ", ");
+    put_time(&b, finished);
+    buf_printf(&b, ", %.3f, %.3f, ", r->duration_ms, r->query_ms);
+    quote_literal(&b, r->error);
+    buf_puts(&b, ")");
+    strlist_push_owned(out, buf_detach(&b));
+    if (!m->annot.grain || r->status == MODEL_SKIPPED)
+        return;
+    for (size_t i = 0; i < r->partitions.n; i++) {
+        const char *part = r->partitions.items[i];
+        /* Insert the partition's row if it has none, then update it: on
+         * failure the last good snapshot and row count are kept. */
+        buf_puts(&b, "INSERT INTO ");
+        table_name(&b, cat, "tarn_partition");
+        buf_puts(&b, " SELECT ");
+        quote_literal(&b, m->name);
+        buf_puts(&b, ", ");
+        quote_literal(&b, m->name);
+        buf_puts(&b, ", ");
+        quote_literal(&b, part);
+        buf_puts(&b, ", NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM ");
+        table_name(&b, cat, "tarn_partition");
+        buf_puts(&b, " WHERE model = ");
+        quote_literal(&b, m->name);
+        buf_puts(&b, " AND \"partition\" = ");
+        quote_literal(&b, part);
+        buf_puts(&b, ")");
+        strlist_push_owned(out, buf_detach(&b));
+        buf_puts(&b, "UPDATE ");
+        table_name(&b, cat, "tarn_partition");
+        buf_printf(&b, " SET status = '%s', run_id = %lld, updated_at = ",
+                   model_status_name(r->status), (long long)run_id);
+        put_time(&b, finished);
+        buf_puts(&b, ", error = ");
+        quote_literal(&b, r->error);
+        if (r->status == MODEL_SUCCESS) {
+            buf_puts(&b, ", snapshot_id = ");
+            put_snapshot(&b, cat, r);
+            buf_printf(&b, ", \"rows\" = %lld",
+                       (long long)(r->partition_rows ? r->partition_rows[i] : 0));
+        }
+        buf_puts(&b, " WHERE model = ");
+        quote_literal(&b, m->name);
+        buf_puts(&b, " AND \"partition\" = ");
+        quote_literal(&b, part);
+        strlist_push_owned(out, buf_detach(&b));
+    }
+}

@@ -1,0 +1,38 @@
+/*
+ * records.h — tarn's run records, kept in the lake's catalog database
+ * beside the ducklake_* tables (design §5):
+ *
+ *   tarn_run        one row per `tarn run`: when, selectors, status, counts
+ *   tarn_model_run  one row per model per run: status, snapshot, rows,
+ *                   partitions, upstream snapshots read, hash, timings, error
+ *   tarn_partition  the current state of every partition of every
+ *                   partitioned model: status, last good snapshot and rows,
+ *                   last error — one query answers "which slices are built"
+ *
+ * A successful build's rows are queued with tarn_session_commit_sql and so
+ * commit in the same catalog transaction as its snapshot; a failed or
+ * skipped build's rows are written on their own. DuckLake ignores tables it
+ * does not know, so the lake stays one stock DuckDB + ducklake opens.
+ */
+#ifndef TARN_BUILD_RECORDS_H
+#define TARN_BUILD_RECORDS_H
+
+#include "build/build.h"
+
+/* Creates the three tables in catalog database `cat` if missing. */
+int records_ensure(tarn_session *s, const char *cat);
+
+/* INSERT of the tarn_run row at the start of a run (status 'running'). */
+char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
+                        const char *version);
+/* UPDATE of the tarn_run row at its end. */
+char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_snapshot);
+
+/* The statements recording model result `r` (of model `m`, run `run_id`):
+ * its tarn_model_run row and, for a partitioned model, the tarn_partition
+ * upserts. Inside a successful build's commit the snapshot id is the new
+ * snapshot (read from ducklake_snapshot in the same transaction). */
+void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
+                   const model_result *r, const char *upstream_json);
+
+#endif

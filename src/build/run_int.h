@@ -1,0 +1,58 @@
+/*
+ * run_int.h — what the runner (runner.c) shares with the per-model build
+ * (model_build.c) and the reference rewriting (pin.c). Internal to build/.
+ */
+#ifndef TARN_BUILD_RUN_INT_H
+#define TARN_BUILD_RUN_INT_H
+
+#include "build/build.h"
+
+/* How a table reference that is not a model's target resolves. */
+typedef enum {
+    SRC_DUCKDB = 0, /* a DuckDB object (config/ view, temp table, file...) */
+    SRC_LAKE,       /* a lake table tarn does not build: pinned at the run's start */
+    SRC_LAKE_VIEW,  /* a lake view: qualified, not pinned (views have no versions) */
+    SRC_MISSING,
+} source_kind;
+
+typedef struct {
+    char *key; /* catalog.schema.table as written, lower case */
+    source_kind kind;
+    char *schema, *table; /* in the lake, for SRC_LAKE / SRC_LAKE_VIEW */
+} source_entry;
+
+typedef struct {
+    tarn_project *p;
+    tarn_session *s;
+    const build_opts *o;
+    const char *lake; /* the lake's alias */
+    const char *cat;  /* its catalog database's name in the session */
+    build_summary *sum;
+    strlist lake_tables; /* "schema.table", lower case: base tables now in the lake */
+    strlist lake_views;
+    strlist lake_schemas;
+    source_entry *sources;
+    size_t nsources;
+    int64_t *built_snapshot; /* per model: its snapshot in this run, or -1 */
+    strlist *partitions;     /* per model: the slices this run builds */
+} run_ctx;
+
+/* "schema.table" in lower case (caller frees). */
+char *run_table_key(const char *schema, const char *table);
+int run_has_table(const run_ctx *c, const char *schema, const char *table);
+const source_entry *run_source(const run_ctx *c, const table_ref *r);
+
+/* Builds model `mi` into r (status, figures, error). Returns 0 whether it
+ * succeeded or failed; the outcome is r->status. */
+int model_build(run_ctx *c, size_t mi, model_result *r);
+
+/* The text of statement `st` of model `mi` with its lake references
+ * qualified and pinned and {partition} replaced by `partition` (NULL: no
+ * placeholder allowed). Reads are added to r->upstream. */
+char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
+                    model_result *r);
+
+/* The JSON list of r->upstream (caller frees). */
+char *pin_upstream_json(const model_result *r);
+
+#endif

@@ -1,0 +1,503 @@
+/*
+ * runner.c — a run: config, checks, then every selected model in DAG
+ * order, skipping the downstream of failures (see build.h).
+ *
+ * Everything that can be checked before writing is checked first — the
+ * config runs, every table a model reads exists, every partition argument
+ * parses — so that a project error leaves the lake exactly as it was.
+ */
+#include "build/records.h"
+#include "build/run_int.h"
+
+#include "project/query.h"
+#include "sql/lexer.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static const char *const status_names[] = {"pending", "success", "failed", "skipped"};
+
+const char *model_status_name(model_status s)
+{
+    return status_names[s];
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *lower_dup(const char *s)
+{
+    char *d = xstrdup(s);
+    for (char *p = d; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}
+
+char *run_table_key(const char *schema, const char *table)
+{
+    char *k = xasprintf("%s.%s", schema, table);
+    char *l = lower_dup(k);
+    free(k);
+    return l;
+}
+
+int run_has_table(const run_ctx *c, const char *schema, const char *table)
+{
+    char *k = run_table_key(schema, table);
+    int found = strlist_find(&c->lake_tables, k) >= 0;
+    free(k);
+    return found;
+}
+
+static char *ref_key(const table_ref *r)
+{
+    char *k = xasprintf("%s.%s.%s", r->catalog ? r->catalog : "", r->schema ? r->schema : "",
+                        r->table);
+    char *l = lower_dup(k);
+    free(k);
+    return l;
+}
+
+const source_entry *run_source(const run_ctx *c, const table_ref *r)
+{
+    char *k = ref_key(r);
+    const source_entry *found = NULL;
+    for (size_t i = 0; i < c->nsources && !found; i++)
+        if (strcmp(c->sources[i].key, k) == 0)
+            found = &c->sources[i];
+    free(k);
+    return found;
+}
+
+/* ---- config ---------------------------------------------------------- */
+
+int build_run_config(tarn_project *p, tarn_session *s)
+{
+    for (size_t i = 0; i < p->nconfig; i++) {
+        const config_file *cf = &p->config[i];
+        for (size_t j = 0; j < cf->nstmts; j++) {
+            int rc = query_exec(s, cf->stmts[j].text, NULL);
+            if (rc) {
+                char *msg = xstrdup(tarn_error_last());
+                rc = tarn_error_set(TARN_EINVALID, "%s:%d: %s", cf->path, cf->stmts[j].line, msg);
+                free(msg);
+                return rc;
+            }
+        }
+    }
+    if (!tarn_session_catalog_name(s, p->lake_alias))
+        return tarn_error_set(TARN_EINVALID, "config/ did not attach lake \"%s\"", p->lake_alias);
+    return 0;
+}
+
+/* ---- partitions ------------------------------------------------------ */
+
+int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int64_t now)
+{
+    part_grain g = m->annot.grain;
+    if (!g)
+        return 0;
+    if (o->partition) {
+        if (g != GRAIN_DYNAMIC) {
+            int64_t t;
+            int rc = partition_parse(&t, g, o->partition);
+            if (rc)
+                return tarn_error_prefix(rc, "--partition for %s", m->name);
+        }
+        strlist_push(out, o->partition);
+        return 0;
+    }
+    if (o->from || o->to) {
+        if (!o->from || !o->to)
+            return tarn_error_set(TARN_EINVALID, "give both --from and --to");
+        if (g == GRAIN_DYNAMIC)
+            return tarn_error_set(TARN_EINVALID,
+                                  "%s is partitioned dynamic: --from/--to need a time grain; "
+                                  "give --partition VALUE",
+                                  m->name);
+        return partition_range(out, g, o->from, o->to, 100000);
+    }
+    if (g == GRAIN_DYNAMIC) {
+        int uses = 0;
+        for (size_t i = 0; i < m->body.n; i++)
+            uses |= m->body.items[i].npart > 0;
+        if (uses)
+            return tarn_error_set(TARN_EINVALID,
+                                  "%s is partitioned dynamic and its SQL uses {partition}: give "
+                                  "--partition VALUE",
+                                  m->name);
+        return 0; /* every value the SELECT yields */
+    }
+    strlist_push_owned(out, partition_format(g, now));
+    return 0;
+}
+
+/* ---- what the lake holds --------------------------------------------- */
+
+static int load_lake_tables(run_ctx *c)
+{
+    tarn_buf sql = {0};
+    buf_puts(&sql, "SELECT table_schema, table_name, table_type FROM information_schema.tables "
+                   "WHERE table_catalog = ");
+    quote_literal(&sql, c->lake);
+    qrows q;
+    int rc = query_rows(&q, c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < q.nrows; i++) {
+        char *k = run_table_key(qrows_get(&q, i, 0), qrows_get(&q, i, 1));
+        const char *type = qrows_get(&q, i, 2);
+        strlist_push_owned(type && strcmp(type, "VIEW") == 0 ? &c->lake_views : &c->lake_tables,
+                           k);
+    }
+    qrows_free(&q);
+    sql = (tarn_buf){0};
+    buf_puts(&sql, "SELECT schema_name FROM information_schema.schemata WHERE catalog_name = ");
+    quote_literal(&sql, c->lake);
+    rc = query_rows(&q, c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < q.nrows; i++)
+        strlist_push_owned(&c->lake_schemas, lower_dup(qrows_get(&q, i, 0)));
+    qrows_free(&q);
+    return 0;
+}
+
+/* ---- checking what models read --------------------------------------- */
+
+/* Names a model's own setup statements create (CREATE TEMP TABLE x …):
+ * its query may read them although they do not exist yet. */
+static void local_names(strlist *out, const tarn_model *m)
+{
+    for (size_t i = 0; i + 1 < m->body.n; i++) {
+        sql_tokens tk;
+        if (sql_tokenize(&tk, m->body.items[i].text) != 0) {
+            tarn_error_clear();
+            continue;
+        }
+        size_t j = 0;
+        if (tk.n > 0 && sql_tok_is_kw(&tk.toks[0], "CREATE")) {
+            j = 1;
+            if (j + 1 < tk.n && sql_tok_is_kw(&tk.toks[j], "OR"))
+                j += 2;
+            while (j < tk.n && (sql_tok_is_kw(&tk.toks[j], "TEMP") ||
+                                sql_tok_is_kw(&tk.toks[j], "TEMPORARY") ||
+                                sql_tok_is_kw(&tk.toks[j], "TABLE") ||
+                                sql_tok_is_kw(&tk.toks[j], "VIEW") ||
+                                sql_tok_is_kw(&tk.toks[j], "MACRO")))
+                j++;
+            if (j + 2 < tk.n && sql_tok_is_kw(&tk.toks[j], "IF"))
+                j += 3;
+            /* the last part of a possibly qualified name */
+            while (j + 2 < tk.n && tk.toks[j + 1].type == SQL_TOK_OP &&
+                   strcmp(tk.toks[j + 1].text, ".") == 0)
+                j += 2;
+            if (j < tk.n && (tk.toks[j].type == SQL_TOK_IDENT || tk.toks[j].type == SQL_TOK_QIDENT))
+                strlist_push_owned(out, lower_dup(tk.toks[j].text));
+        }
+        sql_tokens_free(&tk);
+    }
+}
+
+static void ref_text(tarn_buf *b, const table_ref *r)
+{
+    if (r->catalog)
+        buf_printf(b, "%s.", r->catalog);
+    if (r->schema)
+        buf_printf(b, "%s.", r->schema);
+    buf_puts(b, r->table);
+}
+
+/* Classifies a reference that is not a model's target, once per name. */
+static const source_entry *classify_source(run_ctx *c, const table_ref *r)
+{
+    const source_entry *known = run_source(c, r);
+    if (known)
+        return known;
+    c->sources = xrealloc(c->sources, (c->nsources + 1) * sizeof(source_entry));
+    source_entry *e = &c->sources[c->nsources++];
+    memset(e, 0, sizeof(*e));
+    e->key = ref_key(r);
+    const char *schema = r->schema ? r->schema : "main";
+    char *k = run_table_key(schema, r->table);
+    int lake_table = strlist_find(&c->lake_tables, k) >= 0;
+    int lake_view = strlist_find(&c->lake_views, k) >= 0;
+    free(k);
+    int in_lake = r->catalog && strcasecmp(r->catalog, c->lake) == 0;
+    if (!in_lake) {
+        /* Does DuckDB resolve it as written (a config/ view, a file...)? */
+        tarn_buf probe = {0};
+        buf_puts(&probe, "SELECT * FROM ");
+        quote_qualified(&probe, r->catalog, r->schema, r->table);
+        buf_puts(&probe, " LIMIT 0");
+        int rc = query_exec(c->s, buf_cstr(&probe), NULL);
+        buf_free(&probe);
+        if (rc == 0) {
+            e->kind = SRC_DUCKDB;
+            return e;
+        }
+        tarn_error_clear();
+        if (r->catalog) {
+            e->kind = SRC_MISSING;
+            return e;
+        }
+    }
+    e->kind = lake_table ? SRC_LAKE : lake_view ? SRC_LAKE_VIEW : SRC_MISSING;
+    if (e->kind != SRC_MISSING) {
+        e->schema = xstrdup(schema);
+        e->table = xstrdup(r->table);
+    }
+    return e;
+}
+
+static void check_model_reads(run_ctx *c, size_t mi, const unsigned char *sel, diag_list *d)
+{
+    const tarn_model *m = &c->p->models[mi];
+    int manual = m->annot.strategy == STRAT_MANUAL;
+    strlist local = {0};
+    local_names(&local, m);
+    for (size_t s = 0; s < m->body.n; s++) {
+        const model_stmt *st = &m->body.items[s];
+        for (size_t i = 0; i < st->refs.n; i++) {
+            const table_ref *r = &st->refs.items[i];
+            if (r->is_file)
+                continue;
+            int line = body_line_of(st, r->offset == REF_NO_OFFSET ? 0 : r->offset);
+            long up = project_ref_model(c->p, r);
+            if (up == (long)mi)
+                continue;
+            if (up >= 0) {
+                const tarn_model *um = &c->p->models[up];
+                if (!sel[up] && !run_has_table(c, um->schema, um->table)) {
+                    char *fix = xasprintf("build it first, or select it too: tarn run +%s",
+                                          m->name);
+                    diag_add(d, m->path, line, fix,
+                             "%s reads %s, which %s builds but which is not in lake \"%s\" yet",
+                             m->name, um->name, um->path, c->lake);
+                    free(fix);
+                }
+                continue;
+            }
+            if (!r->catalog && !r->schema) {
+                char *l = lower_dup(r->table);
+                int is_local = strlist_find(&local, l) >= 0;
+                free(l);
+                if (is_local)
+                    continue;
+            }
+            const source_entry *e = classify_source(c, r);
+            if (e->kind == SRC_MISSING && !manual) {
+                tarn_buf name = {0};
+                ref_text(&name, r);
+                char *fix = xasprintf(
+                    "define it in config/ (e.g. config/sources.sql: CREATE VIEW %s AS FROM "
+                    "read_csv('data/….csv')), or fix the name",
+                    buf_cstr(&name));
+                diag_add(d, m->path, line, fix,
+                         "table %s does not exist: no model builds it, config/ does not define "
+                         "it and lake \"%s\" has no such table",
+                         buf_cstr(&name), c->lake);
+                free(fix);
+                buf_free(&name);
+            }
+        }
+    }
+    strlist_free(&local);
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+static void emit(run_ctx *c, build_event_type type, size_t model, size_t index)
+{
+    if (!c->o->on_event)
+        return;
+    build_event ev = {.type = type,
+                      .project = c->p,
+                      .summary = c->sum,
+                      .result = type == BUILD_MODEL_START || type == BUILD_MODEL_FINISH
+                                    ? &c->sum->results[model]
+                                    : NULL,
+                      .index = index};
+    c->o->on_event(c->o->ctx, &ev);
+}
+
+/* A model is skipped when something it reads failed or was skipped in
+ * this run; the reason names the first such upstream model. */
+static int skip_reason(run_ctx *c, size_t mi, const unsigned char *sel, model_result *r)
+{
+    const tarn_model *m = &c->p->models[mi];
+    for (size_t i = 0; i < m->nup; i++) {
+        size_t u = m->up[i].model;
+        const model_result *ur = &c->sum->results[u];
+        if (!sel[u] || (ur->status != MODEL_FAILED && ur->status != MODEL_SKIPPED))
+            continue;
+        r->error = xasprintf("upstream %s %s", c->p->models[u].name,
+                             ur->status == MODEL_FAILED ? "failed" : "was skipped");
+        return 1;
+    }
+    return 0;
+}
+
+static void ctx_free(run_ctx *c)
+{
+    strlist_free(&c->lake_tables);
+    strlist_free(&c->lake_views);
+    strlist_free(&c->lake_schemas);
+    for (size_t i = 0; i < c->nsources; i++) {
+        free(c->sources[i].key);
+        free(c->sources[i].schema);
+        free(c->sources[i].table);
+    }
+    free(c->sources);
+    free(c->built_snapshot);
+    if (c->partitions)
+        for (size_t i = 0; i < c->p->nmodels; i++)
+            strlist_free(&c->partitions[i]);
+    free(c->partitions);
+}
+
+static int prepare(run_ctx *c, const unsigned char *sel)
+{
+    tarn_project *p = c->p;
+    build_summary *sum = c->sum;
+    int rc = build_run_config(p, c->s);
+    if (rc)
+        return rc;
+    c->lake = p->lake_alias;
+    c->cat = tarn_session_catalog_name(c->s, c->lake);
+    if (!rc)
+        rc = tarn_session_snapshot(c->s, c->lake, &sum->start_snapshot);
+    if (!rc)
+        rc = load_lake_tables(c);
+    if (rc)
+        return rc;
+    int64_t now = (int64_t)now_s();
+    for (size_t k = 0; k < sum->nrun; k++) {
+        size_t mi = sum->run_order[k];
+        rc = build_partitions(&c->partitions[mi], &p->models[mi], c->o, now);
+        if (rc)
+            return rc;
+    }
+    diag_list d = {0};
+    for (size_t k = 0; k < sum->nrun; k++)
+        check_model_reads(c, sum->run_order[k], sel, &d);
+    rc = diag_raise(&d);
+    diag_free(&d);
+    if (rc)
+        return rc;
+    rc = records_ensure(c->s, c->cat);
+    if (rc)
+        return rc;
+    tarn_buf sql = {0};
+    buf_puts(&sql, "SELECT COALESCE(max(run_id), 0) + 1 FROM ");
+    quote_qualified(&sql, c->cat, NULL, "tarn_run");
+    rc = query_int64(&sum->run_id, c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc)
+        return rc;
+    char *ins = records_run_start(c->cat, sum, c->o->selectors ? c->o->selectors : "",
+                                  c->o->tarn_version ? c->o->tarn_version : "");
+    rc = query_exec(c->s, ins, NULL);
+    free(ins);
+    return rc;
+}
+
+int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o)
+{
+    memset(out, 0, sizeof(*out));
+    out->started_at = now_s();
+    double t0 = mono_ms();
+    out->results = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(model_result));
+    out->run_order = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(size_t));
+    for (size_t k = 0; k < p->nmodels; k++) {
+        size_t mi = p->order[k];
+        out->results[mi].model = mi;
+        out->results[mi].snapshot_id = -1;
+        if (o->selected[mi])
+            out->run_order[out->nrun++] = mi;
+    }
+    run_ctx c = {.p = p, .s = s, .o = o, .sum = out};
+    c.built_snapshot = xmalloc((p->nmodels ? p->nmodels : 1) * sizeof(int64_t));
+    for (size_t i = 0; i < p->nmodels; i++)
+        c.built_snapshot[i] = -1;
+    c.partitions = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(strlist));
+    int rc = prepare(&c, o->selected);
+    if (rc) {
+        ctx_free(&c);
+        return rc;
+    }
+    emit(&c, BUILD_RUN_START, 0, 0);
+    for (size_t k = 0; k < out->nrun; k++) {
+        size_t mi = out->run_order[k];
+        model_result *r = &out->results[mi];
+        if (skip_reason(&c, mi, o->selected, r)) {
+            r->status = MODEL_SKIPPED;
+            r->started_at = now_s();
+            strlist recs = {0};
+            records_model(&recs, c.cat, out->run_id, &p->models[mi], r, "[]");
+            for (size_t i = 0; i < recs.n; i++)
+                if (query_exec(s, recs.items[i], NULL) != 0)
+                    tarn_error_clear();
+            strlist_free(&recs);
+            out->skipped++;
+            emit(&c, BUILD_MODEL_FINISH, mi, k + 1);
+            continue;
+        }
+        emit(&c, BUILD_MODEL_START, mi, k + 1);
+        model_build(&c, mi, r);
+        if (r->status == MODEL_SUCCESS)
+            out->succeeded++;
+        else
+            out->failed++;
+        emit(&c, BUILD_MODEL_FINISH, mi, k + 1);
+    }
+    out->duration_ms = mono_ms() - t0;
+    int64_t end = out->start_snapshot;
+    if (tarn_session_snapshot(s, c.lake, &end) != 0)
+        tarn_error_clear();
+    char *fin = records_run_finish(c.cat, out, end);
+    if (query_exec(s, fin, NULL) != 0)
+        tarn_error_clear();
+    free(fin);
+    emit(&c, BUILD_RUN_FINISH, 0, 0);
+    ctx_free(&c);
+    return 0;
+}
+
+void build_summary_free(build_summary *sum, size_t nmodels)
+{
+    if (sum->results)
+        for (size_t i = 0; i < nmodels; i++) {
+            model_result *r = &sum->results[i];
+            strlist_free(&r->partitions);
+            free(r->partition_rows);
+            for (size_t j = 0; j < r->nupstream; j++) {
+                free(r->upstream[j].table);
+                free(r->upstream[j].model);
+            }
+            free(r->upstream);
+            free(r->error);
+        }
+    free(sum->results);
+    free(sum->run_order);
+    memset(sum, 0, sizeof(*sum));
+}
