@@ -272,7 +272,12 @@ int mt_delete_orphans(char **out, const mt_call *c)
     mt_result res = {1, PATH_NAMES, PATH_TYPES, {0}, 0};
     if (!rc)
         rc = known_files(c, &known);
-    if (!rc && realpath(c->lake->data_abs, root)) {
+    int have_root = !rc && realpath(c->lake->data_abs, root) != NULL;
+    /* a data path at the file-system root would make every Parquet file
+     * of the machine a candidate */
+    if (have_root && strcmp(root, "/") == 0)
+        rc = tarn_error_set(TARN_EINVALID, "refusing to look for orphaned files under /");
+    if (!rc && have_root) {
         walk(root, &found);
         qsort(found.v, found.n, sizeof(char *), cmp_str);
         rc = orphans(c, &found, &known, epoch ? strtod(epoch, NULL) : 0, &res);
