@@ -114,7 +114,7 @@ static int check_columns(build_state *b, const strlist *stage, const char *extra
                             "the SELECT's columns (%s) differ from %s's (%s): %s keeps the "
                             "table's columns; change the table with ALTER TABLE (tarn sql), or "
                             "drop it to rebuild it",
-                            w, b->m->name, h, strategy_name(b->m->annot.strategy));
+                            w, b->m->name, h, annot_strategy_label(&b->m->annot));
         free(w);
         free(h);
     }
@@ -470,7 +470,7 @@ static char *extra_info(build_state *b, double total_ms)
     char *t = xasprintf("%s.%s.%s", b->c->lake, m->schema, m->table);
     json_object_set_new(o, "target", json_string(t));
     free(t);
-    json_object_set_new(o, "strategy", json_string(strategy_name(m->annot.strategy)));
+    json_object_set_new(o, "strategy", json_string(annot_strategy_label(&m->annot)));
     if (m->annot.key.n) {
         json_t *k = json_array();
         for (size_t i = 0; i < m->annot.key.n; i++)
@@ -555,7 +555,7 @@ static int build_body(build_state *b)
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "the %s strategy is not implemented yet; use replace, key= "
                               "(merge), append, partitioned or manual",
-                              strategy_name(m->annot.strategy));
+                              annot_strategy_label(&m->annot));
     }
 }
 
@@ -577,7 +577,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     char *extra = NULL;
     if (!rc) {
         extra = extra_info(&b, mono_ms() - t0);
-        char *msg = xasprintf("tarn: build %s (%s)", m->name, strategy_name(m->annot.strategy));
+        char *msg = xasprintf("tarn: build %s (%s)", m->name, annot_strategy_label(&m->annot));
         char *sql = cg_commit_message(c->lake, msg, extra);
         rc = query_exec(c->s, sql, NULL);
         free(sql);

@@ -121,7 +121,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     buf_puts(&b, ", ");
     quote_literal(&b, m->path);
     buf_puts(&b, ", ");
-    quote_literal(&b, strategy_name(m->annot.strategy));
+    quote_literal(&b, annot_strategy_label(&m->annot));
     buf_puts(&b, ", ");
     quote_literal(&b, model_status_name(r->status));
     buf_puts(&b, ", ");

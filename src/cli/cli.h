@@ -29,4 +29,18 @@ extern const char cmd_maintain_usage[];
  * two streams interleave in order when they share a terminal or file. */
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The project commands (issue 4): each in its cmd_<name>.c. */
+int cmd_init(int argc, char **argv);
+extern const char cmd_init_usage[];
+int cmd_run(int argc, char **argv);
+extern const char cmd_run_usage[];
+int cmd_plan(int argc, char **argv);
+extern const char cmd_plan_usage[];
+int cmd_history(int argc, char **argv);
+extern const char cmd_history_usage[];
+int cmd_show(int argc, char **argv);
+extern const char cmd_show_usage[];
+int cmd_lineage(int argc, char **argv);
+extern const char cmd_lineage_usage[];
+
 #endif

@@ -23,6 +23,7 @@ static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 static const cli_command commands[] = {
+    {"run", cmd_run, "build the project's models into the lake", cmd_run_usage},
     {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
     {"maintain", cmd_maintain, "expire snapshots, clean up files, compact, flush inlined rows",
      cmd_maintain_usage},

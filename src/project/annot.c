@@ -728,9 +728,13 @@ int annot_parse(model_annot *out, diag_list *d, const char *path, const char *te
     /* Conflicts across lines. */
     if (out->partitioned_line && p.errors == 0) {
         p.line = out->partitioned_line;
+        /* A partitioned model replaces whole slices; merging or appending
+         * inside a slice is not offered (yet). */
         const char *what = out->strategy == STRAT_MANUAL        ? "manual"
                            : out->strategy == STRAT_HISTORY     ? "history"
                            : out->strategy == STRAT_INCREMENTAL ? "incremental"
+                           : out->strategy == STRAT_MERGE       ? "key="
+                           : out->strategy == STRAT_APPEND      ? "append"
                                                                 : NULL;
         if (what) {
             char *fix = xasprintf("drop '-- partitioned', or drop '%s' from line %d", what,
@@ -769,6 +773,11 @@ void annot_free(model_annot *a)
     free(a->schedule);
     strlist_free(&a->tags);
     memset(a, 0, sizeof(*a));
+}
+
+const char *annot_strategy_label(const model_annot *a)
+{
+    return a->grain ? "partitioned" : strategy_name(a->strategy);
 }
 
 char *annot_write_signature(const model_annot *a)

@@ -90,6 +90,10 @@ int annot_parse(model_annot *out, diag_list *d, const char *path, const char *te
                 int first_stmt_line);
 void annot_free(model_annot *a);
 
+/* The write strategy as users name it: the strategy, or "partitioned" for
+ * a partitioned replace. */
+const char *annot_strategy_label(const model_annot *a);
+
 /* A canonical one-line text of the write-affecting annotations (target,
  * strategy and its options, partitioning), for the model hash. */
 char *annot_write_signature(const model_annot *a);

@@ -1,0 +1,337 @@
+/*
+ * cmd_run.c — `tarn run`: builds the selected models into the lake.
+ *
+ * Human output goes to stderr: on a terminal a live line for the model
+ * being built, then one line per finished model and a summary naming what
+ * failed and what was skipped, and why. With --json, stdout carries one
+ * JSON object per event (run_start, model_start, model_finish, run_finish,
+ * or error), each with "schema_version", and nothing else.
+ */
+#include "cli/cli.h"
+#include "cli/project_cli.h"
+
+#include "build/build.h"
+#include "project/select.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_JSON_SCHEMA_VERSION 1
+
+const char cmd_run_usage[] =
+    "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B] [--json]\n"
+    "                [-C DIR]\n"
+    "\n"
+    "Builds the selected models (all by default) into the project's lake, in\n"
+    "dependency order, each as one DuckLake snapshot. A failed model stops\n"
+    "the models downstream of it, not its siblings.\n"
+    "\n"
+    "Selectors: NAME (schema.table, table or file), +NAME (and upstream),\n"
+    "NAME+ (and downstream), tag:TAG, path:DIR.\n"
+    "\n"
+    "  -j, --jobs N        accepted for compatibility; models build one at a\n"
+    "                      time (see README: one session runs one statement)\n"
+    "  --partition P       build slice P of partitioned models\n"
+    "  --from A --to B     build every slice from A to B (both included)\n"
+    "  --json              one JSON object per event on stdout\n"
+    "  -C, --project DIR   the project folder (default: the current one)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit status: 0 every model built, 1 a model failed, 2 usage or project\n"
+    "error (nothing was built).\n";
+
+typedef struct {
+    strlist selectors;
+    const char *dir;
+    build_opts o;
+    int json;
+    int tty; /* stderr is a terminal: live progress line */
+} run_cli;
+
+/* ---- output ---------------------------------------------------------- */
+
+static void json_emit(json_t *o)
+{
+    json_object_set_new(o, "schema_version", json_integer(RUN_JSON_SCHEMA_VERSION));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (s) {
+        puts(s);
+        fflush(stdout);
+        free(s);
+    }
+    json_decref(o);
+}
+
+static json_t *json_event(const char *name)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "schema_version", json_integer(RUN_JSON_SCHEMA_VERSION));
+    json_object_set_new(o, "event", json_string(name));
+    return o;
+}
+
+static json_t *json_strlist(const strlist *l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(a, json_string(l->items[i]));
+    return a;
+}
+
+static void json_model_event(const build_event *ev)
+{
+    const model_result *r = ev->result;
+    const tarn_model *m = &ev->project->models[r->model];
+    json_t *o = json_event(ev->type == BUILD_MODEL_START ? "model_start" : "model_finish");
+    json_object_set_new(o, "run_id", json_integer(ev->summary->run_id));
+    json_object_set_new(o, "model", json_string(m->name));
+    json_object_set_new(o, "path", json_string(m->path));
+    json_object_set_new(o, "strategy", json_string(annot_strategy_label(&m->annot)));
+    json_object_set_new(o, "index", json_integer((json_int_t)ev->index));
+    json_object_set_new(o, "total", json_integer((json_int_t)ev->summary->nrun));
+    if (ev->type == BUILD_MODEL_FINISH) {
+        json_object_set_new(o, "status", json_string(model_status_name(r->status)));
+        json_object_set_new(o, "snapshot_id",
+                            r->snapshot_id >= 0 ? json_integer(r->snapshot_id) : json_null());
+        json_object_set_new(o, "rows_written", json_integer(r->rows_written));
+        json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
+        json_object_set_new(o, "partitions", json_strlist(&r->partitions));
+        json_t *up = json_array();
+        for (size_t i = 0; i < r->nupstream; i++) {
+            json_t *u = json_object();
+            json_object_set_new(u, "table", json_string(r->upstream[i].table));
+            json_object_set_new(u, "snapshot_id", json_integer(r->upstream[i].snapshot_id));
+            json_array_append_new(up, u);
+        }
+        json_object_set_new(o, "upstream", up);
+        json_object_set_new(o, "duration_ms", json_real(r->duration_ms));
+        json_object_set_new(o, "query_ms", json_real(r->query_ms));
+        json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
+    }
+    json_emit(o);
+}
+
+static void json_run_event(const build_event *ev)
+{
+    const build_summary *s = ev->summary;
+    json_t *o = json_event(ev->type == BUILD_RUN_START ? "run_start" : "run_finish");
+    json_object_set_new(o, "run_id", json_integer(s->run_id));
+    if (ev->type == BUILD_RUN_START) {
+        json_object_set_new(o, "start_snapshot", json_integer(s->start_snapshot));
+        json_t *models = json_array();
+        for (size_t i = 0; i < s->nrun; i++)
+            json_array_append_new(models, json_string(ev->project->models[s->run_order[i]].name));
+        json_object_set_new(o, "models", models);
+    } else {
+        json_object_set_new(o, "status", json_string(s->failed ? "failed" : "success"));
+        json_object_set_new(o, "succeeded", json_integer((json_int_t)s->succeeded));
+        json_object_set_new(o, "failed", json_integer((json_int_t)s->failed));
+        json_object_set_new(o, "skipped", json_integer((json_int_t)s->skipped));
+        json_object_set_new(o, "duration_ms", json_real(s->duration_ms));
+    }
+    json_emit(o);
+}
+
+static void human_model_finish(run_cli *rc, const build_event *ev)
+{
+    const model_result *r = ev->result;
+    const tarn_model *m = &ev->project->models[r->model];
+    if (rc->tty)
+        fputs("\r\033[K", stderr);
+    const char *label = r->status == MODEL_SUCCESS  ? "ok     "
+                        : r->status == MODEL_FAILED ? "FAILED "
+                                                    : "skipped";
+    fprintf(stderr, "  %s %-32s %-11s", label, m->name, annot_strategy_label(&m->annot));
+    if (r->status == MODEL_SUCCESS) {
+        fprintf(stderr, " %8lld rows", (long long)r->rows_written);
+        if (r->rows_deleted > 0)
+            fprintf(stderr, " (-%lld)", (long long)r->rows_deleted);
+        fprintf(stderr, "  snapshot %lld", (long long)r->snapshot_id);
+        if (r->partitions.n == 1)
+            fprintf(stderr, "  partition %s", r->partitions.items[0]);
+        else if (r->partitions.n > 1)
+            fprintf(stderr, "  %zu partitions", r->partitions.n);
+    }
+    if (r->status != MODEL_SKIPPED)
+        fprintf(stderr, "  %.0f ms", r->duration_ms);
+    fputc('\n', stderr);
+    if (r->status != MODEL_SUCCESS && r->error) {
+        /* The reason, indented, one line per line of the message. */
+        const char *s = r->error;
+        while (*s) {
+            const char *eol = strchr(s, '\n');
+            size_t n = eol ? (size_t)(eol - s) : strlen(s);
+            fprintf(stderr, "          %.*s\n", (int)n, s);
+            s = eol ? eol + 1 : s + n;
+        }
+    }
+}
+
+static void on_event(void *ctx, const build_event *ev)
+{
+    run_cli *rc = ctx;
+    if (rc->json) {
+        if (ev->type == BUILD_MODEL_START || ev->type == BUILD_MODEL_FINISH)
+            json_model_event(ev);
+        else
+            json_run_event(ev);
+    }
+    const build_summary *s = ev->summary;
+    switch (ev->type) {
+    case BUILD_RUN_START:
+        fprintf(stderr, "tarn: run %lld: %zu model%s, lake \"%s\" at snapshot %lld\n",
+                (long long)s->run_id, s->nrun, s->nrun == 1 ? "" : "s",
+                ev->project->lake_alias, (long long)s->start_snapshot);
+        break;
+    case BUILD_MODEL_START:
+        if (rc->tty) {
+            const tarn_model *m = &ev->project->models[ev->result->model];
+            fprintf(stderr, "\r\033[K  [%zu/%zu] building %s (%s)…", ev->index, s->nrun, m->name,
+                    annot_strategy_label(&m->annot));
+            fflush(stderr);
+        }
+        break;
+    case BUILD_MODEL_FINISH:
+        human_model_finish(rc, ev);
+        break;
+    case BUILD_RUN_FINISH:
+        fprintf(stderr, "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped in %.1f s\n",
+                (long long)s->run_id, s->failed ? "failed" : "succeeded", s->succeeded, s->failed,
+                s->skipped, s->duration_ms / 1000.0);
+        break;
+    }
+}
+
+/* ---- options --------------------------------------------------------- */
+
+/* Returns 1 for --help, 0 to go on, -1 on a usage error. */
+static int opts_parse(run_cli *rc, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        int m;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return 1;
+        if (strcmp(a, "--json") == 0) {
+            rc->json = 1;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+            long n;
+            if (m < 0 || cli_opt_int("-j", val, &n) < 0)
+                return -1;
+            rc->o.jobs = (int)n;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+            if (m < 0)
+                return -1;
+            rc->dir = val;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--partition", &val)) != 0) {
+            if (m < 0)
+                return -1;
+            rc->o.partition = val;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--from", &val)) != 0) {
+            if (m < 0)
+                return -1;
+            rc->o.from = val;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--to", &val)) != 0) {
+            if (m < 0)
+                return -1;
+            rc->o.to = val;
+            continue;
+        }
+        if (a[0] == '-' && a[1]) {
+            cli_errorf("unknown option '%s'", a);
+            return -1;
+        }
+        strlist_push(&rc->selectors, a);
+    }
+    if (rc->o.partition && (rc->o.from || rc->o.to)) {
+        cli_errorf("give --partition or --from/--to, not both");
+        return -1;
+    }
+    if (!rc->o.from != !rc->o.to) {
+        cli_errorf("give both --from and --to");
+        return -1;
+    }
+    return 0;
+}
+
+static void report_error(run_cli *rc, const char *msg)
+{
+    if (rc->json) {
+        json_t *o = json_event("error");
+        json_object_set_new(o, "message", json_string(msg));
+        json_emit(o);
+    }
+    cli_report(msg);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_cli rc = {.o = {.jobs = 0, .tarn_version = TARN_VERSION}};
+    rc.tty = isatty(STDERR_FILENO);
+    int p = opts_parse(&rc, argc, argv);
+    if (p != 0) {
+        if (p > 0)
+            fputs(cmd_run_usage, stdout);
+        else
+            fputs("Try 'tarn run --help'.\n", stderr);
+        strlist_free(&rc.selectors);
+        return p > 0 ? CLI_OK : CLI_USAGE;
+    }
+    if (rc.o.jobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        rc.o.jobs = n > 0 ? (int)n : 1;
+    }
+    if (rc.json)
+        rc.tty = 0;
+    cli_project cp;
+    int status = cli_project_open(&cp, rc.dir);
+    if (status != CLI_OK) {
+        if (rc.json)
+            report_error(&rc, "the project could not be loaded (see stderr)");
+        strlist_free(&rc.selectors);
+        return status;
+    }
+    unsigned char *sel = NULL;
+    if (select_models(&sel, cp.p, rc.selectors.items, rc.selectors.n) != 0) {
+        report_error(&rc, tarn_error_last());
+        tarn_error_clear();
+        cli_project_close(&cp);
+        strlist_free(&rc.selectors);
+        return CLI_USAGE;
+    }
+    char *seltext = strlist_join(&rc.selectors, " ");
+    rc.o.selected = sel;
+    rc.o.selectors = seltext;
+    rc.o.on_event = on_event;
+    rc.o.ctx = &rc;
+    build_summary sum;
+    int r = build_run(&sum, cp.p, cp.s, &rc.o);
+    if (r != 0) {
+        report_error(&rc, tarn_error_last());
+        tarn_error_clear();
+        status = CLI_USAGE;
+    } else {
+        status = sum.failed ? CLI_FAILED : CLI_OK;
+    }
+    build_summary_free(&sum, cp.p->nmodels);
+    free(seltext);
+    free(sel);
+    cli_project_close(&cp);
+    strlist_free(&rc.selectors);
+    return status;
+}
