@@ -23,7 +23,12 @@ static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 static const cli_command commands[] = {
+    {"init", cmd_init, "create a project that runs as is", cmd_init_usage},
     {"run", cmd_run, "build the project's models into the lake", cmd_run_usage},
+    {"plan", cmd_plan, "what `tarn run` would build, without running it", cmd_plan_usage},
+    {"history", cmd_history, "model builds, newest first", cmd_history_usage},
+    {"show", cmd_show, "rows of a model's table, now or at a snapshot", cmd_show_usage},
+    {"lineage", cmd_lineage, "the model graph as text, dot or json", cmd_lineage_usage},
     {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
     {"maintain", cmd_maintain, "expire snapshots, clean up files, compact, flush inlined rows",
      cmd_maintain_usage},

@@ -1,0 +1,128 @@
+/*
+ * cmd_history.c — `tarn history [MODEL]`: builds newest first, from the
+ * run records in the lake's catalog (tarn_model_run), failures included.
+ */
+#include "cli/cli.h"
+#include "cli/project_cli.h"
+#include "cli/render.h"
+
+#include "project/query.h"
+#include "project/select.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_history_usage[] =
+    "usage: tarn history [MODEL] [--limit N] [--format table|csv|json] [-C DIR]\n"
+    "\n"
+    "Lists model builds, newest first: time, run id, model, status, snapshot,\n"
+    "rows written, duration, partitions and error. With MODEL, only its\n"
+    "builds. The records live in the lake's catalog (table tarn_model_run).\n"
+    "\n"
+    "  --limit N           at most N builds (default 50)\n"
+    "  --format FORMAT     table (default), csv or json\n"
+    "  -C, --project DIR   the project folder (default: the current one)\n";
+
+int cmd_history(int argc, char **argv)
+{
+    const char *dir = NULL, *model = NULL;
+    long limit = 50;
+    render_format fmt = RENDER_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        int m;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(cmd_history_usage, stdout);
+            return CLI_OK;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            dir = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
+            if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
+                goto usage;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            if (render_format_parse(&fmt, val) != 0) {
+                cli_errorf("%s", tarn_error_last());
+                goto usage;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_errorf("unknown option '%s'", a);
+            goto usage;
+        } else if (model) {
+            cli_errorf("give one MODEL");
+            goto usage;
+        } else {
+            model = a;
+        }
+    }
+    cli_project cp;
+    int status = cli_project_open(&cp, dir);
+    if (status != CLI_OK)
+        return status;
+    char *name = NULL;
+    if (model) {
+        unsigned char *sel = NULL;
+        char *args[] = {(char *)model};
+        if (select_models(&sel, cp.p, args, 1) != 0) {
+            /* A model removed from the project still has its history. */
+            tarn_error_clear();
+            name = xstrdup(model);
+        } else {
+            for (size_t i = 0; i < cp.p->nmodels && !name; i++)
+                if (sel[i])
+                    name = xstrdup(cp.p->models[i].name);
+            free(sel);
+        }
+    }
+    status = cli_project_attach(&cp);
+    const char *cat = status == CLI_OK ? tarn_session_catalog_name(cp.s, cp.p->lake_alias) : NULL;
+    tarn_buf sql = {0};
+    if (cat) {
+        buf_puts(&sql, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
+        quote_literal(&sql, cat);
+        buf_puts(&sql, " AND table_name = 'tarn_model_run'");
+        int64_t n = 0;
+        if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0 || n == 0) {
+            tarn_error_clear();
+            fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp.p->lake_alias);
+            cat = NULL;
+        }
+    }
+    if (cat) {
+        buf_clear(&sql);
+        buf_puts(&sql, "SELECT strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS time, run_id, model, "
+                       "status, snapshot_id AS snapshot, rows_written AS rows, "
+                       "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, error FROM ");
+        quote_qualified(&sql, cat, NULL, "tarn_model_run");
+        if (name) {
+            buf_puts(&sql, " WHERE model = ");
+            quote_literal(&sql, name);
+        }
+        buf_printf(&sql, " ORDER BY run_id DESC, started_at DESC LIMIT %ld", limit);
+        render *r = render_new(fmt, stdout);
+        render_start(r, 1, TARN_OUTPUT_ROWS);
+        if (tarn_session_exec(cp.s, buf_cstr(&sql), render_sink(r)) == 0) {
+            render_finish(r);
+        } else {
+            render_error(r, tarn_error_last());
+            cli_report(tarn_error_last());
+            status = CLI_FAILED;
+        }
+        render_free(r);
+    }
+    buf_free(&sql);
+    free(name);
+    cli_project_close(&cp);
+    return status;
+usage:
+    fputs("Try 'tarn history --help'.\n", stderr);
+    return CLI_USAGE;
+}

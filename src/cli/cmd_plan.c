@@ -1,0 +1,187 @@
+/*
+ * cmd_plan.c — `tarn plan`: what `tarn run` would build, in order, with
+ * each model's strategy, partitions and inputs — without opening the lake
+ * or running anything.
+ */
+#include "cli/cli.h"
+#include "cli/project_cli.h"
+
+#include "build/build.h"
+#include "project/select.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char cmd_plan_usage[] =
+    "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--json] [-C DIR]\n"
+    "\n"
+    "Lists the models `tarn run` would build with the same arguments, in build\n"
+    "order: strategy, partitions, the models and sources each reads. Nothing\n"
+    "is run and the lake is not opened.\n"
+    "\n"
+    "  --partition P       as for tarn run\n"
+    "  --from A --to B     as for tarn run\n"
+    "  --json              one JSON object on stdout\n"
+    "  -C, --project DIR   the project folder (default: the current one)\n";
+
+static json_t *strlist_json(const strlist *l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(a, json_string(l->items[i]));
+    return a;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    build_opts o = {0};
+    const char *dir = NULL;
+    int json = 0;
+    strlist sels = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        int m;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(cmd_plan_usage, stdout);
+            strlist_free(&sels);
+            return CLI_OK;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            dir = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--partition", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            o.partition = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--from", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            o.from = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--to", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            o.to = val;
+        } else if (a[0] == '-' && a[1]) {
+            cli_errorf("unknown option '%s'", a);
+            goto usage;
+        } else {
+            strlist_push(&sels, a);
+        }
+    }
+    cli_project cp;
+    int status = cli_project_open(&cp, dir);
+    if (status != CLI_OK) {
+        strlist_free(&sels);
+        return status;
+    }
+    unsigned char *sel = NULL;
+    if (select_models(&sel, cp.p, sels.items, sels.n) != 0) {
+        cli_report(tarn_error_last());
+        cli_project_close(&cp);
+        strlist_free(&sels);
+        return CLI_USAGE;
+    }
+    tarn_project *p = cp.p;
+    json_t *jmodels = json_array();
+    size_t n = 0, total = 0;
+    for (size_t k = 0; k < p->nmodels; k++)
+        total += sel[p->order[k]];
+    if (!json)
+        printf("%zu model%s to build, in order:\n", total, total == 1 ? "" : "s");
+    for (size_t k = 0; k < p->nmodels && status == CLI_OK; k++) {
+        size_t mi = p->order[k];
+        if (!sel[mi])
+            continue;
+        const tarn_model *m = &p->models[mi];
+        strlist parts = {0}, ups = {0};
+        if (build_partitions(&parts, m, &o, (int64_t)time(NULL)) != 0) {
+            cli_report(tarn_error_last());
+            status = CLI_USAGE;
+            strlist_free(&parts);
+            break;
+        }
+        for (size_t i = 0; i < m->nup; i++)
+            strlist_push(&ups, p->models[m->up[i].model].name);
+        n++;
+        if (json) {
+            json_t *o1 = json_object();
+            json_object_set_new(o1, "model", json_string(m->name));
+            json_object_set_new(o1, "path", json_string(m->path));
+            json_object_set_new(o1, "strategy", json_string(annot_strategy_label(&m->annot)));
+            if (m->annot.grain) {
+                json_object_set_new(o1, "partitioned", json_string(grain_name(m->annot.grain)));
+                json_object_set_new(o1, "partition_column",
+                                    json_string(m->annot.partition_column));
+            }
+            if (m->annot.key.n)
+                json_object_set_new(o1, "key", strlist_json(&m->annot.key));
+            json_object_set_new(o1, "partitions", strlist_json(&parts));
+            json_object_set_new(o1, "upstream", strlist_json(&ups));
+            json_object_set_new(o1, "sources", strlist_json(&m->sources));
+            json_object_set_new(o1, "model_hash", json_string(m->hash));
+            json_array_append_new(jmodels, o1);
+        } else {
+            tarn_buf line = {0};
+            buf_printf(&line, "%3zu. %-32s %s", n, m->name, annot_strategy_label(&m->annot));
+            if (m->annot.key.n) {
+                char *k1 = strlist_join(&m->annot.key, ",");
+                buf_printf(&line, " key=%s", k1);
+                free(k1);
+            }
+            if (m->annot.grain) {
+                buf_printf(&line, " %s by %s", grain_name(m->annot.grain),
+                           m->annot.partition_column);
+                if (parts.n == 0)
+                    buf_puts(&line, ": every value the SELECT yields");
+                else if (parts.n == 1)
+                    buf_printf(&line, ": %s", parts.items[0]);
+                else
+                    buf_printf(&line, ": %zu partitions %s … %s", parts.n, parts.items[0],
+                               parts.items[parts.n - 1]);
+            }
+            printf("%s\n", buf_cstr(&line));
+            buf_free(&line);
+            printf("       %s\n", m->path);
+            if (ups.n) {
+                char *u = strlist_join(&ups, ", ");
+                printf("       reads models: %s\n", u);
+                free(u);
+            }
+            if (m->sources.n) {
+                char *s = strlist_join(&m->sources, ", ");
+                printf("       reads sources: %s\n", s);
+                free(s);
+            }
+        }
+        strlist_free(&parts);
+        strlist_free(&ups);
+    }
+    if (json && status == CLI_OK) {
+        json_t *root = json_object();
+        json_object_set_new(root, "schema_version", json_integer(1));
+        json_object_set_new(root, "lake", json_string(p->lake_alias));
+        json_object_set_new(root, "models", jmodels);
+        char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        puts(s);
+        free(s);
+        json_decref(root);
+    } else {
+        json_decref(jmodels);
+    }
+    free(sel);
+    cli_project_close(&cp);
+    strlist_free(&sels);
+    return status;
+usage:
+    fputs("Try 'tarn plan --help'.\n", stderr);
+    strlist_free(&sels);
+    return CLI_USAGE;
+}

@@ -1,0 +1,117 @@
+/*
+ * cmd_show.c — `tarn show MODEL [--at N]`: the rows of a model's table,
+ * now or at snapshot N (DuckLake time travel).
+ */
+#include "cli/cli.h"
+#include "cli/project_cli.h"
+#include "cli/render.h"
+
+#include "project/select.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_show_usage[] =
+    "usage: tarn show MODEL [--at SNAPSHOT] [--limit N] [--format table|csv|json] [-C DIR]\n"
+    "\n"
+    "Prints the rows of MODEL's table in the lake, now or as it was at\n"
+    "snapshot SNAPSHOT (see `tarn history` for the snapshot of each build).\n"
+    "\n"
+    "  --at SNAPSHOT       read the table AT (VERSION => SNAPSHOT)\n"
+    "  --limit N           at most N rows (default 50)\n"
+    "  --format FORMAT     table (default), csv or json\n"
+    "  -C, --project DIR   the project folder (default: the current one)\n";
+
+int cmd_show(int argc, char **argv)
+{
+    const char *dir = NULL, *model = NULL;
+    long limit = 50, at = -1;
+    render_format fmt = RENDER_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        int m;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(cmd_show_usage, stdout);
+            return CLI_OK;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            dir = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
+            if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
+                goto usage;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--at", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            if (strcmp(val, "0") == 0)
+                at = 0;
+            else if (cli_opt_int("--at", val, &at) < 0)
+                goto usage;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+            if (m < 0)
+                goto usage;
+            if (render_format_parse(&fmt, val) != 0) {
+                cli_errorf("%s", tarn_error_last());
+                goto usage;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_errorf("unknown option '%s'", a);
+            goto usage;
+        } else if (model) {
+            cli_errorf("give one MODEL");
+            goto usage;
+        } else {
+            model = a;
+        }
+    }
+    if (!model) {
+        cli_errorf("which model? tarn show MODEL");
+        goto usage;
+    }
+    cli_project cp;
+    int status = cli_project_open(&cp, dir);
+    if (status != CLI_OK)
+        return status;
+    unsigned char *sel = NULL;
+    char *args[] = {(char *)model};
+    if (select_models(&sel, cp.p, args, 1) != 0) {
+        cli_report(tarn_error_last());
+        cli_project_close(&cp);
+        return CLI_USAGE;
+    }
+    const tarn_model *m = NULL;
+    for (size_t i = 0; i < cp.p->nmodels && !m; i++)
+        if (sel[i])
+            m = &cp.p->models[i];
+    free(sel);
+    status = cli_project_attach(&cp);
+    if (status == CLI_OK) {
+        tarn_buf sql = {0};
+        buf_puts(&sql, "SELECT * FROM ");
+        quote_qualified(&sql, cp.p->lake_alias, m->schema, m->table);
+        if (at >= 0)
+            buf_printf(&sql, " AT (VERSION => %ld)", at);
+        buf_printf(&sql, " LIMIT %ld", limit);
+        render *r = render_new(fmt, stdout);
+        render_start(r, 1, TARN_OUTPUT_ROWS);
+        if (tarn_session_exec(cp.s, buf_cstr(&sql), render_sink(r)) == 0) {
+            render_finish(r);
+        } else {
+            render_error(r, tarn_error_last());
+            cli_report(tarn_error_last());
+            status = CLI_FAILED;
+        }
+        render_free(r);
+        buf_free(&sql);
+    }
+    cli_project_close(&cp);
+    return status;
+usage:
+    fputs("Try 'tarn show --help'.\n", stderr);
+    return CLI_USAGE;
+}
