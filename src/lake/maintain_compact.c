@@ -266,9 +266,13 @@ void mt_change(const mt_call *c, const char *kind, int64_t table_id)
 int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n,
                            int rewrite, int *created)
 {
-    lk_catalog vcat;
-    const lk_table *tv = NULL;
-    int rc = layout_at(c, t->id, src[0]->begin, &vcat, &tv);
+    /* A merged file keeps the snapshots of its rows, so it keeps their
+     * layout too; a rewritten file is data of the commit's snapshot and
+     * gets the table's layout now (readers take files that begin after
+     * the last layout change as having it). */
+    lk_catalog vcat = {0};
+    const lk_table *tv = t;
+    int rc = rewrite ? 0 : layout_at(c, t->id, src[0]->begin, &vcat, &tv);
     if (rc)
         return rc;
     int adjacent = 1;
@@ -310,7 +314,8 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     buf_free(&s);
     if (parts.ncols)
         duck_table_free(&parts);
-    lk_catalog_free(&vcat);
+    if (!rewrite)
+        lk_catalog_free(&vcat);
     return rc;
 }
 
