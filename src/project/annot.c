@@ -293,7 +293,9 @@ static void parse_materialize(parser *p, const char *rest)
     int before = p->errors;
     strlist w = {0};
     split_words(&w, rest);
-    for (size_t i = 0; i < w.n; i++) {
+    /* One error per line: after the first mistake the rest of the line is
+     * not worth guessing at. */
+    for (size_t i = 0; i < w.n && p->errors == before; i++) {
         const char *tok = w.items[i];
         if (strchr(tok, '='))
             materialize_option(p, tok);
@@ -395,7 +397,7 @@ static void parse_partitioned(parser *p, const char *rest)
             w.items[0]);
         free(fix);
     } else {
-        for (size_t i = 1; i < w.n; i++) {
+        for (size_t i = 1; i < w.n && p->errors == errors_before; i++) {
             const char *tok = w.items[i];
             if (strncmp(tok, "column=", 7) == 0) {
                 if (a->partition_column)

@@ -100,6 +100,12 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
         sql_script_free(&sc);
         return 1;
     }
+    /* When the last statement is not a query, that is the one error to
+     * report: earlier queries are then not "second" ones. */
+    char lastkw[24];
+    sql_first_keyword(sc.items[sc.n - 1].text, lastkw, sizeof(lastkw));
+    int last_is_query = !strcmp(lastkw, "SELECT") || !strcmp(lastkw, "WITH") ||
+                        !strcmp(lastkw, "FROM") || !strcmp(lastkw, "VALUES");
     out->items = xcalloc(sc.n, sizeof(model_stmt));
     out->n = sc.n;
     for (size_t i = 0; i < sc.n; i++) {
@@ -141,11 +147,13 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
                          *st->kw ? st->kw : "not a statement tarn knows");
             st->is_query = 1;
             st->query_off = 0;
-        } else if (query) {
+        } else if (query && last_is_query) {
             diag_add(d, path, st->line,
                      "keep one query, the last statement; turn earlier ones into CREATE TEMP "
                      "TABLE … AS or CTEs",
                      "a second query: only the last statement of a managed model may be a query");
+        } else if (query) {
+            /* reported with the last statement */
         } else if (!setup_allowed(&tk)) {
             diag_add(d, path, st->line, manual_fix, "%s is not allowed in a managed model",
                      *st->kw ? st->kw : "this statement");
