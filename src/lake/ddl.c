@@ -99,6 +99,7 @@ static void drop_table_rows(lk_lake *lake, const lk_table *t)
 }
 
 static void drop_view_rows(lk_lake *lake, const lk_view *v);
+static void set_begin(lk_column *c, int64_t snapshot);
 
 static int table_created_here(lk_txn *txn, const lk_table *t)
 {
@@ -385,6 +386,8 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     }
     nt.id = lk_txn_new_catalog_id(txn);
     nt.begin = txn->snapshot_id;
+    for (size_t i = 0; i < nt.ncols; i++)
+        set_begin(&nt.cols[i], txn->snapshot_id);
     nt.uuid = new_uuid(con);
     nt.path = dir_for(name, nt.uuid);
     nt.path_rel = 1;
@@ -525,6 +528,13 @@ static int shape_column(lk_column *out, duckdb_connection con, const char *shape
     return rc;
 }
 
+static void set_begin(lk_column *c, int64_t snapshot)
+{
+    c->begin = snapshot;
+    for (size_t i = 0; i < c->nchildren; i++)
+        set_begin(&c->children[i], snapshot);
+}
+
 static void renumber(lk_column *c, int64_t *next, int64_t parent)
 {
     c->id = (*next)++;
@@ -585,7 +595,7 @@ static int alter_nested(lk_lake *lake, duckdb_connection con, lk_table *t, const
         int64_t next = next_column_id(lake, con, t);
         renumber(&nc, &next, parent->id);
         mark_added_field(&nc);
-        nc.begin = lake->txn->snapshot_id;
+        set_begin(&nc, lake->txn->snapshot_id);
         parent->children = xrealloc(parent->children, (parent->nchildren + 1) * sizeof(lk_column));
         parent->children[parent->nchildren++] = nc;
         column_rows(lake, t, &parent->children[parent->nchildren - 1]);
@@ -657,7 +667,7 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     }
     int64_t next = next_column_id(lake, con, t);
     renumber(&nc, &next, -1);
-    nc.begin = lake->txn->snapshot_id;
+    set_begin(&nc, lake->txn->snapshot_id);
     t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof(lk_column));
     t->cols[t->ncols++] = nc;
     column_rows(lake, t, &t->cols[t->ncols - 1]);

@@ -299,6 +299,8 @@ static int flush_file(lk_lake *lake, duckdb_connection con, const file_deletes *
 
 int lk_deletes_flush(lk_lake *lake, duckdb_connection con)
 {
+    if (!lake->txn->has_deletes)
+        return 0;
     char *pd = lk_txn_pending_deletes(lake);
     char *sql = xasprintf("SELECT table_id, file_id, count(DISTINCT pos) FROM %s GROUP BY ALL "
                           "ORDER BY table_id, file_id",

@@ -295,6 +295,8 @@ static int attach_alias(lk_lake *lake, duckdb_connection con)
 static void lake_free(lk_lake *lake)
 {
     lk_catalog_free(&lake->cat);
+    free(lake->limit_ids);
+    free(lake->limit_vals);
     free(lake->alias);
     free(lake->meta_name);
     free(lake->meta);
@@ -480,6 +482,37 @@ static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_cata
     buf_free(&name);
 }
 
+/* CREATE OR REPLACE VIEW alias.schema.table AS <its scan>. */
+static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                      const lk_table *t)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+    if (!sc)
+        return 0;
+    char *scan = NULL;
+    int rc = lk_scan_sql(&scan, lake, con, cat, t, lake->txn ? -1 : cat->snapshot_id, 0);
+    if (rc)
+        return rc;
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
+    quote_qualified(&b, lake->alias, sc->name, t->name);
+    buf_puts(&b, " AS ");
+    buf_puts(&b, scan);
+    free(scan);
+    rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        return tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
+    return comment_view(lake, con, sc->name, t);
+}
+
+int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    const lk_catalog *cat = lk_txn_catalog(lake);
+    const lk_table *t = lk_catalog_table_by_id((lk_catalog *)cat, table_id);
+    return t ? table_view(lake, con, cat, t) : 0;
+}
+
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
 {
     const lk_catalog *cat = lk_txn_catalog(lake);
@@ -493,27 +526,8 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
         quote_qualified(&b, lake->alias, NULL, cat->schemas[i].name);
         rc = duck_exec(con, buf_cstr(&b));
     }
-    for (size_t i = 0; i < cat->ntables && !rc; i++) {
-        const lk_table *t = &cat->tables[i];
-        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-        if (!sc)
-            continue;
-        char *scan = NULL;
-        rc = lk_scan_sql(&scan, lake, con, cat, t, lake->txn ? -1 : cat->snapshot_id, 0);
-        if (rc)
-            break;
-        buf_clear(&b);
-        buf_puts(&b, "CREATE VIEW ");
-        quote_qualified(&b, lake->alias, sc->name, t->name);
-        buf_puts(&b, " AS ");
-        buf_puts(&b, scan);
-        free(scan);
-        rc = duck_exec(con, buf_cstr(&b));
-        if (rc)
-            tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
-        if (!rc)
-            rc = comment_view(lake, con, sc->name, t);
-    }
+    for (size_t i = 0; i < cat->ntables && !rc; i++)
+        rc = table_view(lake, con, cat, &cat->tables[i]);
     for (size_t i = 0; i < cat->nviews && !rc; i++)
         create_lake_view(lake, con, cat, &cat->views[i]);
     buf_free(&b);
@@ -531,7 +545,27 @@ char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
     return dir;
 }
 
+void lk_lake_options_changed(lk_lake *lake)
+{
+    lake->nlimits = 0;
+}
+
+static int64_t inline_limit_query(lk_lake *lake, duckdb_connection con, const lk_table *t);
+
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    for (size_t i = 0; i < lake->nlimits; i++)
+        if (lake->limit_ids[i] == t->id)
+            return lake->limit_vals[i];
+    int64_t v = inline_limit_query(lake, con, t);
+    lake->limit_ids = xrealloc(lake->limit_ids, (lake->nlimits + 1) * sizeof(int64_t));
+    lake->limit_vals = xrealloc(lake->limit_vals, (lake->nlimits + 1) * sizeof(int64_t));
+    lake->limit_ids[lake->nlimits] = t->id;
+    lake->limit_vals[lake->nlimits++] = v;
+    return v;
+}
+
+static int64_t inline_limit_query(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
     tarn_buf b = {0};
     buf_printf(&b,

@@ -36,6 +36,9 @@ typedef struct lk_lake {
     int64_t inline_limit;   /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
     lk_catalog cat;         /* the committed catalog at the session's snapshot */
     lk_txn *txn;            /* the open transaction, or NULL */
+    int64_t *limit_ids;     /* cached inlining limits per table id */
+    int64_t *limit_vals;
+    size_t nlimits;
     struct lk_lake *next;
 } lk_lake;
 
@@ -59,6 +62,12 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con);
 /* Rebuilds the alias database's schemas and views from `cat` (the
  * committed catalog or a transaction's working one). */
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
+
+/* Rebuilds the view of one table (its data changed, its definition not). */
+int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
+
+/* Forgets cached catalog options (after ducklake_set_option). */
+void lk_lake_options_changed(lk_lake *lake);
 
 /* Reloads lake->cat from the catalog (latest or pinned snapshot) and
  * rebuilds the views. */

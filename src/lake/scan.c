@@ -20,6 +20,7 @@
 #include "duck/duck.h"
 #include "lake/txn.h"
 #include "lake/types.h"
+#include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -611,10 +612,7 @@ static void empty_part(tarn_buf *b, const lk_table *t, int flags)
 
 static int pending_inserts_exist(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    char *name = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)t->id);
-    int yes = table_exists(con, "temp", name);
-    free(name);
-    return yes;
+    return lk_write_pending_exists(lake, con, t->id);
 }
 
 static int inlined_table_exists(lk_lake *lake, duckdb_connection con, const char *name)

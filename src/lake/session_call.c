@@ -80,6 +80,7 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     if (!rc)
         rc = duck_exec(s->con, buf_cstr(&b));
     buf_free(&b);
+    lk_lake_options_changed(l);
     return rc;
 }
 

@@ -110,7 +110,7 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     rc = session_write_begin(s, l);
     if (!rc) {
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
-        rc = lk_stage_create(s->con, t, 0);
+        rc = lk_stage_create(l, s->con, t, 0);
     }
     if (!rc) {
         rc = duck_exec(s->con, rewritten);
@@ -339,7 +339,7 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     if (!rc)
         rc = lk_delete_matching(l, s->con, table_id, buf_cstr(&m), &n);
     if (!rc && n > 0) {
-        rc = lk_stage_create(s->con, t, 1);
+        rc = lk_stage_create(l, s->con, t, 1);
         if (!rc)
             rc = stage_from_match(s->con, t);
         if (!rc)

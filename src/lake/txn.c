@@ -87,8 +87,16 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
                               "SNAPSHOT_VERSION): it cannot be written",
                               lake->alias);
     lk_txn *txn = xcalloc(1, sizeof(*txn));
-    /* Always start from the latest committed snapshot. */
-    int rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
+    /* Start from the latest committed snapshot: the session's catalog when
+     * nobody committed since (one query instead of a reload). */
+    char *q = xasprintf("SELECT max(snapshot_id) FROM %s.ducklake_snapshot", lake->meta);
+    int64_t latest = -1;
+    int rc = duck_query_int64(&latest, NULL, con, q);
+    free(q);
+    if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
+        lk_catalog_copy(&txn->cat, &lake->cat);
+    else if (!rc)
+        rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
     if (rc) {
         free(txn);
         return rc;
@@ -96,11 +104,12 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     txn->snapshot_id = txn->cat.snapshot_id + 1;
     txn->explicit_txn = explicit_txn;
     char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
-    rc = exec_fmt(con, "CREATE OR REPLACE TEMP TABLE %s (table_id BIGINT, file_id BIGINT, pos "
+    /* kept for the session, emptied after each transaction that used them */
+    rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, file_id BIGINT, pos "
                        "BIGINT)",
                   pd + strlen("temp.main."));
     if (!rc)
-        rc = exec_fmt(con, "CREATE OR REPLACE TEMP TABLE %s (table_id BIGINT, row_id BIGINT)",
+        rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, row_id BIGINT)",
                       pid + strlen("temp.main."));
     free(pd);
     free(pid);
@@ -195,53 +204,31 @@ static void txn_free(lk_txn *txn)
     for (size_t i = 0; i < txn->ndeltas; i++)
         lk_stats_free(&txn->deltas[i].stats);
     free(txn->deltas);
+    free(txn->pins);
     free(txn->author);
     free(txn->message);
     free(txn->extra_info);
     free(txn);
 }
 
-/* 1 when `name` is one of this lake's pending-state tables: exact names,
- * so that lake "lake" never takes lake "x_lake"'s tables for its own. */
-static int own_temp_table(lk_lake *lake, const char *name)
+/* Drops the transaction's pending-insert tables and empties its deletion
+ * tables (tracked in C: the names are exact, so lake "lake" never touches
+ * lake "x_lake"'s tables). */
+static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
-    char *pdel = xasprintf("__tarn_pdel_%s", lake->alias);
-    char *pidel = xasprintf("__tarn_pidel_%s", lake->alias);
-    char *pins = xasprintf("__tarn_pins_%s_", lake->alias);
-    int mine = strcmp(name, pdel) == 0 || strcmp(name, pidel) == 0;
-    size_t n = strlen(pins);
-    if (!mine && strncmp(name, pins, n) == 0 && name[n]) {
-        mine = 1;
-        for (const char *p = name + n; *p; p++)
-            if (*p < '0' || *p > '9')
-                mine = 0;
+    for (size_t i = 0; i < txn->npins; i++) {
+        char *pins = lk_txn_pending_inserts(lake, txn->pins[i]);
+        exec_fmt(con, "DROP TABLE IF EXISTS %s", pins);
+        free(pins);
     }
-    free(pdel);
-    free(pidel);
-    free(pins);
-    return mine;
-}
-
-static void drop_temp_tables(lk_lake *lake, duckdb_connection con)
-{
-    duck_table t;
-    if (duck_table_query(&t, con, "SELECT table_name FROM duckdb_tables() WHERE database_name = "
-                                  "'temp' AND starts_with(table_name, '__tarn_')") != 0) {
-        tarn_error_clear();
-        return;
+    if (txn->has_deletes) {
+        char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
+        exec_fmt(con, "DELETE FROM %s", pd);
+        exec_fmt(con, "DELETE FROM %s", pid);
+        free(pd);
+        free(pid);
     }
-    tarn_buf b = {0};
-    for (size_t r = 0; r < t.nrows; r++) {
-        const char *name = duck_table_get(&t, r, 0);
-        if (!own_temp_table(lake, name))
-            continue;
-        buf_clear(&b);
-        buf_puts(&b, "DROP TABLE IF EXISTS temp.main.");
-        quote_ident(&b, name);
-        duck_exec(con, buf_cstr(&b));
-    }
-    buf_free(&b);
-    duck_table_free(&t);
+    tarn_error_clear();
 }
 
 void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
@@ -252,9 +239,9 @@ void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
-    txn_free(txn);
     lk_lake_refresh_views(lake, con);
-    drop_temp_tables(lake, con);
+    drop_temp_tables(lake, txn, con);
+    txn_free(txn);
 }
 
 /* DuckLake writes changes_made tokens grouped by kind in a fixed order. */
@@ -356,6 +343,38 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+/* After a commit the working catalog is the committed one: it becomes the
+ * session's catalog with the new snapshot's counters, and only the views
+ * of tables whose data changed are rebuilt when no DDL ran (a reload and a
+ * full rebuild would cost a dozen queries per commit). */
+static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog_free(&lake->cat);
+    lake->cat = txn->cat;
+    memset(&txn->cat, 0, sizeof(txn->cat));
+    lake->cat.snapshot_id = txn->snapshot_id;
+    lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
+    lake->cat.next_file_id += txn->file_id_bumps;
+    static const char *const DATA[] = {"inserted_into_table:", "deleted_from_table:",
+                                       "inlined_insert:", "inlined_delete:"};
+    int data_only = !txn->catalog_changed;
+    for (size_t i = 0; i < txn->nchange_tokens && data_only; i++) {
+        int known = 0;
+        for (size_t k = 0; k < 4; k++)
+            known |= strncmp(txn->change_tokens[i], DATA[k], strlen(DATA[k])) == 0;
+        data_only = known;
+    }
+    if (!data_only)
+        return lk_lake_refresh_views(lake, con);
+    for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        const char *colon = strchr(txn->change_tokens[i], ':');
+        int rc = lk_lake_refresh_table_view(lake, con, strtoll(colon + 1, NULL, 10));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int lk_txn_commit(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
@@ -390,8 +409,8 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
     }
     crash_point("after-commit");
     lake->txn = NULL;
+    rc = promote(lake, txn, con);
+    drop_temp_tables(lake, txn, con);
     txn_free(txn);
-    rc = lk_lake_reload(lake, con);
-    drop_temp_tables(lake, con);
     return rc;
 }

@@ -63,6 +63,10 @@ struct lk_txn {
     size_t nwritten;
     lk_table_delta *deltas;
     size_t ndeltas;
+    int64_t *pins;   /* tables with pending inlined rows (a TEMP table each) */
+    size_t npins;
+    int has_deletes; /* the pending-deletion TEMP tables hold rows */
+    int stage_rowid; /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */
     int has_message;
 };

@@ -38,8 +38,9 @@ static void column_default(tarn_buf *b, const lk_column *c)
         quote_literal(b, c->default_value);
 }
 
-int lk_stage_create(duckdb_connection con, const lk_table *t, int with_rowid)
+int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int with_rowid)
 {
+    lake->txn->stage_rowid = with_rowid;
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_stage (");
     for (size_t i = 0; i < t->ncols; i++) {
@@ -88,19 +89,16 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
         buf_puts(&b, " FROM " STAGE " LIMIT 0");
         rc = duck_exec(con, buf_cstr(&b));
     }
+    if (!rc) {
+        lk_txn *txn = lake->txn;
+        txn->pins = xrealloc(txn->pins, (txn->npins + 1) * sizeof(int64_t));
+        txn->pins[txn->npins++] = t->id;
+    }
     buf_free(&b);
     free(pins);
     return rc;
 }
 
-static int stage_has_rowid(duckdb_connection con)
-{
-    int64_t n = 0;
-    duck_query_int64(&n, NULL, con,
-                     "SELECT count(*) FROM duckdb_columns() WHERE database_name = 'temp' AND "
-                     "table_name = '__tarn_stage' AND column_name = '__tarn_rowid'");
-    return n > 0;
-}
 
 static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           lk_table_delta *d, int64_t n, int with_rowid)
@@ -460,7 +458,7 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
     *count = n;
     if (n == 0)
         return 0;
-    int with_rowid = stage_has_rowid(con);
+    int with_rowid = lake->txn->stage_rowid;
     lk_table_delta *d = lk_txn_delta(lake, con, table_id);
     int64_t limit = lk_lake_inline_limit(lake, con, t);
     if (n <= limit && t->ninlined > 0)
@@ -526,7 +524,7 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     }
     if (!rc && limit > 0 && probe <= limit) {
         char *sql = xasprintf("INSERT INTO " STAGE " %s", buf_cstr(&src));
-        rc = lk_stage_create(con, t, 0);
+        rc = lk_stage_create(lake, con, t, 0);
         if (!rc)
             rc = lk_exec_single_threaded(con, sql);
         free(sql);
@@ -545,16 +543,12 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
 
 int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND "
-                 "table_name = ");
-    char *raw = xasprintf("__tarn_pins_%s_%lld", lake->alias, (long long)table_id);
-    quote_literal(&b, raw);
-    free(raw);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
-    buf_free(&b);
-    return !rc && n > 0;
+    (void)con;
+    lk_txn *txn = lake->txn;
+    for (size_t i = 0; txn && i < txn->npins; i++)
+        if (txn->pins[i] == table_id)
+            return 1;
+    return 0;
 }
 
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
@@ -596,6 +590,7 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     rc = duck_query_int64(count, NULL, con, "SELECT count(*) FROM " MATCH);
     if (rc || *count == 0)
         return rc;
+    txn->has_deletes = 1;
     char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake),
          *pins = lk_txn_pending_inserts(lake, table_id);
     sql = xasprintf("INSERT INTO %s SELECT %lld, __tarn_fid, __tarn_pos FROM " MATCH
@@ -631,6 +626,5 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     free(pd);
     free(pid);
     free(pins);
-    (void)txn;
     return rc;
 }

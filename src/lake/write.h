@@ -23,7 +23,7 @@ const char *lk_stage_name(void);
 
 /* Creates the stage table for `t`; with_rowid adds __tarn_rowid BIGINT
  * (rows that keep their DuckLake row id: the new images of an UPDATE). */
-int lk_stage_create(duckdb_connection con, const lk_table *t, int with_rowid);
+int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int with_rowid);
 
 /* Writes the stage's rows into table `table_id` of the open transaction;
  * *count gets the number of rows. */
