@@ -121,9 +121,11 @@ void build_summary_free(build_summary *sum, size_t nmodels);
 int build_run_config(tarn_project *p, tarn_session *s);
 
 /* The partitions a run builds for model `m` (for `tarn plan` too): the
- * --partition, the --from/--to range, or the current slice at `now`.
- * For a dynamic model without --partition the list is empty, meaning
- * every value the SELECT yields. */
+ * --partition (for a time grain it may also be a point in time of another
+ * grain: the slice containing it), the --from/--to range, or the current
+ * slice at `now`. For a dynamic model without --partition the list is
+ * empty, meaning every value the SELECT yields (--from/--to do not apply
+ * to it). */
 int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int64_t now);
 
 #endif

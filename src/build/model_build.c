@@ -543,20 +543,23 @@ static int build_body(build_state *b)
     if (rc)
         return rc;
     if (m->annot.grain)
-        return build_partitioned(b);
-    switch (m->annot.strategy) {
-    case STRAT_REPLACE:
-        return build_replace(b);
-    case STRAT_APPEND:
-        return build_append(b);
-    case STRAT_MERGE:
-        return build_merge(b);
-    default:
-        return tarn_error_set(TARN_EUNSUPPORTED,
-                              "the %s strategy is not implemented yet; use replace, key= "
-                              "(merge), append, partitioned or manual",
-                              annot_strategy_label(&m->annot));
-    }
+        rc = build_partitioned(b);
+    else if (m->annot.strategy == STRAT_REPLACE)
+        rc = build_replace(b);
+    else if (m->annot.strategy == STRAT_APPEND)
+        rc = build_append(b);
+    else if (m->annot.strategy == STRAT_MERGE)
+        rc = build_merge(b);
+    else
+        rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "the %s strategy is not implemented yet; use replace, key= (merge), "
+                            "append, partitioned or manual",
+                            strategy_name(m->annot.strategy));
+    /* Name the model's query: the error is about its SQL or its rows. A
+     * setup statement's error already names its own line. */
+    if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
+        rc = tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[m->body.n - 1].line);
+    return rc;
 }
 
 int model_build(run_ctx *c, size_t mi, model_result *r)

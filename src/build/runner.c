@@ -114,24 +114,32 @@ int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int
     part_grain g = m->annot.grain;
     if (!g)
         return 0;
-    if (o->partition) {
-        if (g != GRAIN_DYNAMIC) {
-            int64_t t;
-            int rc = partition_parse(&t, g, o->partition);
-            if (rc)
-                return tarn_error_prefix(rc, "--partition for %s", m->name);
-        }
+    if (o->partition && g == GRAIN_DYNAMIC) {
         strlist_push(out, o->partition);
         return 0;
     }
-    if (o->from || o->to) {
+    if (o->partition) {
+        /* The slice P itself, or — for a model of another grain — the
+         * slice that contains the point in time P. */
+        int64_t t;
+        if (partition_parse(&t, g, o->partition) == 0) {
+            strlist_push(out, o->partition);
+            return 0;
+        }
+        char *msg = xstrdup(tarn_error_last());
+        if (partition_parse_time(&t, o->partition) != 0) {
+            int rc = tarn_error_set(TARN_EINVALID, "--partition for %s: %s", m->name, msg);
+            free(msg);
+            return rc;
+        }
+        free(msg);
+        tarn_error_clear();
+        strlist_push_owned(out, partition_format(g, t));
+        return 0;
+    }
+    if ((o->from || o->to) && g != GRAIN_DYNAMIC) {
         if (!o->from || !o->to)
             return tarn_error_set(TARN_EINVALID, "give both --from and --to");
-        if (g == GRAIN_DYNAMIC)
-            return tarn_error_set(TARN_EINVALID,
-                                  "%s is partitioned dynamic: --from/--to need a time grain; "
-                                  "give --partition VALUE",
-                                  m->name);
         return partition_range(out, g, o->from, o->to, 100000);
     }
     if (g == GRAIN_DYNAMIC) {
@@ -141,7 +149,7 @@ int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int
         if (uses)
             return tarn_error_set(TARN_EINVALID,
                                   "%s is partitioned dynamic and its SQL uses {partition}: give "
-                                  "--partition VALUE",
+                                  "--partition VALUE (or select other models)",
                                   m->name);
         return 0; /* every value the SELECT yields */
     }
