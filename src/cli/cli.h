@@ -24,6 +24,8 @@ int cmd_sql(int argc, char **argv);
 extern const char cmd_sql_usage[];
 int cmd_maintain(int argc, char **argv);
 extern const char cmd_maintain_usage[];
+int cmd_lake(int argc, char **argv);
+extern const char cmd_lake_usage[];
 
 /* Prints "tarn: <message>\n" on stderr, flushing stdout first so that the
  * two streams interleave in order when they share a terminal or file. */

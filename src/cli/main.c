@@ -32,6 +32,7 @@ static const cli_command commands[] = {
     {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
     {"maintain", cmd_maintain, "expire snapshots, clean up files, compact, flush inlined rows",
      cmd_maintain_usage},
+    {"lake", cmd_lake, "upgrade an older DuckLake catalog (0.1 to 0.4) to 1.0", cmd_lake_usage},
     {"version", cmd_version, "print the version", NULL},
     {"help", cmd_help, "show this help, or `tarn help COMMAND`", NULL},
 };

@@ -1,0 +1,241 @@
+/*
+ * cmd_lake.c — `tarn lake`: commands on a lake's catalog file itself.
+ *
+ *   upgrade PATH [--dry-run | --confirm]
+ *       migrate a catalog written by an older DuckLake (0.1 … 0.4) to the
+ *       1.0 format tarn reads and writes (lake/migrate.h).
+ *
+ * The catalog is attached directly with DuckDB, not through the lake
+ * layer: that layer refuses every version but 1.0, which is the point of
+ * this command. Because the upgrade is one-way (the DuckDB/DuckLake that
+ * wrote the lake cannot open it afterwards), it only happens with
+ * --confirm; without it the steps are shown and nothing changes.
+ */
+#include "cli/cli.h"
+
+#include "duck/duck.h"
+#include "lake/migrate.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char cmd_lake_usage[] =
+    "usage: tarn lake upgrade PATH [--dry-run | --confirm]\n"
+    "\n"
+    "  upgrade   migrate the DuckLake catalog file PATH (or 'ducklake:PATH'), written\n"
+    "            by DuckLake 0.1, 0.2, 0.3 or 0.4, to DuckLake 1.0, in one\n"
+    "            transaction. The change is one-way: the DuckDB version that\n"
+    "            wrote the lake cannot open it afterwards.\n"
+    "\n"
+    "  --dry-run   show the steps (run, then rolled back), change nothing\n"
+    "  --confirm   do the upgrade; without it (or --dry-run) nothing is changed\n"
+    "  -h, --help  show this help\n"
+    "\n"
+    "Exit status: 0 done (or already 1.0), 1 failed, 2 usage error or not confirmed.\n";
+
+/* The alias the catalog is attached under in this command's own database. */
+#define META_NAME "__tarn_upgrade_meta"
+
+typedef struct {
+    const char *action, *path;
+    int dry_run, confirm;
+} lake_opts;
+
+/* Returns 1 for --help, 0 when fine, -1 on a usage error (reported). */
+static int parse(lake_opts *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return 1;
+        if (strcmp(a, "--dry-run") == 0) {
+            o->dry_run = 1;
+        } else if (strcmp(a, "--confirm") == 0) {
+            o->confirm = 1;
+        } else if (a[0] != '-' && !o->action) {
+            o->action = a;
+        } else if (a[0] != '-' && !o->path) {
+            o->path = a;
+        } else {
+            cli_errorf(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+            return -1;
+        }
+    }
+    if (!o->action || strcmp(o->action, "upgrade") != 0) {
+        cli_errorf(o->action ? "unknown action '%s'" : "an action is needed%s",
+                   o->action ? o->action : "");
+        return -1;
+    }
+    if (!o->path) {
+        cli_errorf("upgrade needs the catalog file: tarn lake upgrade PATH");
+        return -1;
+    }
+    if (o->dry_run && o->confirm) {
+        cli_errorf("--dry-run and --confirm exclude each other");
+        return -1;
+    }
+    if (strncmp(o->path, "ducklake:", 9) == 0)
+        o->path += 9;
+    return 0;
+}
+
+/* A private DuckDB with the catalog file attached read-write (a dry run
+ * needs a transaction it can roll back, too). */
+typedef struct {
+    duckdb_database db;
+    duckdb_connection con;
+} duck_conn;
+
+static int conn_open(duck_conn *c, const char *path)
+{
+    duckdb_config cfg;
+    duckdb_create_config(&cfg);
+    /* no extension is fetched or loaded: the catalog is plain DuckDB */
+    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+    duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    char *err = NULL;
+    int ok = duckdb_open_ext(NULL, &c->db, cfg, &err) == DuckDBSuccess;
+    duckdb_destroy_config(&cfg);
+    if (!ok) {
+        int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
+        duckdb_free(err);
+        return rc;
+    }
+    if (duckdb_connect(c->db, &c->con) != DuckDBSuccess) {
+        duckdb_close(&c->db);
+        return tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
+    }
+    tarn_buf b = {0};
+    buf_puts(&b, "ATTACH ");
+    quote_literal(&b, path);
+    buf_puts(&b, " AS " META_NAME);
+    int rc = duck_exec(c->con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc) {
+        duckdb_disconnect(&c->con);
+        duckdb_close(&c->db);
+        return tarn_error_prefix(rc, "attaching \"%s\"", path);
+    }
+    return 0;
+}
+
+static void conn_close(duck_conn *c)
+{
+    duck_exec(c->con, "DETACH " META_NAME);
+    duckdb_disconnect(&c->con);
+    duckdb_close(&c->db);
+}
+
+/* The catalog's `version`; an error when the file is no DuckLake catalog. */
+static int read_version(duck_conn *c, const char *path, char **out)
+{
+    int64_t n = 0;
+    int rc =
+        duck_query_int64(&n, NULL, c->con,
+                         "SELECT count(*) FROM duckdb_tables() WHERE database_name = '" META_NAME
+                         "' AND table_name = 'ducklake_metadata'");
+    if (!rc && n == 0)
+        return tarn_error_set(TARN_EINVALID, "\"%s\" is not a DuckLake catalog", path);
+    if (!rc)
+        rc =
+            duck_query_string(out, c->con,
+                              "SELECT \"value\" FROM " META_NAME ".ducklake_metadata WHERE \"key\" "
+                              "= 'version' LIMIT 1");
+    if (!rc && !*out)
+        rc = tarn_error_set(TARN_EINVALID, "\"%s\" has no DuckLake version", path);
+    return rc ? tarn_error_prefix(rc, "reading the DuckLake version of \"%s\"", path) : 0;
+}
+
+static void print_steps(const char *report)
+{
+    for (const char *p = report; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        printf("  %.*s\n", (int)n, p);
+        p += n + (nl != NULL);
+    }
+}
+
+/* Runs the upgrade (or its dry run) and prints the steps and the outcome. */
+static int upgrade(duck_conn *c, const lake_opts *o, const char *version)
+{
+    tarn_buf report = {0};
+    /* The steps are shown in every case, from a rolled-back run, so that
+     * even a refused upgrade tells what it would change. */
+    int real = o->confirm;
+    int rc = lk_migrate(c->con, META_NAME, version, !real, &report);
+    if (rc) {
+        buf_free(&report);
+        cli_errorf("%s", tarn_error_last());
+        return CLI_FAILED;
+    }
+    printf("%s:\n", real ? "steps done" : "steps");
+    print_steps(buf_cstr(&report));
+    buf_free(&report);
+    if (o->dry_run) {
+        puts("dry run: nothing was changed");
+        return CLI_OK;
+    }
+    if (!real) {
+        cli_errorf("not upgraded: the upgrade to DuckLake 1.0 is one-way (the DuckDB/DuckLake "
+                   "version that wrote this %s lake cannot open it afterwards); run again with "
+                   "--confirm to upgrade, or --dry-run to only see the steps",
+                   version);
+        return CLI_USAGE;
+    }
+    char *now = NULL;
+    if (read_version(c, o->path, &now) != 0) {
+        cli_errorf("%s", tarn_error_last());
+        return CLI_FAILED;
+    }
+    printf("upgraded \"%s\" to DuckLake %s\n", o->path, now);
+    free(now);
+    return CLI_OK;
+}
+
+static int run_upgrade(const lake_opts *o)
+{
+    struct stat st;
+    if (stat(o->path, &st) != 0) {
+        /* ATTACH would create an empty database there */
+        cli_errorf("no lake catalog at '%s'", o->path);
+        return CLI_FAILED;
+    }
+    duck_conn c;
+    if (conn_open(&c, o->path) != 0) {
+        cli_errorf("%s", tarn_error_last());
+        return CLI_FAILED;
+    }
+    char *version = NULL;
+    int rc = CLI_FAILED;
+    if (read_version(&c, o->path, &version) != 0) {
+        cli_errorf("%s", tarn_error_last());
+    } else {
+        printf("\"%s\" is a DuckLake %s catalog\n", o->path, version);
+        if (strcmp(version, "1.0") == 0) {
+            puts("already 1.0: nothing to do");
+            rc = CLI_OK;
+        } else {
+            rc = upgrade(&c, o, version);
+        }
+    }
+    free(version);
+    conn_close(&c);
+    return rc;
+}
+
+int cmd_lake(int argc, char **argv)
+{
+    lake_opts o = {0};
+    int p = parse(&o, argc, argv);
+    if (p != 0) {
+        fputs(cmd_lake_usage, p > 0 ? stdout : stderr);
+        return p > 0 ? CLI_OK : CLI_USAGE;
+    }
+    return run_upgrade(&o);
+}
