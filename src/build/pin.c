@@ -70,6 +70,10 @@ char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *par
         const char *schema = NULL, *table = NULL, *model = NULL;
         int64_t snap = -1;
         long up = project_ref_model(c->p, ref);
+        /* A manual script reads its own table as it writes it: in the
+         * transaction's current state, not pinned. */
+        if (up >= 0 && (size_t)up == mi && c->p->models[mi].annot.strategy == STRAT_MANUAL)
+            continue;
         if (up >= 0) {
             const tarn_model *um = &c->p->models[up];
             schema = um->schema;

@@ -23,11 +23,14 @@ static int is_query_kw(const sql_token *t)
 
 /* Where the query part of a non-query statement starts: the first
  * top-level SELECT/WITH/FROM/VALUES after the first word (INSERT … SELECT,
- * CREATE … AS SELECT, UPDATE … FROM, DELETE FROM …), or a '(' that opens
+ * CREATE … AS SELECT, UPDATE … FROM), or a '(' that opens
  * one. A heuristic: it only feeds dependency analysis and reference
  * pinning, and DuckDB still runs the whole statement. */
 static size_t find_query_part(const sql_tokens *tk)
 {
+    /* DELETE FROM t …: the FROM names the table written, not one read. */
+    if (tk->n && sql_tok_is_kw(&tk->toks[0], "DELETE"))
+        return REF_NO_OFFSET;
     int depth = 0;
     for (size_t i = 1; i < tk->n; i++) {
         const sql_token *t = &tk->toks[i];
