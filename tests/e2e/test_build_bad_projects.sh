@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# test_build_bad_projects.sh — the corpus of malformed projects in tests/fixtures/bad-projects/:
+# each case is laid over a copy of tests/fixtures/projects/basic whose lake was built first, and
+# `tarn run` must fail with the exit status and the messages (file:line, fix) of its `expect`
+# file, leaving the lake exactly as it was: same snapshots, same table contents. See the README
+# there for the format.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
+
+# One pristine lake, copied for each case (building it once keeps the test quick).
+base=$(project basic)
+"$TARN" run -C "$base" >/dev/null 2>&1 || fail "the base project builds"
+
+for case_dir in "$FIXTURES"/bad-projects/*/; do
+    name=$(basename "$case_dir")
+    d=$(mktempdir)
+    cp -r "$base/." "$d/"
+    cp -r "$case_dir/." "$d/"
+    rm -f "$d/expect" "$d/args"
+    want=$(head -n 1 "$case_dir/expect")
+    args=()
+    if [ -f "$case_dir/args" ]; then
+        read -r -a args <"$case_dir/args"
+    fi
+    snaps=$(snapshots "$d")
+    dump=$(lake_dump "$d")
+    runs=$(lakeq "$d" "SELECT count(*) FROM __tarn_meta_lake.tarn_run")
+    run_rc "$name: tarn run exits $want" "$want" "$d" run "${args[@]}"
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        contains "$name: says '$line'" "$line" "$ERR"
+    done < <(tail -n +2 "$case_dir/expect")
+    check_eq "$name: no snapshot was written" "$snaps" "$(snapshots "$d")"
+    check_eq "$name: the tables are unchanged" "$dump" "$(lake_dump "$d")"
+    if [ "$want" = 2 ]; then
+        check_eq "$name: no run was recorded" "$runs" \
+            "$(lakeq "$d" "SELECT count(*) FROM __tarn_meta_lake.tarn_run")"
+    else
+        check_eq "$name: the failed build was recorded" "failed" \
+            "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_run ORDER BY run_id DESC LIMIT 1")"
+    fi
+done
+
+# Load errors also stop `tarn plan` (which never opens the lake).
+d=$(mktempdir)
+cp -r "$base/." "$d/"
+cp -r "$FIXTURES/bad-projects/annot_misspelled/." "$d/"
+run_rc "plan reports load errors too" 2 "$d" plan
+contains "plan names file and line" "models/marts/summary.sql:1:" "$ERR"
+
+# Several mistakes are reported together.
+cp "$FIXTURES/bad-projects/annot_bad_grain/models/marts/summary.sql" "$d/models/marts/summary.sql"
+cp "$FIXTURES/bad-projects/managed_insert/models/marts/summary.sql" "$d/models/marts/expensive.sql"
+run_rc "several errors" 2 "$d" plan
+contains "the first" "models/marts/summary.sql:1: 'daly' is not a partition grain" "$ERR"
+contains "the second" "models/marts/expensive.sql:2: the model's last statement is INSERT" "$ERR"
+
+# Not a project at all.
+run_rc "a folder without models/" 2 "$(mktempdir)" run
+contains "it says what a project is" "is not a tarn project: it has no models/ folder" "$ERR"
+
+finish
