@@ -413,7 +413,9 @@ static int run_chain(duckdb_connection con, const char *meta, const char *from, 
             return tarn_error_prefix(rc, "upgrading DuckLake %s to %s", STEPS[i].from, STEPS[i].to);
         }
         if (report)
-            buf_printf(report, "%s -> %s: %s\n", STEPS[i].from, STEPS[i].to, buf_cstr(&m.line));
+            buf_printf(report, "%s -> %s: %s%s\n", STEPS[i].from, STEPS[i].to,
+                       m.lenient ? "(dev catalog: what is already in place is kept) " : "",
+                       buf_cstr(&m.line));
         buf_free(&m.line);
         v = STEPS[i].to;
     }
@@ -443,6 +445,19 @@ static int migrate_in_txn(duckdb_connection con, const char *meta, const char *f
     return rc;
 }
 
+/* 1 when the connection is inside an explicit transaction: there every
+ * statement shares one transaction id, in auto-commit each has its own.
+ * (The C API has no such query, and a BEGIN there would abort the
+ * caller's transaction.) */
+static int in_open_transaction(duckdb_connection con)
+{
+    int64_t a = 0, b = 0;
+    int rc = duck_query_int64(&a, NULL, con, "SELECT txid_current()");
+    if (!rc)
+        rc = duck_query_int64(&b, NULL, con, "SELECT txid_current()");
+    return rc ? rc : a == b;
+}
+
 int lk_migrate(duckdb_connection con, const char *meta, const char *from, int dry_run,
                tarn_buf *report)
 {
@@ -454,7 +469,15 @@ int lk_migrate(duckdb_connection con, const char *meta, const char *from, int dr
             from ? from : "(none)");
     if (strcmp(from, "1.0") == 0)
         return 0;
-    int rc = duck_exec(con, "BEGIN TRANSACTION");
+    int rc = in_open_transaction(con);
+    if (rc > 0)
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "the DuckLake %s catalog cannot be upgraded inside an open "
+                              "transaction (the upgrade is a transaction of its own): attach it "
+                              "before BEGIN, or run `tarn lake upgrade`",
+                              from);
+    if (!rc)
+        rc = duck_exec(con, "BEGIN TRANSACTION");
     if (rc)
         return tarn_error_prefix(rc, "upgrading the DuckLake catalog");
     tarn_buf lines = {0};

@@ -17,7 +17,7 @@
 #     snapshot still reads the same; writes work (inlined and Parquet INSERT, UPDATE, DELETE, ADD
 #     COLUMN) and read back, at the new and at old snapshots;
 #   - an unknown version is refused by name; a migration that fails half-way leaves the catalog
-#     as it was (one transaction); usage errors.
+#     as it was (one transaction); AUTOMATIC_MIGRATION inside BEGIN is refused; usage errors.
 #
 # Run: `bash tests/e2e/test_lake_upgrade.sh` (TARN=build-san/tarn for ASan).
 
@@ -327,6 +327,14 @@ check_eq "failing migration: the catalog is exactly as before (rolled back)" "$b
 sql "$w" "$AUTO; SELECT 1"
 check_rc "failing migration: AUTOMATIC_MIGRATION fails too" 1
 check_eq "failing migration: still exactly as before" "$before" "$(dump "$w")"
+
+# Inside an open transaction the upgrade cannot be a transaction of its own: refused, unchanged.
+w=$(fresh 0.3 intxn)
+before=$(dump "$w")
+sql "$w" "BEGIN; $AUTO; SELECT 1"
+check_rc "AUTOMATIC_MIGRATION inside BEGIN fails" 1
+check_has "... saying it cannot run inside an open transaction" "$d/err" "inside an open transaction"
+check_eq "... and leaves the catalog unchanged" "$before" "$(dump "$w")"
 
 # A DuckLake 1.0 lake tarn made: nothing to do.
 w=$d/new10
