@@ -380,7 +380,8 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
         return rc;
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
-    return lk_lake_refresh_views(lake, con);
+    rc = lk_lake_set_snapshot(lake, con);
+    return rc ? rc : lk_lake_refresh_views(lake, con);
 }
 
 /* ---- views ---- */
@@ -490,7 +491,7 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
     if (!sc)
         return 0;
     char *scan = NULL;
-    int rc = lk_scan_sql(&scan, lake, con, cat, t, lake->txn ? -1 : cat->snapshot_id, 0);
+    int rc = lk_scan_sql(&scan, lake, con, cat, t, -1, 0);
     if (rc)
         return rc;
     tarn_buf b = {0};
@@ -543,6 +544,35 @@ char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
     char *dir = t->path_rel ? xasprintf("%s%s", schema_dir, tp) : xstrdup(tp);
     free(schema_dir);
     return dir;
+}
+
+static char *snapshot_variable(lk_lake *lake)
+{
+    return xasprintf("__tarn_snapshot_%s", lake->alias);
+}
+
+char *lk_lake_snapshot_sql(lk_lake *lake)
+{
+    char *var = snapshot_variable(lake);
+    tarn_buf b = {0};
+    buf_puts(&b, "getvariable(");
+    quote_literal(&b, var);
+    buf_puts(&b, ")");
+    free(var);
+    return buf_detach(&b);
+}
+
+int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con)
+{
+    char *var = snapshot_variable(lake);
+    tarn_buf b = {0};
+    buf_puts(&b, "SET VARIABLE ");
+    quote_ident(&b, var);
+    buf_printf(&b, " = %lld::BIGINT", (long long)lake->cat.snapshot_id);
+    free(var);
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
 }
 
 void lk_lake_options_changed(lk_lake *lake)

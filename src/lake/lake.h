@@ -66,6 +66,11 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
 
+/* SQL for the session's snapshot of the lake (a DuckDB variable kept equal
+ * to lake->cat.snapshot_id by lk_lake_set_snapshot). Caller frees. */
+char *lk_lake_snapshot_sql(lk_lake *lake);
+int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con);
+
 /* Forgets cached catalog options (after ducklake_set_option). */
 void lk_lake_options_changed(lk_lake *lake);
 

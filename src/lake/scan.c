@@ -385,7 +385,7 @@ static void file_values(tarn_buf *b, const scan_input *in)
 /* The (f, pos) pairs deleted at snapshot s: delete files, the inlined
  * deletion table, and the transaction's pending deletions. */
 static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
-                       int64_t s, int pending)
+                       const char *snap, int pending)
 {
     int parts = 0;
     for (size_t i = 0; i < in->n; i++) {
@@ -403,8 +403,8 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
                    ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', default_value: "
                    "NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', type: 'BIGINT', "
                    "default_value: NULL::VARCHAR}}) WHERE __tarn_dsnap IS NULL OR __tarn_dsnap "
-                   "<= %lld",
-                   (long long)s);
+                   "<= %s",
+                   snap);
     }
     if (in->has_inline_deletes) {
         buf_puts(b, parts++ ? " UNION ALL " : "");
@@ -412,8 +412,7 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
         buf_printf(b, "%s.\"ducklake_inlined_delete_%lld\" x JOIN ", lake->meta,
                    (long long)t->id);
         file_values(b, in);
-        buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %lld",
-                   (long long)s);
+        buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %s", snap);
     }
     if (pending) {
         char *pd = lk_txn_pending_deletes(lake);
@@ -436,11 +435,11 @@ static int needs_snapshot_filter(const scan_input *in, int64_t s)
 }
 
 static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
-                         int64_t s, int flags, int pending, const lk_column *layout,
-                         size_t nlayout)
+                         int64_t s, const char *snap, int flags, int pending,
+                         const lk_column *layout, size_t nlayout)
 {
     tarn_buf del = {0};
-    int ndel = deletes_sql(&del, lake, t, in, s, pending);
+    int ndel = deletes_sql(&del, lake, t, in, snap, pending);
     int snap_filter = needs_snapshot_filter(in, s);
     int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
     /* Mapping columns by field id (schema = MAP{…}) costs DuckDB its
@@ -489,7 +488,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
                    buf_cstr(&del));
     }
     if (snap_filter)
-        buf_printf(b, " WHERE d.__tarn_snap IS NULL OR d.__tarn_snap <= %lld", (long long)s);
+        buf_printf(b, " WHERE d.__tarn_snap IS NULL OR d.__tarn_snap <= %s", snap);
     buf_free(&del);
 }
 
@@ -545,7 +544,7 @@ static void inlined_column(tarn_buf *b, const lk_column *c, const char *old)
 }
 
 static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                         const lk_inlined *inl, int64_t s, int flags, int pending)
+                         const lk_inlined *inl, const char *snap, int flags, int pending)
 {
     char **old = inlined_names(lake, con, t, inl);
     buf_puts(b, "SELECT ");
@@ -563,8 +562,8 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
                     "__tarn_rsnap");
     buf_printf(b, " FROM %s.", lake->meta);
     quote_ident(b, inl->name);
-    buf_printf(b, " WHERE %lld >= begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)",
-               (long long)s, (long long)s);
+    buf_printf(b, " WHERE %s >= begin_snapshot AND (%s < end_snapshot OR end_snapshot IS NULL)",
+               snap, snap);
     if (pending) {
         char *pid = lk_txn_pending_inline_deletes(lake);
         buf_printf(b, " AND row_id NOT IN (SELECT row_id FROM %s WHERE table_id = %lld)", pid,
@@ -728,7 +727,8 @@ static int same_group(const scan_file *a, const scan_file *b, int by_begin, int6
  * table as of each file's first snapshot; DuckDB matches struct children
  * by name) and their identity partition values (for pruning). */
 static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                         scan_input *in, int64_t s, int flags, int pending, int *parts)
+                         scan_input *in, int64_t s, const char *snap, int flags, int pending,
+                         int *parts)
 {
     int nested = has_nested(t);
     int64_t since = layout_since(t->cols, t->ncols);
@@ -756,7 +756,7 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         }
         if (*parts)
             buf_puts(b, " UNION ALL ");
-        parquet_part(b, lake, t, &group, s, flags, pending, current ? NULL : tt->cols,
+        parquet_part(b, lake, t, &group, s, snap, flags, pending, current ? NULL : tt->cols,
                      current ? 0 : tt->ncols);
         (*parts)++;
         free(group.files); /* the files themselves belong to `in` */
@@ -782,13 +782,17 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
     in.has_inline_deletes = in.n > 0 && table_exists(con, lake->meta_name, idel);
     free(idel);
+    /* The session's own view reads the snapshot from a DuckDB variable, so
+     * that a commit which adds only inlined rows need not rebuild it. */
+    char *snap = snapshot < 0 ? lk_lake_snapshot_sql(lake) : xasprintf("%lld", (long long)s);
     tarn_buf b = {0};
     int parts = 0;
     if (in.n) {
-        rc = grouped_parts(&b, lake, con, t, &in, s, flags, pending, &parts);
+        rc = grouped_parts(&b, lake, con, t, &in, s, snap, flags, pending, &parts);
         if (rc) {
             input_free(&in);
             buf_free(&b);
+            free(snap);
             return rc;
         }
     }
@@ -798,7 +802,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
         if (parts++)
             buf_puts(&b, " UNION ALL ");
         buf_putc(&b, '(');
-        inlined_part(&b, lake, con, t, &t->inlined[i], s, flags, pending);
+        inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending);
         buf_putc(&b, ')');
     }
     if (pending && pending_inserts_exist(lake, con, t)) {
@@ -809,6 +813,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     if (!parts)
         empty_part(&b, t, flags);
     input_free(&in);
+    free(snap);
     *out = buf_detach(&b);
     return 0;
 }

@@ -355,6 +355,9 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.snapshot_id = txn->snapshot_id;
     lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
     lake->cat.next_file_id += txn->file_id_bumps;
+    int rc = lk_lake_set_snapshot(lake, con);
+    if (rc)
+        return rc;
     static const char *const DATA[] = {"inserted_into_table:", "deleted_from_table:",
                                        "inlined_insert:", "inlined_delete:"};
     int data_only = !txn->catalog_changed;
@@ -366,9 +369,13 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     }
     if (!data_only)
         return lk_lake_refresh_views(lake, con);
+    /* rows added to an existing inlined table show through the snapshot
+     * variable; new files and deletions change the view's text */
     for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        if (strncmp(txn->change_tokens[i], "inlined_insert:", 15) == 0)
+            continue;
         const char *colon = strchr(txn->change_tokens[i], ':');
-        int rc = lk_lake_refresh_table_view(lake, con, strtoll(colon + 1, NULL, 10));
+        rc = lk_lake_refresh_table_view(lake, con, strtoll(colon + 1, NULL, 10));
         if (rc)
             return rc;
     }
