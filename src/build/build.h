@@ -68,6 +68,7 @@ typedef struct {
     double duration_ms;
     double query_ms; /* time in statements that evaluate the model's SQL */
     int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
+    int no_change;   /* succeeded without changing the table: no snapshot */
     char *error;     /* why it failed, or why it was skipped */
 } model_result;
 

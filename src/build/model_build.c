@@ -40,6 +40,8 @@ typedef struct {
     model_result *r;
     char *target;   /* "lake"."schema"."table" */
     int exists;     /* the target is a table in the lake */
+    int existed;    /* … before this build */
+    int altered;    /* the build changed the table's definition (partitioning) */
 } build_state;
 
 /* Runs a statement; adds its time to query_ms when `timed`. */
@@ -277,6 +279,7 @@ static void set_partitioned(build_state *b)
     quote_ident(&sql, CG_PARTITION_COLUMN);
     buf_puts(&sql, ")");
     b->r->physical_partitions = run(b, buf_cstr(&sql), NULL, 0) == 0;
+    b->altered |= b->r->physical_partitions;
     if (!b->r->physical_partitions)
         tarn_error_clear();
     buf_free(&sql);
@@ -569,7 +572,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     tarn_buf t = {0};
     quote_qualified(&t, c->lake, m->schema, m->table);
     b.target = buf_detach(&t);
-    b.exists = run_has_table(c, m->schema, m->table);
+    b.exists = b.existed = run_has_table(c, m->schema, m->table);
     r->started_at = now_s();
     r->snapshot_id = -1;
     double t0 = mono_ms();
@@ -577,8 +580,15 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     int began = rc == 0;
     if (!rc)
         rc = build_body(&b);
+    /* A build that provably changed nothing (no row written or deleted in
+     * an existing table, no DDL) commits no snapshot: DuckLake makes no
+     * snapshot for an empty transaction, and an empty one would carry no
+     * changes_made. It is recorded as a success at the current snapshot. */
+    r->no_change = !rc && b.existed && !b.altered && m->annot.strategy != STRAT_MANUAL &&
+                   (m->annot.strategy != STRAT_REPLACE || m->annot.grain) &&
+                   r->rows_written <= 0 && r->rows_deleted <= 0;
     char *extra = NULL;
-    if (!rc) {
+    if (!rc && !r->no_change) {
         extra = extra_info(&b, mono_ms() - t0);
         char *msg = xasprintf("tarn: build %s (%s)", m->name, annot_strategy_label(&m->annot));
         char *sql = cg_commit_message(c->lake, msg, extra);
@@ -586,7 +596,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         free(sql);
         free(msg);
     }
-    if (!rc) {
+    if (!rc && !r->no_change) {
         /* The records commit with the snapshot: same catalog transaction. */
         r->status = MODEL_SUCCESS;
         r->duration_ms = mono_ms() - t0;
@@ -598,12 +608,29 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
             rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
         strlist_free(&recs);
     }
-    if (!rc)
+    if (!rc && r->no_change) {
+        rc = query_exec(c->s, "ROLLBACK", NULL);
+        r->status = MODEL_SUCCESS;
+        if (!rc)
+            rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+        r->duration_ms = mono_ms() - t0;
+        if (!rc) {
+            char *up = pin_upstream_json(r);
+            strlist recs = {0};
+            records_model(&recs, c->cat, c->sum->run_id, m, r, up);
+            free(up);
+            for (size_t i = 0; i < recs.n && !rc; i++)
+                rc = query_exec(c->s, recs.items[i], NULL);
+            strlist_free(&recs);
+        }
+    } else if (!rc) {
         rc = query_exec(c->s, "COMMIT", NULL);
-    if (!rc)
-        rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+        if (!rc)
+            rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+    }
     r->duration_ms = mono_ms() - t0;
     if (rc) {
+        r->no_change = 0;
         r->status = MODEL_FAILED;
         r->snapshot_id = -1;
         r->error = xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");

@@ -32,7 +32,7 @@ int records_ensure(tarn_session *s, const char *cat)
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
          "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
-         "error VARCHAR)"},
+         "error VARCHAR, note VARCHAR)"},
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
                            "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
@@ -47,7 +47,14 @@ int records_ensure(tarn_session *s, const char *cat)
         if (rc)
             return tarn_error_prefix(rc, "creating %s", defs[i][0]);
     }
-    return 0;
+    /* Columns added after the first release of these tables. */
+    tarn_buf b = {0};
+    buf_puts(&b, "ALTER TABLE ");
+    table_name(&b, cat, "tarn_model_run");
+    buf_puts(&b, " ADD COLUMN IF NOT EXISTS note VARCHAR");
+    int rc = query_exec(s, buf_cstr(&b), NULL);
+    buf_free(&b);
+    return rc ? tarn_error_prefix(rc, "upgrading tarn_model_run") : 0;
 }
 
 static void put_time(tarn_buf *b, double t)
@@ -102,6 +109,10 @@ static void put_snapshot(tarn_buf *b, const char *cat, const model_result *r)
         buf_puts(b, "NULL");
         return;
     }
+    if (r->no_change) {
+        buf_printf(b, "%lld", (long long)r->snapshot_id);
+        return;
+    }
     buf_puts(b, "(SELECT max(snapshot_id) FROM ");
     table_name(b, cat, "ducklake_snapshot");
     buf_puts(b, ")");
@@ -153,7 +164,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     put_time(&b, finished);
     buf_printf(&b, ", %.3f, %.3f, ", r->duration_ms, r->query_ms);
     quote_literal(&b, r->error);
-    buf_puts(&b, ")");
+    buf_puts(&b, r->no_change ? ", 'no change: no snapshot written')" : ", NULL)");
     strlist_push_owned(out, buf_detach(&b));
     if (!m->annot.grain || r->status == MODEL_SKIPPED)
         return;
