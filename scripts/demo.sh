@@ -13,3 +13,27 @@ echo "+ build/tarn sql -f examples/quickstart.sql" >&2
 build/tarn sql -f examples/quickstart.sql
 echo >&2
 echo "The lake is in demo/: its catalog is demo/meta.ducklake, its data path demo/data/." >&2
+
+# The example project (examples/shop): copied to demo/shop, built twice — the second run rebuilds
+# every model, each build one new snapshot — then the second run's snapshots, its history and the
+# daily revenue mart.
+echo >&2
+rm -rf demo/shop
+cp -r examples/shop demo/shop
+echo "+ build/tarn run -C demo/shop --from 2024-06-01 --to 2024-06-07   # first run" >&2
+build/tarn run -C demo/shop --from 2024-06-01 --to 2024-06-07
+first=$(cd demo/shop && ../../build/tarn sql --format csv \
+    -c "ATTACH 'ducklake:lake.ducklake' AS lake; SELECT max(snapshot_id) FROM ducklake_snapshots('lake')" | sed -n 2p)
+echo "+ build/tarn run -C demo/shop --from 2024-06-01 --to 2024-06-07   # second run" >&2
+build/tarn run -C demo/shop --from 2024-06-01 --to 2024-06-07
+echo "+ the second run's snapshots (ducklake_snapshots after snapshot $first)" >&2
+(cd demo/shop && ../../build/tarn sql -c "ATTACH 'ducklake:lake.ducklake' AS lake;
+    SELECT snapshot_id, commit_message,
+           commit_extra_info::JSON->>'rows_written' AS rows_written,
+           commit_extra_info::JSON->>'partitions' AS partitions,
+           commit_extra_info::JSON->>'upstream' AS upstream
+    FROM ducklake_snapshots('lake') WHERE snapshot_id > $first ORDER BY snapshot_id")
+echo "+ build/tarn history -C demo/shop --limit 6" >&2
+build/tarn history -C demo/shop --limit 6
+echo "+ build/tarn show -C demo/shop marts.revenue_daily --limit 5" >&2
+build/tarn show -C demo/shop marts.revenue_daily --limit 5

@@ -20,7 +20,8 @@ const char cmd_history_usage[] =
     "usage: tarn history [MODEL] [--limit N] [--format table|csv|json] [-C DIR]\n"
     "\n"
     "Lists model builds, newest first: time, run id, model, status, snapshot,\n"
-    "rows written, duration, partitions and error. With MODEL, only its\n"
+    "rows written, duration, partitions and message (the error, or a note).\n"
+    "With MODEL, only its\n"
     "builds. The records live in the lake's catalog (table tarn_model_run).\n"
     "\n"
     "  --limit N           at most N builds (default 50)\n"
@@ -100,7 +101,8 @@ int cmd_history(int argc, char **argv)
         buf_clear(&sql);
         buf_puts(&sql, "SELECT strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS time, run_id, model, "
                        "status, snapshot_id AS snapshot, rows_written AS rows, "
-                       "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, error FROM ");
+                       "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, coalesce(error, note) AS message "
+                       "FROM ");
         quote_qualified(&sql, cat, NULL, "tarn_model_run");
         if (name) {
             buf_puts(&sql, " WHERE model = ");

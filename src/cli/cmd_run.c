@@ -98,6 +98,7 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "status", json_string(model_status_name(r->status)));
         json_object_set_new(o, "snapshot_id",
                             r->snapshot_id >= 0 ? json_integer(r->snapshot_id) : json_null());
+        json_object_set_new(o, "no_change", json_boolean(r->no_change));
         json_object_set_new(o, "rows_written", json_integer(r->rows_written));
         json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
         json_object_set_new(o, "partitions", json_strlist(&r->partitions));
@@ -151,7 +152,10 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
         fprintf(stderr, " %8lld rows", (long long)r->rows_written);
         if (r->rows_deleted > 0)
             fprintf(stderr, " (-%lld)", (long long)r->rows_deleted);
-        fprintf(stderr, "  snapshot %lld", (long long)r->snapshot_id);
+        if (r->no_change)
+            fputs("  no change", stderr);
+        else
+            fprintf(stderr, "  snapshot %lld", (long long)r->snapshot_id);
         if (r->partitions.n == 1)
             fprintf(stderr, "  partition %s", r->partitions.items[0]);
         else if (r->partitions.n > 1)

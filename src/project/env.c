@@ -77,11 +77,43 @@ const char *env_lookup(const env_vars *e, const char *name)
     return at >= 0 ? e->values.items[at] : NULL;
 }
 
+/* Copies a comment starting at p (-- to the end of the line, or a block
+ * comment) unexpanded: a ${NAME} in a comment is documentation. Returns
+ * where the comment ends, counting its lines. */
+static const char *copy_comment(tarn_buf *b, const char *p, int *line)
+{
+    const char *end;
+    if (p[0] == '-') {
+        end = strchr(p, '\n');
+        if (!end)
+            end = p + strlen(p);
+    } else {
+        end = strstr(p + 2, "*/");
+        end = end ? end + 2 : p + strlen(p);
+    }
+    for (const char *q = p; q < end; q++)
+        if (*q == '\n')
+            (*line)++;
+    buf_append(b, p, (size_t)(end - p));
+    return end;
+}
+
 char *env_expand(const env_vars *e, diag_list *d, const char *path, const char *text)
 {
     tarn_buf b = {0};
     int line = 1, bad = 0;
+    char quote = 0; /* inside '…' or "…": ${} is expanded there, -- is not a comment */
     for (const char *p = text; *p; p++) {
+        if (!quote && ((p[0] == '-' && p[1] == '-') || (p[0] == '/' && p[1] == '*'))) {
+            p = copy_comment(&b, p, &line) - 1;
+            continue;
+        }
+        if (*p == '\'' || *p == '"') {
+            if (!quote)
+                quote = *p;
+            else if (quote == *p)
+                quote = 0; /* a doubled quote closes and reopens: same result */
+        }
         if (*p == '\n')
             line++;
         if (p[0] != '$' || p[1] != '{') {

@@ -8,6 +8,8 @@
  * developer default without editing files. In the config/ files, ${NAME} is
  * replaced by the value, and ${NAME:-default} by the default when NAME is
  * unset; an unset NAME without a default is an error with file:line.
+ * Comments are left as they are (a ${NAME} there documents a variable);
+ * strings and quoted names are expanded (that is where paths live).
  */
 #ifndef TARN_PROJECT_ENV_H
 #define TARN_PROJECT_ENV_H

@@ -206,6 +206,9 @@ static void test_env(void **state)
     out = env_expand(&e, &d, "config/x.sql", "${LAKE}");
     assert_string_equal(out, "lake.ducklake");
     free(out);
+    out = env_expand(&e, &d, "config/x.sql", "-- uses ${UNSET_IN_COMMENT}\nSELECT '--${LAKE}' /* ${X} */");
+    assert_string_equal(out, "-- uses ${UNSET_IN_COMMENT}\nSELECT '--lake.ducklake' /* ${X} */");
+    free(out);
     assert_null(env_expand(&e, &d, "config/x.sql", "a\nb ${MISSING_VAR_X}\n${}"));
     assert_int_equal(d.n, 2);
     assert_int_equal(d.items[0].line, 2);

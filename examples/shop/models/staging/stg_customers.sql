@@ -1,0 +1,7 @@
+-- Customers with normalized emails. No annotation: replaced on every run.
+SELECT customer_id,
+       name,
+       lower(trim(email)) AS email,
+       upper(country)     AS country,
+       updated_at
+FROM raw.customers

@@ -1,0 +1,2 @@
+SELECT sku, title, category, price
+FROM raw.products
