@@ -44,9 +44,9 @@ int lk_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char 
         int depth = 0;
         while (i < to) {
             const sql_token *t = &tk->toks[i];
-            if (is_op(t, "(") || is_op(t, "["))
+            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
                 depth++;
-            else if (is_op(t, ")") || is_op(t, "]"))
+            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
                 depth--;
             else if (depth == 0 && is_op(t, ","))
                 break;

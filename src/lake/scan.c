@@ -543,18 +543,58 @@ static void inlined_column(tarn_buf *b, const lk_column *c, const char *old)
     quote_ident(b, c->name);
 }
 
+static int has_nested(const lk_table *t);
+static int same_tree(const lk_column *a, const lk_column *b);
+
+/* The table as it was when inlined table `inl` got its layout (for the
+ * child names of nested columns); NULL when that cannot be known. */
+static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_connection con,
+                                      const lk_table *t, const lk_inlined *inl)
+{
+    char *q = xasprintf("SELECT min(begin_snapshot) FROM %s.ducklake_schema_versions WHERE "
+                        "table_id = %lld AND schema_version = %lld",
+                        lake->meta, (long long)t->id, (long long)inl->schema_version);
+    int64_t begin = -1;
+    int is_null = 1;
+    int rc = duck_query_int64(&begin, &is_null, con, q);
+    free(q);
+    tarn_error_clear();
+    if (rc || is_null || lk_catalog_load(then, con, lake->meta, begin) != 0) {
+        tarn_error_clear();
+        return NULL;
+    }
+    return lk_catalog_table_by_id(then, t->id);
+}
+
 static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
                          const lk_inlined *inl, const char *snap, int flags, int pending)
 {
     char **old = inlined_names(lake, con, t, inl);
+    lk_catalog then = {0};
+    const lk_table *tt = has_nested(t) ? inlined_layout(&then, lake, con, t, inl) : NULL;
     buf_puts(b, "SELECT ");
     for (size_t i = 0; i < t->ncols; i++) {
+        const lk_column *c = &t->cols[i], *was = NULL;
+        for (size_t k = 0; tt && k < tt->ncols; k++)
+            if (tt->cols[k].id == c->id)
+                was = &tt->cols[k];
         if (i)
             buf_puts(b, ", ");
-        inlined_column(b, &t->cols[i], old[i]);
+        if (was && old[i] && lk_type_is_nested(c->type) && !same_tree(c, was)) {
+            tarn_buf e = {0};
+            quote_ident(&e, old[i]);
+            rebuild(b, buf_cstr(&e), c, was, 0);
+            buf_free(&e);
+            buf_puts(b, " AS ");
+            quote_ident(b, c->name);
+        } else {
+            inlined_column(b, c, old[i]);
+        }
         free(old[i]);
     }
     free(old);
+    if (then.tables)
+        lk_catalog_free(&then);
     if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
         buf_puts(b, ", row_id AS rowid");
     if (flags & LK_SCAN_IDENTITY)

@@ -233,9 +233,9 @@ static int read_assignments(const sql_tokens *tk, const char *sql, size_t *i, as
         int depth = 0;
         while (k < tk->n) {
             const sql_token *t = &tk->toks[k];
-            if (is_op(t, "(") || is_op(t, "["))
+            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
                 depth++;
-            else if (is_op(t, ")") || is_op(t, "]"))
+            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
                 depth--;
             else if (depth == 0 && (is_op(t, ",") || sql_tok_is_kw(t, "FROM") ||
                                     sql_tok_is_kw(t, "WHERE") || sql_tok_is_kw(t, "RETURNING")))

@@ -417,6 +417,9 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
     crash_point("after-commit");
     lake->txn = NULL;
     rc = promote(lake, txn, con);
+    if (rc)
+        tarn_error_prefix(rc, "snapshot %lld is committed, but reading it back failed",
+                          (long long)txn->snapshot_id);
     drop_temp_tables(lake, txn, con);
     txn_free(txn);
     return rc;
