@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/build_bench.sh — model-build benchmarks, as ratios against plain DuckDB measured in the
+# same run:
+#
+#   bench/build_bench.sh                       # 1,000 models in 10 layers, and a 10M-row model
+#   MODELS=200 ROWS=1000000 bench/build_bench.sh   # quicker
+#
+# 1. A generated project of MODELS small models in LAYERS layers (layer 0 reads range(), every
+#    other model joins two models of the layer below): `tarn plan` time, a full `tarn run -j 2`,
+#    and the per-model overhead = (tarn run wall time − the summed time DuckDB alone takes for the
+#    same CREATE TABLE … AS SELECTs, in the same order) / MODELS. Target: < 5 ms per model.
+# 2. One model of ROWS rows (5 columns) built by tarn (a first build: CTAS into Parquet), against
+#    DuckDB's own COPY (<same SELECT>) TO 'x.parquet'. Target: ratio <= 1.05.
+#
+# Environment: MODELS (default 1000), LAYERS (10), MODEL_ROWS (rows per small model, 100), ROWS
+# (rows of the big model, 10000000), RUNS (repetitions of part 2, median reported, default 3),
+# PART (1, 2 or all), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory.
+# The last line is key=value pairs: plan_s, run_s, duckdb_s, overhead_ms_per_model, big_tarn_s,
+# big_copy_s, big_ratio.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+MODELS=${MODELS:-1000}
+LAYERS=${LAYERS:-10}
+MODEL_ROWS=${MODEL_ROWS:-100}
+ROWS=${ROWS:-10000000}
+RUNS=${RUNS:-3}
+PART=${PART:-all}
+SRC_TARN=${TARN:-$REPO/build/tarn}
+
+die() { echo "build_bench: $*" >&2; exit 1; }
+log() { echo "# $*" >&2; }
+
+[[ $MODELS =~ ^[0-9]+$ && $LAYERS =~ ^[0-9]+$ && $MODELS -ge $LAYERS && $LAYERS -ge 1 ]] ||
+    die "MODELS and LAYERS must be integers, MODELS >= LAYERS >= 1"
+[ -x "$SRC_TARN" ] || die "$SRC_TARN not found; run make -j2 first"
+mkdir -p bench/out
+cc -O2 -std=c17 -Wall -Wextra -isystem deps/include bench/duckdb_baseline.c -o bench/out/duckdb_baseline \
+    -Ldeps/lib -lduckdb -Wl,-rpath,"$REPO/deps/lib"
+BASELINE=$REPO/bench/out/duckdb_baseline
+
+WORK=$(mktemp -d /tmp/tarn-build-bench.XXXXXX)
+cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+# A private copy of the binary, so a concurrent rebuild cannot change it mid-run.
+mkdir -p "$WORK/bin"
+cp "$SRC_TARN" "$WORK/bin/tarn"
+TARN=$WORK/bin/tarn
+export LD_LIBRARY_PATH=$REPO/deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+plan_s=NA run_s=NA duckdb_s=NA overhead=NA big_tarn=NA big_copy=NA big_ratio=NA
+
+# ---------------------------------------------------------------- part 1: many small models
+
+if [ "$PART" = all ] || [ "$PART" = 1 ]; then
+    P=$WORK/many
+    mkdir -p "$P/config" "$P/models"
+    echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');" >"$P/config/catalog.sql"
+    per=$((MODELS / LAYERS))
+    stmts=()
+    n=0
+    for ((l = 0; l < LAYERS; l++)); do
+        mkdir -p "$P/models/l$l"
+        stmts+=("CREATE SCHEMA l$l")
+        count=$per
+        [ $l -eq $((LAYERS - 1)) ] && count=$((MODELS - per * (LAYERS - 1)))
+        for ((i = 0; i < count; i++)); do
+            name=$(printf 'm%04d' "$n")
+            if [ $l -eq 0 ]; then
+                sql="SELECT range AS id, range % 7 AS k, '$name' AS src FROM range($MODEL_ROWS)"
+            else
+                a=$(printf 'm%04d' $(((l - 1) * per + i % per)))
+                b=$(printf 'm%04d' $(((l - 1) * per + (i * 7 + 3) % per)))
+                sql="SELECT a.id, a.k + b.k AS k, '$name' AS src FROM l$((l - 1)).$a a JOIN l$((l - 1)).$b b USING (id)"
+            fi
+            echo "$sql" >"$P/models/l$l/$name.sql"
+            stmts+=("CREATE TABLE l$l.$name AS $sql")
+            n=$((n + 1))
+        done
+    done
+    log "generated $n models in $LAYERS layers ($MODEL_ROWS rows each at layer 0)"
+
+    t0=$(now)
+    "$TARN" plan -C "$P" >"$WORK/plan.out"
+    plan_s=$(calc "$(now) - $t0")
+    log "tarn plan: ${plan_s} s"
+
+    t0=$(now)
+    "$TARN" run -C "$P" -j 2 --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
+    run_s=$(calc "$(now) - $t0")
+    log "tarn run -j 2: ${run_s} s"
+
+    # DuckDB alone: the same CREATE TABLE … AS SELECT statements, in the same order.
+    "$BASELINE" "${stmts[@]}" >"$WORK/duckdb.out"
+    duckdb_s=$(grep -o 'elapsed_s=[0-9.e-]*' "$WORK/duckdb.out" | cut -d= -f2 | awk '{s+=$1} END {printf "%.3f", s}')
+    overhead=$(calc "($run_s - $duckdb_s) * 1000 / $n")
+    q_ms=$(python3 -c '
+import json, sys
+print("%.3f" % sum(json.loads(l).get("query_ms", 0) for l in open(sys.argv[1]) if "model_finish" in l))' "$WORK/run.json")
+    log "DuckDB alone: ${duckdb_s} s; tarn per-model overhead: ${overhead} ms (target < 5 ms)"
+    log "(inside tarn, the statements that run the models' SQL took ${q_ms} ms in total)"
+fi
+
+# ---------------------------------------------------------------- part 2: one big model
+
+if [ "$PART" = all ] || [ "$PART" = 2 ]; then
+    SELECT_SQL="SELECT range AS id, (range % 1000)::INT AS k, random() AS v, 's' || (range % 10000) AS s, TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS ts FROM range($ROWS)"
+    tarn_times=() copy_times=()
+    for ((r = 1; r <= RUNS; r++)); do
+        B=$WORK/big$r
+        mkdir -p "$B/config" "$B/models/big"
+        echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');" >"$B/config/catalog.sql"
+        echo "$SELECT_SQL" >"$B/models/big/rows.sql"
+        "$TARN" run -C "$B" --json >"$B/run.json" 2>"$B/run.err" || die "big model failed: $(tail -5 "$B/run.err")"
+        t=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == "model_finish":
+        print("%.3f" % (o["duration_ms"] / 1000))' "$B/run.json")
+        tarn_times+=("$t")
+        c=$("$BASELINE" "COPY ($SELECT_SQL) TO '$B/copy.parquet' (FORMAT parquet)" | grep -o 'elapsed_s=[0-9.e-]*' | cut -d= -f2)
+        copy_times+=("$c")
+        log "run $r: tarn build ${t} s, DuckDB COPY ${c} s"
+        rm -rf "$B/lake" "$B/copy.parquet"
+    done
+    big_tarn=$(median "${tarn_times[@]}")
+    big_copy=$(median "${copy_times[@]}")
+    big_ratio=$(calc "$big_tarn / $big_copy")
+    log "$ROWS-row model: tarn ${big_tarn} s / DuckDB COPY ${big_copy} s = ${big_ratio} (target <= 1.05)"
+fi
+
+echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s overhead_ms_per_model=$overhead big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio"
