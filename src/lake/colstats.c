@@ -122,33 +122,51 @@ static char *dup_or_null(const char *s)
 int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
                              const lk_table *t)
 {
+    /* one round trip for every leaf: four scalar subqueries per leaf */
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT ");
+    size_t nq = 0;
     for (size_t i = 0; i < s->n; i++) {
         lk_leaf_stats *l = &s->leaves[i];
         const lk_column *chain[64];
         size_t depth = 0;
         if (!chain_to(t->cols, t->ncols, l->col, chain, 0, &depth))
             continue;
-        tarn_buf q = {0};
-        leaf_query(&q, chain, depth, source);
+        tarn_buf leaf = {0};
+        leaf_query(&leaf, chain, depth, source);
         const char *agg = l->text_order ? "v::VARCHAR" : "v";
-        char *sql = xasprintf("SELECT min(%s)::VARCHAR, max(%s)::VARCHAR, count(v), count(*) - "
-                              "count(v) FROM (%s)",
-                              agg, agg, buf_cstr(&q));
-        buf_free(&q);
-        duck_table r;
-        int rc = duck_table_query(&r, con, sql);
-        free(sql);
-        if (rc)
-            return rc;
-        l->min = dup_or_null(duck_table_get(&r, 0, 0));
-        l->max = dup_or_null(duck_table_get(&r, 0, 1));
-        l->value_count = strtoll(duck_table_get(&r, 0, 2), NULL, 10);
-        l->null_count = strtoll(duck_table_get(&r, 0, 3), NULL, 10);
-        duck_table_free(&r);
+        buf_printf(&q,
+                   "%s(SELECT min(%s)::VARCHAR FROM (%s)), (SELECT max(%s)::VARCHAR FROM (%s)), "
+                   "(SELECT count(v) FROM (%s)), (SELECT count(*) - count(v) FROM (%s))",
+                   nq++ ? ", " : "", agg, buf_cstr(&leaf), agg, buf_cstr(&leaf), buf_cstr(&leaf),
+                   buf_cstr(&leaf));
+        buf_free(&leaf);
     }
+    if (!nq) {
+        buf_free(&q);
+        return 0;
+    }
+    duck_table r;
+    int rc = duck_table_query(&r, con, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    size_t col = 0;
+    for (size_t i = 0; i < s->n && r.nrows; i++) {
+        lk_leaf_stats *l = &s->leaves[i];
+        const lk_column *chain[64];
+        size_t depth = 0;
+        if (!chain_to(t->cols, t->ncols, l->col, chain, 0, &depth))
+            continue;
+        l->min = dup_or_null(duck_table_get(&r, 0, col));
+        l->max = dup_or_null(duck_table_get(&r, 0, col + 1));
+        l->value_count = strtoll(duck_table_get(&r, 0, col + 2), NULL, 10);
+        l->null_count = strtoll(duck_table_get(&r, 0, col + 3), NULL, 10);
+        col += 4;
+    }
+    duck_table_free(&r);
     return 0;
 }
-
 
 /* CASE expression choosing between the stored bound `col` and `val`. */
 static void bound_merge(tarn_buf *b, const lk_leaf_stats *l, const char *col, const char *val,

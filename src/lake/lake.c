@@ -297,6 +297,8 @@ static void lake_free(lk_lake *lake)
     lk_catalog_free(&lake->cat);
     free(lake->limit_ids);
     free(lake->limit_vals);
+    free(lake->row_ids);
+    free(lake->row_vals);
     free(lake->alias);
     free(lake->meta_name);
     free(lake->meta);
@@ -380,6 +382,7 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
         return rc;
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
+    lake->nrow_ids = 0; /* row ids may have moved: forget the cache */
     rc = lk_lake_set_snapshot(lake, con);
     return rc ? rc : lk_lake_refresh_views(lake, con);
 }

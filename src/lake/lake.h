@@ -36,6 +36,9 @@ typedef struct lk_lake {
     int64_t inline_limit;   /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
     lk_catalog cat;         /* the committed catalog at the session's snapshot */
     lk_txn *txn;            /* the open transaction, or NULL */
+    int64_t *row_ids;       /* cached ducklake_table_stats.next_row_id per table id */
+    int64_t *row_vals;      /* (as of lake->cat.snapshot_id) */
+    size_t nrow_ids;
     int64_t *limit_ids;     /* cached inlining limits per table id */
     int64_t *limit_vals;
     size_t nlimits;

@@ -169,6 +169,14 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
     lk_table_delta *d = &txn->deltas[txn->ndeltas++];
     memset(d, 0, sizeof(*d));
     d->table_id = table_id;
+    /* the session knows it when its last commit was the lake's last */
+    for (size_t i = 0; txn->cat.snapshot_id == lake->cat.snapshot_id && i < lake->nrow_ids; i++) {
+        if (lake->row_ids[i] == table_id) {
+            d->had_stats_row = 1;
+            d->next_row_id = lake->row_vals[i];
+            return d;
+        }
+    }
     char *sql = xasprintf("SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = %lld",
                           lake->meta, (long long)table_id);
     int64_t next = 0;
@@ -343,6 +351,25 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        const lk_table_delta *d = &txn->deltas[i];
+        if (!d->touched)
+            continue;
+        size_t k = 0;
+        while (k < lake->nrow_ids && lake->row_ids[k] != d->table_id)
+            k++;
+        if (k == lake->nrow_ids) {
+            lake->row_ids = xrealloc(lake->row_ids, (k + 1) * sizeof(int64_t));
+            lake->row_vals = xrealloc(lake->row_vals, (k + 1) * sizeof(int64_t));
+            lake->row_ids[k] = d->table_id;
+            lake->nrow_ids++;
+        }
+        lake->row_vals[k] = d->next_row_id;
+    }
+}
+
 /* After a commit the working catalog is the committed one: it becomes the
  * session's catalog with the new snapshot's counters, and only the views
  * of tables whose data changed are rebuilt when no DDL ran (a reload and a
@@ -355,6 +382,7 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.snapshot_id = txn->snapshot_id;
     lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
     lake->cat.next_file_id += txn->file_id_bumps;
+    remember_row_ids(lake, txn);
     int rc = lk_lake_set_snapshot(lake, con);
     if (rc)
         return rc;

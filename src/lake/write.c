@@ -573,9 +573,9 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
 
 void lk_write_cleanup(duckdb_connection con)
 {
-    duck_exec(con, "DROP TABLE IF EXISTS " STAGE);
-    duck_exec(con, "DROP TABLE IF EXISTS " MATCH);
-    duck_exec(con, "DROP TABLE IF EXISTS temp.main.__tarn_shape");
+    /* one round trip for the three scratch tables a statement may use */
+    duck_exec(con, "DROP TABLE IF EXISTS " STAGE "; DROP TABLE IF EXISTS " MATCH
+                   "; DROP TABLE IF EXISTS temp.main.__tarn_shape");
 }
 
 int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
