@@ -162,6 +162,13 @@ static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, 
     quote_literal(&b, key);
     buf_puts(&b, " AND scope IS NULL");
     int rc = duck_query_string(out, con, buf_cstr(&b));
+    if (rc && rc != TARN_ENOTFOUND) {
+        /* DuckLake 0.1 catalogs have no scope column */
+        buf_clear(&b);
+        buf_printf(&b, "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = ", lake->meta);
+        quote_literal(&b, key);
+        rc = duck_query_string(out, con, buf_cstr(&b));
+    }
     buf_free(&b);
     return rc;
 }

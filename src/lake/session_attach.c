@@ -122,6 +122,9 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
         return 0;
     }
     *handled = 1;
+    if (!rc && s->explicit_txn)
+        rc = tarn_error_set(TARN_EINVALID, "a lake cannot be attached inside an open transaction: "
+                                           "ATTACH it before BEGIN");
     if (!alias)
         alias = alias_from_path(o.path);
     o.alias = alias;
