@@ -69,6 +69,7 @@ typedef struct {
     double query_ms; /* time in statements that evaluate the model's SQL */
     int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
     int no_change;   /* succeeded without changing the table: no snapshot */
+    char *tests_json; /* data test results: JSON array, or NULL */
     char *error;     /* why it failed, or why it was skipped */
 } model_result;
 

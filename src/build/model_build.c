@@ -3,6 +3,7 @@
  * build.h for the shape, codegen.h for each strategy's statements).
  */
 #include "build/codegen.h"
+#include "build/datatest.h"
 #include "build/records.h"
 #include "build/run_int.h"
 
@@ -495,6 +496,8 @@ static char *extra_info(build_state *b, double total_ms)
     json_object_set_new(o, "upstream", json_loads(up, 0, NULL));
     free(up);
     json_object_set_new(o, "model_hash", json_string(m->hash));
+    if (r->tests_json)
+        json_object_set_new(o, "tests", json_loads(r->tests_json, 0, NULL));
     json_t *tm = json_object();
     json_object_set_new(tm, "started_at", json_real(r->started_at));
     json_object_set_new(tm, "query_ms", json_real(r->query_ms));
@@ -562,6 +565,12 @@ static int build_body(build_state *b)
      * setup statement's error already names its own line. */
     if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
         rc = tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[m->body.n - 1].line);
+    /* Data tests see the table as this build leaves it, before the commit. */
+    if (!rc && m->annot.ntests) {
+        double t0 = mono_ms();
+        rc = datatest_run(c, b->mi, b->target, b->r);
+        b->r->query_ms += mono_ms() - t0;
+    }
     return rc;
 }
 

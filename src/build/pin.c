@@ -61,6 +61,12 @@ static void record_read(model_result *r, const char *table, const char *model, i
 char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                     model_result *r)
 {
+    return pin_statement_ex(c, mi, st, partition, r, 1);
+}
+
+char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
+                       model_result *r, int pin_self)
+{
     text_edit *e = xcalloc(st->refs.n + st->npart + 1, sizeof(text_edit));
     size_t n = 0;
     for (size_t i = 0; i < st->refs.n; i++) {
@@ -72,8 +78,17 @@ char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *par
         long up = project_ref_model(c->p, ref);
         /* A manual script reads its own table as it writes it: in the
          * transaction's current state, not pinned. */
-        if (up >= 0 && (size_t)up == mi && c->p->models[mi].annot.strategy == STRAT_MANUAL)
+        if (up >= 0 && (size_t)up == mi &&
+            (c->p->models[mi].annot.strategy == STRAT_MANUAL || !pin_self)) {
+            /* qualified, not pinned */
+            tarn_buf b = {0};
+            quote_qualified(&b, c->lake, c->p->models[mi].schema, c->p->models[mi].table);
+            e[n].offset = ref->offset;
+            e[n].len = ref->len;
+            e[n].text = buf_detach(&b);
+            n++;
             continue;
+        }
         if (up >= 0) {
             const tarn_model *um = &c->p->models[up];
             schema = um->schema;

@@ -32,7 +32,7 @@ int records_ensure(tarn_session *s, const char *cat)
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
          "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
-         "error VARCHAR, note VARCHAR)"},
+         "error VARCHAR, note VARCHAR, tests VARCHAR)"},
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
                            "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
@@ -53,6 +53,12 @@ int records_ensure(tarn_session *s, const char *cat)
     table_name(&b, cat, "tarn_model_run");
     buf_puts(&b, " ADD COLUMN IF NOT EXISTS note VARCHAR");
     int rc = query_exec(s, buf_cstr(&b), NULL);
+    buf_clear(&b);
+    buf_puts(&b, "ALTER TABLE ");
+    table_name(&b, cat, "tarn_model_run");
+    buf_puts(&b, " ADD COLUMN IF NOT EXISTS tests VARCHAR");
+    if (!rc)
+        rc = query_exec(s, buf_cstr(&b), NULL);
     buf_free(&b);
     return rc ? tarn_error_prefix(rc, "upgrading tarn_model_run") : 0;
 }
@@ -164,7 +170,9 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     put_time(&b, finished);
     buf_printf(&b, ", %.3f, %.3f, ", r->duration_ms, r->query_ms);
     quote_literal(&b, r->error);
-    buf_puts(&b, r->no_change ? ", 'no change: no snapshot written')" : ", NULL)");
+    buf_puts(&b, r->no_change ? ", 'no change: no snapshot written', " : ", NULL, ");
+    quote_literal(&b, r->tests_json);
+    buf_puts(&b, ")");
     strlist_push_owned(out, buf_detach(&b));
     if (!m->annot.grain || r->status == MODEL_SKIPPED)
         return;

@@ -5,7 +5,8 @@
  *   tarn_run        one row per `tarn run`: when, selectors, status, counts
  *   tarn_model_run  one row per model per run: status, snapshot, rows,
  *                   partitions, upstream snapshots read, hash, timings, error,
- *                   note (e.g. a build that changed nothing wrote no snapshot)
+ *                   note (e.g. a build that changed nothing wrote no snapshot),
+ *                   data test results
  *   tarn_partition  the current state of every partition of every
  *                   partitioned model: status, last good snapshot and rows,
  *                   last error — one query answers "which slices are built"

@@ -52,6 +52,11 @@ int model_build(run_ctx *c, size_t mi, model_result *r);
 char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                     model_result *r);
 
+/* The same; with pin_self 0 the model's own table is qualified but read
+ * as the transaction has it (data tests check what the build wrote). */
+char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
+                       model_result *r, int pin_self);
+
 /* The JSON list of r->upstream (caller frees). */
 char *pin_upstream_json(const model_result *r);
 

@@ -503,6 +503,7 @@ void build_summary_free(build_summary *sum, size_t nmodels)
                 free(r->upstream[j].model);
             }
             free(r->upstream);
+            free(r->tests_json);
             free(r->error);
         }
     free(sum->results);

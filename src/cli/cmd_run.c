@@ -305,8 +305,13 @@ int cmd_run(int argc, char **argv)
     cli_project cp;
     int status = cli_project_open(&cp, rc.dir);
     if (status != CLI_OK) {
-        if (rc.json)
-            report_error(&rc, "the project could not be loaded (see stderr)");
+        if (rc.json) {
+            /* Already on stderr; the JSON stream gets it as an event too. */
+            json_t *o = json_event("error");
+            json_object_set_new(o, "message", json_string(tarn_error_last()));
+            json_emit(o);
+        }
+        tarn_error_clear();
         strlist_free(&rc.selectors);
         return status;
     }

@@ -78,8 +78,9 @@ int cli_project_open(cli_project *cp, const char *dir)
         return CLI_USAGE;
     }
     if (project_load(&cp->p, ".", cp->s) != 0) {
+        /* Reported, and left in tarn_error_last() for callers that also
+         * print it elsewhere (tarn run --json). */
         cli_report(tarn_error_last());
-        tarn_error_clear();
         tarn_session_close(cp->s);
         cp->s = NULL;
         return CLI_USAGE;

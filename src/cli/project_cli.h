@@ -30,7 +30,8 @@ typedef struct {
 } cli_project;
 
 /* Changes into `dir` (NULL: stay), opens a session and loads the project.
- * Returns CLI_OK, or CLI_USAGE after reporting the error. */
+ * Returns CLI_OK, or CLI_USAGE after reporting the error on stderr (the
+ * message stays in tarn_error_last()). */
 int cli_project_open(cli_project *cp, const char *dir);
 /* Runs only the ATTACH statements of config/ (enough to read the lake:
  * history, show), so that reading does not depend on the sources. */

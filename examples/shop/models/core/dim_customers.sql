@@ -1,6 +1,8 @@
 -- The customer dimension, merged by customer_id: customers in the SELECT
 -- are replaced, customers no longer in the source are kept.
 -- materialize key=customer_id
+-- data_test unique customer_id
+-- data_test not_null email
 -- tags core
 SELECT c.customer_id,
        c.name,
