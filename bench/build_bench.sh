@@ -16,7 +16,7 @@
 # (rows of the big model, 10000000), RUNS (repetitions of part 2, median reported, default 3),
 # PART (1, 2 or all), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory.
 # The last line is key=value pairs: plan_s, run_s, duckdb_s, overhead_ms_per_model, big_tarn_s,
-# big_copy_s, big_ratio.
+# big_copy_s, big_ratio (medians), big_ratio_best (best run of each side).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +53,7 @@ now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-plan_s=NA run_s=NA duckdb_s=NA overhead=NA big_tarn=NA big_copy=NA big_ratio=NA
+plan_s=NA run_s=NA duckdb_s=NA overhead=NA big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA
 
 # ---------------------------------------------------------------- part 1: many small models
 
@@ -132,7 +132,11 @@ for l in open(sys.argv[1]):
     big_tarn=$(median "${tarn_times[@]}")
     big_copy=$(median "${copy_times[@]}")
     big_ratio=$(calc "$big_tarn / $big_copy")
-    log "$ROWS-row model: tarn ${big_tarn} s / DuckDB COPY ${big_copy} s = ${big_ratio} (target <= 1.05)"
+    # Best of each side too: on a shared machine the medians carry other jobs' noise.
+    best_tarn=$(printf '%s\n' "${tarn_times[@]}" | sort -g | head -n 1)
+    best_copy=$(printf '%s\n' "${copy_times[@]}" | sort -g | head -n 1)
+    big_ratio_best=$(calc "$best_tarn / $best_copy")
+    log "$ROWS-row model: tarn ${big_tarn} s / DuckDB COPY ${big_copy} s = ${big_ratio} (median; best of each: ${big_ratio_best}; target <= 1.05)"
 fi
 
-echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s overhead_ms_per_model=$overhead big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio"
+echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s overhead_ms_per_model=$overhead big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best"

@@ -43,6 +43,7 @@ typedef struct {
     int exists;     /* the target is a table in the lake */
     int existed;    /* … before this build */
     int altered;    /* the build changed the table's definition (partitioning) */
+    int staged;     /* TEMP tables were made (to drop afterwards) */
 } build_state;
 
 /* Runs a statement; adds its time to query_ms when `timed`. */
@@ -171,6 +172,7 @@ static int build_append(build_state *b)
 
 static int stage(build_state *b, const char *partition)
 {
+    b->staged = 1;
     char *q = query_text(b, partition);
     char *sql = cg_stage(q);
     int rc = run(b, sql, NULL, 1);
@@ -510,8 +512,10 @@ static char *extra_info(build_state *b, double total_ms)
 
 static void cleanup_temps(build_state *b)
 {
-    query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_STAGE, NULL);
-    query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_KEYS, NULL);
+    if (b->staged) {
+        query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_STAGE, NULL);
+        query_exec(b->c->s, "DROP TABLE IF EXISTS " CG_KEYS, NULL);
+    }
     if (b->m->annot.grain && b->m->annot.grain != GRAIN_DYNAMIC)
         query_exec(b->c->s, "DROP MACRO IF EXISTS temp.main.tarn_partition", NULL);
     tarn_error_clear();
