@@ -44,6 +44,7 @@ typedef struct {
     int existed;    /* … before this build */
     int altered;    /* the build changed the table's definition (partitioning) */
     int staged;     /* TEMP tables were made (to drop afterwards) */
+    char *last_query; /* the last pinned text of the model's query */
 } build_state;
 
 /* Runs a statement; adds its time to query_ms when `timed`. */
@@ -147,7 +148,32 @@ static int run_setup(build_state *b, const char *partition)
 static char *query_text(build_state *b, const char *partition)
 {
     const model_stmt *q = &b->m->body.items[b->m->body.n - 1];
-    return pin_statement(b->c, b->mi, q, partition, b->r);
+    char *text = pin_statement(b->c, b->mi, q, partition, b->r);
+    free(b->last_query);
+    b->last_query = xstrdup(text);
+    return text;
+}
+
+/* Works around a lake-layer bug: when a write fails inside BEGIN, the
+ * cleanup that follows fails too and its "Current transaction is aborted"
+ * replaces DuckDB's own message (a Conversion Error, say). After the
+ * rollback, running the model's query alone gives that message back. */
+static char *recover_error(build_state *b, const char *msg)
+{
+    if (!b->last_query || !strstr(msg, "Current transaction is aborted"))
+        return NULL;
+    /* hash(t) reads every column: a plain count(*) would let DuckDB skip
+     * the failing expression. */
+    char *sql = xasprintf("SELECT bit_xor(hash(t)) FROM (\n%s\n) AS t", b->last_query);
+    char *out = NULL;
+    if (query_exec(b->c->s, sql, NULL) != 0) {
+        const tarn_model *m = b->m;
+        out = xasprintf("%s:%d: %s", m->path, m->body.items[m->body.n - 1].line,
+                        tarn_error_last());
+    }
+    tarn_error_clear();
+    free(sql);
+    return out;
 }
 
 static int build_replace(build_state *b)
@@ -651,6 +677,11 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         if (began)
             query_exec(c->s, "ROLLBACK", NULL);
         tarn_error_clear();
+        char *real = m->annot.strategy != STRAT_MANUAL ? recover_error(&b, r->error) : NULL;
+        if (real) {
+            free(r->error);
+            r->error = real;
+        }
         cleanup_temps(&b);
         /* Recorded on its own, outside the rolled-back transaction. */
         char *up = pin_upstream_json(r);
@@ -674,5 +705,6 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     }
     free(extra);
     free(b.target);
+    free(b.last_query);
     return 0;
 }
