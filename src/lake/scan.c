@@ -414,7 +414,7 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
         file_values(b, in);
         buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %s", snap);
     }
-    if (pending) {
+    if (pending && lake->txn->has_deletes) {
         char *pd = lk_txn_pending_deletes(lake);
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_printf(b, "SELECT m.p AS f, x.pos FROM %s x JOIN ", pd);
@@ -566,8 +566,24 @@ static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_co
     return lk_catalog_table_by_id(then, t->id);
 }
 
+/* 1 when some row of the inlined table was ended (deleted or updated); a
+ * commit that ends one rebuilds the table's view, so this holds until then. */
+static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "SELECT count(*) FROM (SELECT 1 FROM %s.", lake->meta);
+    quote_ident(&b, inl->name);
+    buf_puts(&b, " WHERE end_snapshot IS NOT NULL LIMIT 1)");
+    int64_t n = 1;
+    if (duck_query_int64(&n, NULL, con, buf_cstr(&b)) != 0)
+        tarn_error_clear();
+    buf_free(&b);
+    return n > 0;
+}
+
 static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                         const lk_inlined *inl, const char *snap, int flags, int pending)
+                         const lk_inlined *inl, const char *snap, int flags, int pending,
+                         int latest)
 {
     char **old = inlined_names(lake, con, t, inl);
     lk_catalog then = {0};
@@ -602,9 +618,19 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
                     "__tarn_rsnap");
     buf_printf(b, " FROM %s.", lake->meta);
     quote_ident(b, inl->name);
-    buf_printf(b, " WHERE %s >= begin_snapshot AND (%s < end_snapshot OR end_snapshot IS NULL)",
-               snap, snap);
-    if (pending) {
+    /* At the lake's latest snapshot (the session's own view: one writer,
+     * this session) a row is live iff it was never ended — a filter DuckDB
+     * can estimate from the column's statistics, which keeps its join
+     * order, and so the order of unordered results, the same as DuckLake's. */
+    if (latest && !any_ended(lake, con, inl))
+        buf_puts(b, " WHERE true"); /* nothing ended yet: no filter, exact estimates */
+    else if (latest)
+        buf_puts(b, " WHERE end_snapshot IS NULL");
+    else
+        buf_printf(b,
+                   " WHERE %s >= begin_snapshot AND (%s < end_snapshot OR end_snapshot IS NULL)",
+                   snap, snap);
+    if (pending && lake->txn->has_deletes) {
         char *pid = lk_txn_pending_inline_deletes(lake);
         buf_printf(b, " AND row_id NOT IN (SELECT row_id FROM %s WHERE table_id = %lld)", pid,
                    (long long)t->id);
@@ -842,7 +868,8 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
         if (parts++)
             buf_puts(&b, " UNION ALL ");
         buf_putc(&b, '(');
-        inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending);
+        inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending,
+                     snapshot < 0 && lake->pinned < 0);
         buf_putc(&b, ')');
     }
     if (pending && pending_inserts_exist(lake, con, t)) {

@@ -103,16 +103,6 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     }
     txn->snapshot_id = txn->cat.snapshot_id + 1;
     txn->explicit_txn = explicit_txn;
-    char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
-    /* kept for the session, emptied after each transaction that used them */
-    rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, file_id BIGINT, pos "
-                       "BIGINT)",
-                  pd + strlen("temp.main."));
-    if (!rc)
-        rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, row_id BIGINT)",
-                      pid + strlen("temp.main."));
-    free(pd);
-    free(pid);
     lake->txn = txn;
     if (rc)
         lk_txn_rollback(lake, con);
@@ -219,8 +209,7 @@ static void txn_free(lk_txn *txn)
     free(txn);
 }
 
-/* Drops the transaction's pending-insert tables and empties its deletion
- * tables (tracked in C: the names are exact, so lake "lake" never touches
+/* Drops the transaction's pending-insert and pending-deletion tables (tracked in C: the names are exact, so lake "lake" never touches
  * lake "x_lake"'s tables). */
 static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
@@ -231,8 +220,8 @@ static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     }
     if (txn->has_deletes) {
         char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
-        exec_fmt(con, "DELETE FROM %s", pd);
-        exec_fmt(con, "DELETE FROM %s", pid);
+        exec_fmt(con, "DROP TABLE IF EXISTS %s", pd);
+        exec_fmt(con, "DROP TABLE IF EXISTS %s", pid);
         free(pd);
         free(pid);
     }
@@ -450,5 +439,24 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
                           (long long)txn->snapshot_id);
     drop_temp_tables(lake, txn, con);
     txn_free(txn);
+    return rc;
+}
+
+int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    if (txn->has_deletes)
+        return 0;
+    char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
+    int rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, file_id BIGINT, "
+                           "pos BIGINT)",
+                      pd + strlen("temp.main."));
+    if (!rc)
+        rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, row_id BIGINT)",
+                      pid + strlen("temp.main."));
+    free(pd);
+    free(pid);
+    if (!rc)
+        txn->has_deletes = 1;
     return rc;
 }

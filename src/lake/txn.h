@@ -97,6 +97,10 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
 /* Remembers a file this transaction wrote (deleted on rollback). */
 void lk_txn_wrote(lk_txn *txn, const char *abs_path);
 
+/* Creates the TEMP tables that hold pending deletions (on the
+ * transaction's first delete; scans only join them from then on). */
+int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con);
+
 /* Names of the TEMP tables holding pending rows, quoted for SQL (owned by
  * the caller). */
 char *lk_txn_pending_inserts(lk_lake *lake, int64_t table_id);

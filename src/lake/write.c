@@ -581,7 +581,6 @@ void lk_write_cleanup(duckdb_connection con)
 int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
                        const char *match_sql, int64_t *count)
 {
-    lk_txn *txn = lake->txn;
     char *sql = xasprintf("CREATE OR REPLACE TEMP TABLE __tarn_match AS %s", match_sql);
     int rc = duck_exec(con, sql);
     free(sql);
@@ -590,7 +589,9 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     rc = duck_query_int64(count, NULL, con, "SELECT count(*) FROM " MATCH);
     if (rc || *count == 0)
         return rc;
-    txn->has_deletes = 1;
+    rc = lk_txn_prepare_deletes(lake, con);
+    if (rc)
+        return rc;
     char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake),
          *pins = lk_txn_pending_inserts(lake, table_id);
     sql = xasprintf("INSERT INTO %s SELECT %lld, __tarn_fid, __tarn_pos FROM " MATCH
