@@ -10,6 +10,7 @@
 #include "lake/colstats.h"
 #include "lake/filestats.h"
 #include "lake/maintain_int.h"
+#include "lake/write.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -69,41 +70,6 @@ static void opt_int(tarn_buf *b, int64_t v)
 
 /* ducklake_file_column_stats rows of the file (leaf columns of the layout
  * written; the internal columns get none), as write.c records them. */
-static void column_stats(const mt_call *c, const mt_file_spec *sp, int64_t file_id,
-                         const lk_file_stats *fs, lk_stats_set *st)
-{
-    lk_txn *txn = c->lake->txn;
-    for (size_t i = 0; i < st->n; i++) {
-        lk_leaf_stats *l = &st->leaves[i];
-        const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
-        int no_bounds = strcmp(l->col->type, "int128") == 0 || strcmp(l->col->type, "uint128") == 0;
-        if (cs) {
-            l->null_count = cs->null_count;
-            l->value_count = cs->num_values - cs->null_count;
-            if (l->value_count < 0)
-                l->value_count = 0;
-            l->column_size = cs->column_size;
-            l->contains_nan = cs->has_nan;
-            l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
-            l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
-        }
-        tarn_buf b = {0};
-        buf_printf(&b,
-                   "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
-                   "%lld, %lld, ",
-                   c->lake->meta, (long long)file_id, (long long)sp->cur->id,
-                   (long long)l->col->id, (long long)l->column_size, (long long)l->value_count,
-                   (long long)l->null_count);
-        quote_literal(&b, l->min);
-        buf_puts(&b, ", ");
-        quote_literal(&b, l->max);
-        buf_printf(&b, ", %s, NULL)",
-                   l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
-        buf_free(&b);
-    }
-}
-
 static const lk_column *find_column(const lk_column *cols, size_t n, int64_t id)
 {
     for (size_t i = 0; i < n; i++) {
@@ -161,7 +127,7 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
     buf_free(&b);
     lk_stats_set st;
     lk_stats_init(&st, sp->t);
-    column_stats(c, sp, file_id, fs, &st);
+    lk_write_file_stats(c->lake->txn, c->lake->meta, sp->cur->id, file_id, fs, &st);
     int rc = 0;
     if (sp->stats) {
         unknown_if_retyped(&st, sp->cur);

@@ -15,6 +15,7 @@
  */
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/write.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -68,47 +69,6 @@ static const lk_column *column_by_id(const lk_table *t, int64_t id)
     return NULL;
 }
 
-/* The value of partition key k over the inlined table's columns. */
-static int key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
-{
-    const lk_column *col = column_by_id(t, k->column_id);
-    if (!col)
-        return tarn_error_set(TARN_ERROR, "partition key column %lld is gone",
-                              (long long)k->column_id);
-    if (strcmp(k->transform, "identity") == 0) {
-        quote_ident(b, col->name);
-        return 0;
-    }
-    static const char *const TEMPORAL[] = {"year", "month", "day", "hour"};
-    for (size_t i = 0; i < 4; i++) {
-        if (strcmp(k->transform, TEMPORAL[i]) == 0) {
-            buf_printf(b, "%s(", TEMPORAL[i]);
-            quote_ident(b, col->name);
-            buf_putc(b, ')');
-            return 0;
-        }
-    }
-    return tarn_error_set(TARN_EUNSUPPORTED,
-                          "flushing a table partitioned by %s is not supported by tarn yet",
-                          k->transform);
-}
-
-/* Hive directory value as DuckDB writes it: unreserved characters as is,
- * others %XX, NULL as __HIVE_DEFAULT_PARTITION__ (never '/' or ".."). */
-static void hive_value(tarn_buf *b, const char *v)
-{
-    if (!v) {
-        buf_puts(b, "__HIVE_DEFAULT_PARTITION__");
-        return;
-    }
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            *p == '-' || *p == '_' || (*p == '.' && p != (const unsigned char *)v))
-            buf_putc(b, (char)*p);
-        else
-            buf_printf(b, "%%%02X", *p);
-    }
-}
 
 /* One file's worth of an inlined table: its rows (all of them, or those
  * of one partition). */
@@ -189,7 +149,7 @@ static int write_partitions(const flush_job *j, int64_t *rows)
     int rc = 0;
     for (size_t k = 0; !rc && k < tv->nkeys; k++) {
         buf_puts(&keys, k ? ", (" : "(");
-        rc = key_expr(&keys, tv, &tv->keys[k]);
+        rc = lk_write_key_expr(&keys, tv, &tv->keys[k]);
         buf_printf(&keys, ")::VARCHAR AS k%zu", k);
     }
     duck_table parts = {0};
@@ -205,13 +165,13 @@ static int write_partitions(const flush_job *j, int64_t *rows)
         for (size_t k = 0; k < tv->nkeys; k++) {
             const lk_partkey *pk = &tv->keys[k];
             buf_puts(&where, k ? " AND (" : "(");
-            key_expr(&where, tv, pk);
+            lk_write_key_expr(&where, tv, pk);
             buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
             quote_literal(&where, duck_table_get(&parts, r, k));
             const lk_column *col = column_by_id(tv, pk->column_id);
-            hive_value(&dir, strcmp(pk->transform, "identity") == 0 ? col->name : pk->transform);
+            lk_write_hive_value(&dir, strcmp(pk->transform, "identity") == 0 ? col->name : pk->transform);
             buf_putc(&dir, '=');
-            hive_value(&dir, duck_table_get(&parts, r, k));
+            lk_write_hive_value(&dir, duck_table_get(&parts, r, k));
             buf_putc(&dir, '/');
         }
         rc = write_part(j, buf_cstr(&where), buf_cstr(&dir), parts.cells + r * parts.ncols, rows);

@@ -175,8 +175,8 @@ static char *new_file_name(duckdb_connection con, const char *suffix)
     return name;
 }
 
-static void file_stats_sql(lk_txn *txn, const char *meta, const lk_table *t, int64_t file_id,
-                           const lk_file_stats *fs, lk_stats_set *st)
+void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_t file_id,
+                         const lk_file_stats *fs, lk_stats_set *st)
 {
     for (size_t i = 0; i < st->n; i++) {
         lk_leaf_stats *l = &st->leaves[i];
@@ -197,7 +197,7 @@ static void file_stats_sql(lk_txn *txn, const char *meta, const lk_table *t, int
         buf_printf(&b,
                    "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
                    "%lld, %lld, ",
-                   meta, (long long)file_id, (long long)t->id, (long long)l->col->id,
+                   meta, (long long)file_id, (long long)table_id, (long long)l->col->id,
                    (long long)l->column_size, (long long)l->value_count,
                    (long long)l->null_count);
         quote_literal(&b, l->min);
@@ -287,7 +287,7 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
         register_file(lake, t, file_id, rel, abs, &files[0], d->next_row_id, part);
         lk_stats_set st;
         lk_stats_init(&st, t);
-        file_stats_sql(txn, lake->meta, t, file_id, &files[0], &st);
+        lk_write_file_stats(txn, lake->meta, t->id, file_id, &files[0], &st);
         rc = lk_stats_accumulate(&d->stats, &st, con);
         lk_stats_free(&st);
         d->next_row_id += files[0].count;
@@ -319,8 +319,7 @@ static const lk_column *column_by_id(const lk_table *t, int64_t id)
     return NULL;
 }
 
-/* The SQL expression of partition key k over the source columns. */
-static int key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
+int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
 {
     const lk_column *c = column_by_id(t, k->column_id);
     if (!c)
@@ -344,9 +343,7 @@ static int key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
                           k->transform);
 }
 
-/* Hive directory value: unreserved characters as is, others %XX, NULL as
- * DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
-static void hive_value(tarn_buf *b, const char *v)
+void lk_write_hive_value(tarn_buf *b, const char *v)
 {
     if (!v) {
         buf_puts(b, "__HIVE_DEFAULT_PARTITION__");
@@ -368,10 +365,10 @@ static void hive_dir(tarn_buf *b, const lk_table *t, const duck_table *parts, si
         const lk_column *c = column_by_id(t, pk->column_id);
         tarn_buf key = {0};
         buf_puts(&key, strcmp(pk->transform, "identity") == 0 ? c->name : pk->transform);
-        hive_value(b, buf_cstr(&key));
+        lk_write_hive_value(b, buf_cstr(&key));
         buf_free(&key);
         buf_putc(b, '=');
-        hive_value(b, duck_table_get(parts, r, k));
+        lk_write_hive_value(b, duck_table_get(parts, r, k));
         buf_putc(b, '/');
     }
 }
@@ -397,7 +394,7 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     for (size_t k = 0; !rc && k < t->nkeys; k++) {
         buf_puts(&keys, k ? ", " : "");
         buf_puts(&keys, "(");
-        rc = key_expr(&keys, t, &t->keys[k]);
+        rc = lk_write_key_expr(&keys, t, &t->keys[k]);
         buf_printf(&keys, ")::VARCHAR AS k%zu", k);
     }
     duck_table parts = {0};
@@ -413,7 +410,7 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
         tarn_buf where = {0}, src = {0}, dir = {0};
         for (size_t k = 0; k < t->nkeys; k++) {
             buf_puts(&where, k ? " AND (" : "(");
-            key_expr(&where, t, &t->keys[k]);
+            lk_write_key_expr(&where, t, &t->keys[k]);
             buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
             quote_literal(&where, duck_table_get(&parts, r, k));
         }

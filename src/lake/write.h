@@ -14,7 +14,11 @@
 #ifndef TARN_LAKE_WRITE_H
 #define TARN_LAKE_WRITE_H
 
+#include "lake/colstats_set.h"
+#include "lake/filestats.h"
 #include "lake/lake.h"
+#include "lake/txn.h"
+#include "util/buf.h"
 
 #include <stdint.h>
 
@@ -42,6 +46,20 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
 /* Appends the commit statements that move pending inlined rows into each
  * table's newest inlined-data table. */
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con);
+
+/* Appends ducklake_file_column_stats rows for data file `file_id` from the
+ * stats DuckDB measured writing it (`fs`), filling `st` (leaves of the
+ * table) with them. HUGEINT bounds are not kept: Parquet holds them as
+ * DOUBLE. */
+void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_t file_id,
+                         const lk_file_stats *fs, lk_stats_set *st);
+
+/* The SQL expression of partition key k over the table's columns. */
+int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k);
+
+/* A hive directory value: unreserved characters as is, others %XX, NULL
+ * as DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
+void lk_write_hive_value(tarn_buf *b, const char *v);
 
 /* Drops the TEMP tables a write statement used. */
 void lk_write_cleanup(duckdb_connection con);
