@@ -14,7 +14,7 @@
 #
 # Environment: MODELS (default 1000), LAYERS (10), MODEL_ROWS (rows per small model, 100), ROWS
 # (rows of the big model, 10000000), RUNS (repetitions of part 2, median reported, default 3),
-# PART (1, 2 or all), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory.
+# PART (1, 2, all, or plan: only part 1's generation and `tarn plan`), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory.
 # The last line is key=value pairs: plan_s, run_s, duckdb_s, overhead_ms_per_model, big_tarn_s,
 # big_copy_s, big_ratio (medians), big_ratio_best (best run of each side).
 set -euo pipefail
@@ -57,7 +57,7 @@ plan_s=NA run_s=NA duckdb_s=NA overhead=NA big_tarn=NA big_copy=NA big_ratio=NA 
 
 # ---------------------------------------------------------------- part 1: many small models
 
-if [ "$PART" = all ] || [ "$PART" = 1 ]; then
+if [ "$PART" = all ] || [ "$PART" = 1 ] || [ "$PART" = plan ]; then
     P=$WORK/many
     mkdir -p "$P/config" "$P/models"
     echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');" >"$P/config/catalog.sql"
@@ -89,7 +89,9 @@ if [ "$PART" = all ] || [ "$PART" = 1 ]; then
     "$TARN" plan -C "$P" >"$WORK/plan.out"
     plan_s=$(calc "$(now) - $t0")
     log "tarn plan: ${plan_s} s"
+fi
 
+if [ "$PART" = all ] || [ "$PART" = 1 ]; then
     t0=$(now)
     "$TARN" run -C "$P" -j 2 --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
     run_s=$(calc "$(now) - $t0")
