@@ -6,6 +6,7 @@
 #include "duck/duck.h"
 #include "lake/feed.h"
 #include "lake/maintain.h"
+#include "lake/rewrite.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -59,8 +60,13 @@ int lk_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char 
             vstart = start + 2;
         }
         char *expr = session_token_text(tk, sql, vstart, i);
-        char *val = NULL;
-        int rc = eval_text(&val, s, expr);
+        char *rewritten = NULL, *val = NULL;
+        /* an argument may itself read the lake: (SELECT max(snapshot_id)
+         * FROM ducklake_snapshots('lake')) */
+        int rc = rewrite_reads(&rewritten, s, expr);
+        if (!rc)
+            rc = eval_text(&val, s, rewritten);
+        free(rewritten);
         free(expr);
         if (rc) {
             lk_args_free(a);
@@ -213,7 +219,8 @@ static void changes_map(tarn_buf *b, const char *changes)
         if (*p == ',')
             p++;
     }
-    qsort(g, ng, sizeof(change_group), cmp_group);
+    if (ng > 1)
+        qsort(g, ng, sizeof(change_group), cmp_group);
     buf_puts(b, "MAP {");
     for (size_t i = 0; i < ng; i++) {
         if (i)

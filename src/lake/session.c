@@ -223,7 +223,17 @@ int session_write_begin(tarn_session *s, lk_lake *l)
  * views are rebuilt so that later reads see the pending state. */
 int session_write_end(tarn_session *s, lk_lake *l, int rc)
 {
-    lk_write_cleanup(s->con);
+    if (rc) {
+        /* the cleanup may fail too (in an aborted transaction): keep the
+         * error that matters */
+        char *msg = xstrdup(tarn_error_last());
+        int code = tarn_error_code();
+        lk_write_cleanup(s->con);
+        tarn_error_set(code, "%s", msg);
+        free(msg);
+    } else {
+        lk_write_cleanup(s->con);
+    }
     if (!l->txn)
         return rc;
     if (rc) {

@@ -424,6 +424,20 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         lk_txn_rollback(lake, con);
         return 0;
     }
+    if (txn->nchange_tokens == 0 && !txn->catalog_changed) {
+        /* only rows of the caller's own (tarn_session_commit_sql): no lake
+         * change, so no snapshot, as DuckLake does for a transaction that
+         * writes nothing */
+        rc = duck_exec(con, "BEGIN TRANSACTION");
+        if (!rc)
+            rc = run_statements(con, txn->stmts, txn->nstmts);
+        if (rc)
+            duck_exec(con, "ROLLBACK");
+        else
+            rc = duck_exec(con, "COMMIT");
+        lk_txn_rollback(lake, con);
+        return rc;
+    }
     crash_point("after-parquet-write");
     rc = commit_catalog(lake, con);
     if (rc) {
