@@ -473,7 +473,7 @@ static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_cata
     tarn_buf name = {0};
     quote_ident(&name, lake->alias);
     tarn_buf b = {0};
-    buf_puts(&b, "CREATE VIEW ");
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
     quote_qualified(&b, lake->alias, sc->name, v->name);
     if (v->aliases && *v->aliases)
         buf_printf(&b, " (%s)", v->aliases);
@@ -542,6 +542,87 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
     for (size_t i = 0; i < cat->nviews && !rc; i++)
         create_lake_view(lake, con, cat, &cat->views[i]);
     buf_free(&b);
+    return rc;
+}
+
+static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                            const lk_table *t)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+    if (!sc)
+        return;
+    tarn_buf b = {0};
+    buf_puts(&b, "DROP VIEW IF EXISTS ");
+    quote_qualified(&b, lake->alias, sc->name, t->name);
+    if (duck_exec(con, buf_cstr(&b)) != 0)
+        tarn_error_clear();
+    buf_free(&b);
+}
+
+static int64_t token_table_id(const lk_catalog *cat, const char *token)
+{
+    const char *colon = strchr(token, ':');
+    if (!colon)
+        return -1;
+    if (colon[1] != '"')
+        return strtoll(colon + 1, NULL, 10);
+    /* created_table:"schema"."table" — names as written by quote_ident */
+    for (size_t i = 0; i < cat->ntables; i++) {
+        const lk_table *t = &cat->tables[i];
+        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+        if (!sc)
+            continue;
+        tarn_buf b = {0};
+        quote_ident(&b, sc->name);
+        buf_putc(&b, '.');
+        quote_ident(&b, t->name);
+        int same = strcmp(buf_cstr(&b), colon + 1) == 0;
+        buf_free(&b);
+        if (same)
+            return t->id;
+    }
+    return -1;
+}
+
+int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
+                       char *const *tokens, size_t n)
+{
+    static const char *const WHOLE[] = {"created_schema:", "dropped_schema:", "created_view:",
+                                        "dropped_view:", "altered_view:"};
+    const lk_catalog *cat = &lake->cat;
+    int ddl = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < sizeof(WHOLE) / sizeof(WHOLE[0]); k++)
+            if (strncmp(tokens[i], WHOLE[k], strlen(WHOLE[k])) == 0)
+                return lk_lake_refresh_views(lake, con);
+        ddl |= strncmp(tokens[i], "created_table:", 14) == 0 ||
+               strncmp(tokens[i], "dropped_table:", 14) == 0 ||
+               strncmp(tokens[i], "altered_table:", 14) == 0;
+    }
+    /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
+     * under the same name */
+    for (size_t i = 0; i < n; i++) {
+        /* a rename is created_table with the new name: find its id there */
+        int64_t id = token_table_id(old, tokens[i]);
+        if (id < 0)
+            id = token_table_id(cat, tokens[i]);
+        const lk_table *was = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)old, id) : NULL;
+        const lk_table *now = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
+        if (was && (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
+            drop_table_view(lake, con, old, was);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (strncmp(tokens[i], "inlined_insert:", 15) == 0)
+            continue; /* shows through the snapshot variable */
+        int64_t id = token_table_id(cat, tokens[i]);
+        const lk_table *t = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
+        if (t)
+            rc = table_view(lake, con, cat, t);
+    }
+    /* lake views bind to the tables' views: remake them after table DDL */
+    for (size_t i = 0; ddl && i < cat->nviews && !rc; i++)
+        create_lake_view(lake, con, cat, &cat->views[i]);
     return rc;
 }
 

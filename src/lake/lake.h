@@ -66,6 +66,13 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con);
  * committed catalog or a transaction's working one). */
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
 
+/* After a commit whose change tokens are `tokens`, brings the alias
+ * database's views from catalog `old` to lake->cat, touching only the
+ * tables the commit changed (a full rebuild when schemas or views
+ * changed). */
+int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
+                       char *const *tokens, size_t n);
+
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
 

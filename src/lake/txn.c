@@ -361,11 +361,11 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
 
 /* After a commit the working catalog is the committed one: it becomes the
  * session's catalog with the new snapshot's counters, and only the views
- * of tables whose data changed are rebuilt when no DDL ran (a reload and a
- * full rebuild would cost a dozen queries per commit). */
+ * of the tables the commit changed are rebuilt (a reload and a full
+ * rebuild cost queries per table in the lake, per commit). */
 static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
-    lk_catalog_free(&lake->cat);
+    lk_catalog old = lake->cat;
     lake->cat = txn->cat;
     memset(&txn->cat, 0, sizeof(txn->cat));
     lake->cat.snapshot_id = txn->snapshot_id;
@@ -373,30 +373,10 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
     int rc = lk_lake_set_snapshot(lake, con);
-    if (rc)
-        return rc;
-    static const char *const DATA[] = {"inserted_into_table:", "deleted_from_table:",
-                                       "inlined_insert:", "inlined_delete:"};
-    int data_only = !txn->catalog_changed;
-    for (size_t i = 0; i < txn->nchange_tokens && data_only; i++) {
-        int known = 0;
-        for (size_t k = 0; k < 4; k++)
-            known |= strncmp(txn->change_tokens[i], DATA[k], strlen(DATA[k])) == 0;
-        data_only = known;
-    }
-    if (!data_only)
-        return lk_lake_refresh_views(lake, con);
-    /* rows added to an existing inlined table show through the snapshot
-     * variable; new files and deletions change the view's text */
-    for (size_t i = 0; i < txn->nchange_tokens; i++) {
-        if (strncmp(txn->change_tokens[i], "inlined_insert:", 15) == 0)
-            continue;
-        const char *colon = strchr(txn->change_tokens[i], ':');
-        rc = lk_lake_refresh_table_view(lake, con, strtoll(colon + 1, NULL, 10));
-        if (rc)
-            return rc;
-    }
-    return 0;
+    if (!rc)
+        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens);
+    lk_catalog_free(&old);
+    return rc;
 }
 
 int lk_txn_commit(lk_lake *lake, duckdb_connection con)
