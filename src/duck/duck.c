@@ -5,6 +5,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/quote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +128,19 @@ int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const ch
     *out = s ? strtoll(s, NULL, 10) : 0;
     free(s);
     return 0;
+}
+
+int duck_table_exists(duckdb_connection con, const char *db, const char *name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
+    quote_literal(&b, db);
+    buf_puts(&b, " AND table_name = ");
+    quote_literal(&b, name);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        tarn_error_clear();
+    return !rc && n > 0;
 }

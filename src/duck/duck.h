@@ -45,6 +45,10 @@ int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const ch
 /* Same, returning a malloc'd string (NULL for SQL NULL). */
 int duck_query_string(char **out, duckdb_connection con, const char *sql);
 
+/* 1 when database `db` (unquoted name) holds a table `name`, 0 when not
+ * (or when the catalog cannot be read). Both names are quoted here. */
+int duck_table_exists(duckdb_connection con, const char *db, const char *name);
+
 /* Copies DuckDB's error from a failed result into tarn's error slot. */
 int duck_error_from_result(duckdb_result *res);
 

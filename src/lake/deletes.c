@@ -105,14 +105,11 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
     }
     duck_table_free(&r);
     if (!rc) {
-        char *q = xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name = '%s' AND "
-                            "table_name = 'ducklake_inlined_delete_%lld'",
-                            lake->meta_name, (long long)t->id);
-        int64_t exists = 0;
-        duck_query_int64(&exists, NULL, con, q);
-        free(q);
+        char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
+        int exists = duck_table_exists(con, lake->meta_name, name);
+        free(name);
         if (exists) {
-            q = xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
+            char *q = xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
                           "%lld",
                           lake->meta, (long long)t->id, (long long)file_id);
             rc = duck_query_int64(&s->inlined_deleted, NULL, con, q);

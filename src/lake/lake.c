@@ -145,14 +145,7 @@ static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data
 
 static int catalog_exists(lk_lake *lake, duckdb_connection con)
 {
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
-    quote_literal(&b, lake->meta_name);
-    buf_puts(&b, " AND table_name = 'ducklake_metadata'");
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
-    buf_free(&b);
-    return rc ? rc : n > 0;
+    return duck_table_exists(con, lake->meta_name, "ducklake_metadata");
 }
 
 static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, char **out)

@@ -34,13 +34,10 @@ static int64_t opt_i64(const char *v)
 
 static int inline_deletes_exist(const mt_call *c, int64_t table_id)
 {
-    char *q = xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name = '%s' AND "
-                        "table_name = 'ducklake_inlined_delete_%lld'",
-                        c->lake->meta_name, (long long)table_id);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, c->s->con, q);
-    free(q);
-    return rc == 0 && n > 0;
+    char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)table_id);
+    int exists = duck_table_exists(c->s->con, c->lake->meta_name, name);
+    free(name);
+    return exists;
 }
 
 static char *resolve(const char *dir, const char *path, const char *rel)

@@ -26,15 +26,7 @@
 
 static int table_in_meta(const mt_call *c, const char *name)
 {
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
-    quote_literal(&b, c->lake->meta_name);
-    buf_puts(&b, " AND table_name = ");
-    quote_literal(&b, name);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, c->s->con, buf_cstr(&b));
-    buf_free(&b);
-    return rc == 0 && n > 0;
+    return duck_table_exists(c->s->con, c->lake->meta_name, name);
 }
 
 /* The table as it was at schema version `sv` (the layout of its inlined
@@ -59,14 +51,6 @@ static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_cat
                               (long long)t->id, (long long)snap);
     }
     return 0;
-}
-
-static const lk_column *column_by_id(const lk_table *t, int64_t id)
-{
-    for (size_t i = 0; i < t->ncols; i++)
-        if (t->cols[i].id == id)
-            return &t->cols[i];
-    return NULL;
 }
 
 
@@ -168,7 +152,7 @@ static int write_partitions(const flush_job *j, int64_t *rows)
             lk_write_key_expr(&where, tv, pk);
             buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
             quote_literal(&where, duck_table_get(&parts, r, k));
-            const lk_column *col = column_by_id(tv, pk->column_id);
+            const lk_column *col = lk_table_column(tv, pk->column_id);
             lk_write_hive_value(&dir, strcmp(pk->transform, "identity") == 0 ? col->name : pk->transform);
             buf_putc(&dir, '=');
             lk_write_hive_value(&dir, duck_table_get(&parts, r, k));

@@ -242,6 +242,14 @@ static int64_t max_id(const lk_column *cols, size_t n)
     return m;
 }
 
+const lk_column *lk_table_column(const lk_table *t, int64_t id)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].id == id)
+            return &t->cols[i];
+    return NULL;
+}
+
 int64_t lk_table_max_column_id(const lk_table *t)
 {
     return max_id(t->cols, t->ncols);

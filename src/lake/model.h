@@ -109,6 +109,9 @@ void lk_column_copy(lk_column *dst, const lk_column *src);
 void lk_table_free(lk_table *t);
 void lk_table_copy(lk_table *dst, const lk_table *src);
 
+/* The top-level column with id `id`, or NULL. */
+const lk_column *lk_table_column(const lk_table *t, int64_t id);
+
 /* Highest column id in the table's column tree (0 when none). */
 int64_t lk_table_max_column_id(const lk_table *t);
 

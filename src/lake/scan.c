@@ -120,18 +120,6 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
     return 0;
 }
 
-static int table_exists(duckdb_connection con, const char *db, const char *name)
-{
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
-    quote_literal(&b, db);
-    buf_puts(&b, " AND table_name = ");
-    quote_literal(&b, name);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
-    buf_free(&b);
-    return !rc && n > 0;
-}
 
 static void add_pending_files(scan_input *in, lk_txn *txn, const lk_table *t)
 {
@@ -682,7 +670,7 @@ static int pending_inserts_exist(lk_lake *lake, duckdb_connection con, const lk_
 
 static int inlined_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
 {
-    return table_exists(con, lake->meta_name, name);
+    return duck_table_exists(con, lake->meta_name, name);
 }
 
 static int has_nested(const lk_table *t)
@@ -846,7 +834,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     if (pending)
         add_pending_files(&in, txn, t);
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
-    in.has_inline_deletes = in.n > 0 && table_exists(con, lake->meta_name, idel);
+    in.has_inline_deletes = in.n > 0 && duck_table_exists(con, lake->meta_name, idel);
     free(idel);
     /* The session's own view reads the snapshot from a DuckDB variable, so
      * that a commit which adds only inlined rows need not rebuild it. */

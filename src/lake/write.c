@@ -311,17 +311,9 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
     return rc;
 }
 
-static const lk_column *column_by_id(const lk_table *t, int64_t id)
-{
-    for (size_t i = 0; i < t->ncols; i++)
-        if (t->cols[i].id == id)
-            return &t->cols[i];
-    return NULL;
-}
-
 int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
 {
-    const lk_column *c = column_by_id(t, k->column_id);
+    const lk_column *c = lk_table_column(t, k->column_id);
     if (!c)
         return tarn_error_set(TARN_ERROR, "partition key column %lld is gone",
                               (long long)k->column_id);
@@ -362,7 +354,7 @@ static void hive_dir(tarn_buf *b, const lk_table *t, const duck_table *parts, si
 {
     for (size_t k = 0; k < t->nkeys; k++) {
         const lk_partkey *pk = &t->keys[k];
-        const lk_column *c = column_by_id(t, pk->column_id);
+        const lk_column *c = lk_table_column(t, pk->column_id);
         tarn_buf key = {0};
         buf_puts(&key, strcmp(pk->transform, "identity") == 0 ? c->name : pk->transform);
         lk_write_hive_value(b, buf_cstr(&key));
