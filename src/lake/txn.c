@@ -373,7 +373,11 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
     int rc = lk_lake_set_snapshot(lake, con);
-    if (!rc)
+    /* Inside BEGIN … COMMIT every statement rebuilt all views over the
+     * transaction's pending rows: all of them must now drop those parts. */
+    if (!rc && txn->explicit_txn)
+        rc = lk_lake_refresh_views(lake, con);
+    else if (!rc)
         rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens);
     lk_catalog_free(&old);
     return rc;
