@@ -6,8 +6,10 @@
  * name can ever make a path that escapes the data path.
  */
 #include "lake/ddl.h"
+#include "lake/idorder.h"
 
 #include "duck/duck.h"
+#include "lake/colstats.h"
 #include "lake/txn.h"
 #include "lake/types.h"
 #include "lake/write.h"
@@ -51,11 +53,13 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     if (lk_catalog_schema(&txn->cat, name)) {
         if (if_not_exists)
             return 0;
-        return tarn_error_set(TARN_EINVALID, "Schema with name \"%s\" already exists in lake \"%s\"",
-                              name, lake->alias);
+        return tarn_error_set(TARN_EINVALID,
+                              "Schema with name \"%s\" already exists in lake \"%s\"", name,
+                              lake->alias);
     }
     lk_schema *s = lk_catalog_add_schema(&txn->cat);
     s->id = lk_txn_new_catalog_id(txn);
+    lk_idorder_schema_created(txn->ids, name, s->id);
     s->begin = txn->snapshot_id;
     s->uuid = new_uuid(con);
     s->name = xstrdup(name);
@@ -125,6 +129,7 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                               "supported yet; commit first",
                               name);
     drop_table_rows(lake, t);
+    lk_idorder_entry_dropped(txn->ids, schema, name);
     lk_catalog_remove_table(&txn->cat, (size_t)(t - txn->cat.tables));
     (void)con;
     return 0;
@@ -161,12 +166,14 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
         if (txn->cat.tables[i].schema_id != sid)
             continue;
         drop_table_rows(lake, &txn->cat.tables[i]);
+        lk_idorder_entry_dropped(txn->ids, name, txn->cat.tables[i].name);
         lk_catalog_remove_table(&txn->cat, i);
     }
     for (size_t i = txn->cat.nviews; i-- > 0;) {
         if (txn->cat.views[i].schema_id != sid)
             continue;
         drop_view_rows(lake, &txn->cat.views[i]);
+        lk_idorder_entry_dropped(txn->ids, name, txn->cat.views[i].name);
         lk_catalog_remove_view(&txn->cat, i);
     }
     lk_txn_sql(txn,
@@ -177,6 +184,7 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
     lk_txn_change(txn, tok);
     free(tok);
     txn->catalog_changed = 1;
+    lk_idorder_schema_dropped(txn->ids, name);
     s = lk_catalog_schema(&txn->cat, name);
     lk_catalog_remove_schema(&txn->cat, (size_t)(s - txn->cat.schemas));
     (void)con;
@@ -385,6 +393,8 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
         return rc;
     }
     nt.id = lk_txn_new_catalog_id(txn);
+    lk_idorder_entry_touched(txn->ids, schema, name);
+    lk_idorder_entry_id(txn->ids, schema, name, nt.id);
     nt.begin = txn->snapshot_id;
     for (size_t i = 0; i < nt.ncols; i++)
         set_begin(&nt.cols[i], txn->snapshot_id);
@@ -406,8 +416,8 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
         column_rows(lake, &nt, &nt.cols[i]);
     if (limit > 0)
         inlined_table(lake, &nt, sv);
-    lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)",
-               lake->meta, (long long)txn->snapshot_id, (long long)sv, (long long)nt.id);
+    lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)", lake->meta,
+               (long long)txn->snapshot_id, (long long)sv, (long long)nt.id);
     token_name(txn, "created_table", schema, name);
     txn->catalog_changed = 1;
     *table_id = nt.id;
@@ -501,9 +511,9 @@ static void altered(lk_lake *lake, const lk_table *t)
 static int widening_ok(const char *from, const char *to)
 {
     static const char *const OK[][2] = {
-        {"int8", "int16"},    {"int8", "int32"},    {"int8", "int64"},    {"int16", "int32"},
-        {"int16", "int64"},   {"int32", "int64"},   {"uint8", "uint16"},  {"uint8", "uint32"},
-        {"uint8", "uint64"},  {"uint16", "uint32"}, {"uint16", "uint64"}, {"uint32", "uint64"},
+        {"int8", "int16"},      {"int8", "int32"},    {"int8", "int64"},    {"int16", "int32"},
+        {"int16", "int64"},     {"int32", "int64"},   {"uint8", "uint16"},  {"uint8", "uint32"},
+        {"uint8", "uint64"},    {"uint16", "uint32"}, {"uint16", "uint64"}, {"uint32", "uint64"},
         {"float32", "float64"},
     };
     if (strcmp(from, to) == 0)
@@ -584,10 +594,10 @@ static int alter_nested(lk_lake *lake, duckdb_connection con, lk_table *t, const
     lk_column *c = column_at(t, op->path, op->npath);
     if (op->kind == LK_ALTER_ADD_COLUMN) {
         if (c)
-            return op->if_not_exists ? 0
-                                     : tarn_error_set(TARN_EINVALID,
-                                                      "Catalog Error: field %s already exists",
-                                                      field);
+            return op->if_not_exists
+                       ? 0
+                       : tarn_error_set(TARN_EINVALID, "Catalog Error: field %s already exists",
+                                        field);
         lk_column nc;
         int rc = shape_column(&nc, con, op->shape);
         if (rc)
@@ -644,6 +654,24 @@ static int alter_pending(lk_lake *lake, duckdb_connection con, const lk_table *t
     return rc;
 }
 
+/* The rows this transaction inserted before an ADD COLUMN … DEFAULT now
+ * hold the default: DuckLake's table statistics count it (its pending
+ * rows are altered in place), so fold the pending rows' stats in again
+ * (table-level stats keep bounds and null flags, not counts). */
+static int pending_default_stats(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    lk_table_delta *d = lk_txn_delta(lake, con, t->id);
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    lk_stats_set st;
+    lk_stats_init(&st, t);
+    int rc = lk_stats_from_rows(&st, con, pins, t);
+    if (!rc)
+        rc = lk_stats_accumulate(&d->stats, &st, con);
+    lk_stats_free(&st);
+    free(pins);
+    return rc;
+}
+
 static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
 {
     lk_column nc;
@@ -683,6 +711,8 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     }
     int rc2 = alter_pending(lake, con, t, buf_cstr(&a));
     buf_free(&a);
+    if (!rc2 && c->initial_default && lk_write_pending_exists(lake, con, t->id))
+        rc2 = pending_default_stats(lake, con, t);
     return rc2;
 }
 
@@ -721,8 +751,8 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         return 0;
     case LK_ALTER_RENAME_COLUMN:
         if (top_column(t, op->new_name, NULL))
-            return tarn_error_set(TARN_EINVALID,
-                                  "Catalog Error: Column with name %s already exists", op->new_name);
+            return tarn_error_set(
+                TARN_EINVALID, "Catalog Error: Column with name %s already exists", op->new_name);
         {
             tarn_buf a = {0};
             buf_puts(&a, "RENAME COLUMN ");
@@ -866,6 +896,8 @@ static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
                "AND end_snapshot IS NULL",
                lake->meta, (long long)txn->snapshot_id, (long long)t->id);
     int64_t pid = lk_txn_new_catalog_id(txn);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, pid);
     lk_txn_sql(txn, "INSERT INTO %s.ducklake_partition_info VALUES (%lld, %lld, %lld, NULL)",
                lake->meta, (long long)pid, (long long)t->id, (long long)txn->snapshot_id);
     for (size_t i = 0; i < t->nkeys; i++)
@@ -921,8 +953,13 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                               "Catalog Error: Table with name %s does not exist in schema \"%s\" "
                               "of lake \"%s\"",
                               name, schema, lake->alias);
-    if (op->kind == LK_ALTER_RENAME_TABLE)
-        return rename_table(lake, t, op->new_name);
+    if (op->kind == LK_ALTER_RENAME_TABLE) {
+        int rc = rename_table(lake, t, op->new_name);
+        if (!rc)
+            lk_idorder_entry_renamed(txn->ids, schema, name, op->new_name);
+        return rc;
+    }
+    lk_idorder_entry_touched(txn->ids, schema, name);
     if (op->kind == LK_ALTER_SET_PARTITION) {
         int rc = set_partition(lake, t, op);
         if (rc)
@@ -980,6 +1017,7 @@ int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exi
                               name, lake->alias);
     }
     drop_view_rows(lake, v);
+    lk_idorder_entry_dropped(txn->ids, schema, name);
     lk_catalog_remove_view(&txn->cat, (size_t)(v - txn->cat.views));
     return 0;
 }
@@ -1004,10 +1042,13 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
                               name);
     if (old) {
         drop_view_rows(lake, old);
+        lk_idorder_entry_dropped(txn->ids, schema, name);
         lk_catalog_remove_view(&txn->cat, (size_t)(old - txn->cat.views));
     }
     lk_view *v = lk_catalog_add_view(&txn->cat);
     v->id = lk_txn_new_catalog_id(txn);
+    lk_idorder_entry_touched(txn->ids, schema, name);
+    lk_idorder_entry_id(txn->ids, schema, name, v->id);
     v->begin = txn->snapshot_id;
     v->schema_id = s->id;
     v->uuid = new_uuid(con);
@@ -1015,8 +1056,9 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->sql = xstrdup(sql);
     v->aliases = xstrdup(aliases);
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_view VALUES (%lld, '%s', %lld, NULL, %lld, ", lake->meta,
-               (long long)v->id, v->uuid, (long long)txn->snapshot_id, (long long)s->id);
+    buf_printf(&b, "INSERT INTO %s.ducklake_view VALUES (%lld, '%s', %lld, NULL, %lld, ",
+               lake->meta, (long long)v->id, v->uuid, (long long)txn->snapshot_id,
+               (long long)s->id);
     quote_literal(&b, name);
     buf_puts(&b, ", 'duckdb', ");
     quote_literal(&b, sql);
@@ -1053,8 +1095,9 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
                    "UPDATE %s.ducklake_column_tag SET end_snapshot = %lld WHERE table_id = %lld "
                    "AND column_id = %lld AND \"key\" = 'comment' AND end_snapshot IS NULL",
                    lake->meta, (long long)txn->snapshot_id, (long long)t->id, (long long)c->id);
-        buf_printf(&b, "INSERT INTO %s.ducklake_column_tag VALUES (%lld, %lld, %lld, NULL, "
-                       "'comment', ",
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_column_tag VALUES (%lld, %lld, %lld, NULL, "
+                   "'comment', ",
                    lake->meta, (long long)t->id, (long long)c->id, (long long)txn->snapshot_id);
     } else {
         lk_txn_sql(txn,
@@ -1069,6 +1112,7 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
     if (text)
         lk_txn_sql(txn, "%s", buf_cstr(&b));
     buf_free(&b);
+    lk_idorder_entry_touched(txn->ids, schema, name);
     char **slot = c ? &c->comment : &t->comment;
     free(*slot);
     *slot = text ? xstrdup(text) : NULL;

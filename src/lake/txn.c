@@ -13,6 +13,8 @@
  * are deleted here (or left as orphans if the process dies, for cleanup).
  */
 #include "lake/txn.h"
+#include "lake/idorder.h"
+#include "lake/renumber.h"
 
 #include "duck/duck.h"
 #include "lake/colstats.h"
@@ -102,6 +104,8 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
         return rc;
     }
     txn->snapshot_id = txn->cat.snapshot_id + 1;
+    txn->base_catalog_id = txn->cat.next_catalog_id;
+    txn->ids = lk_idorder_new();
     txn->explicit_txn = explicit_txn;
     lake->txn = txn;
     if (rc)
@@ -114,8 +118,7 @@ void lk_txn_change(lk_txn *txn, const char *token)
     for (size_t i = 0; i < txn->nchange_tokens; i++)
         if (strcmp(txn->change_tokens[i], token) == 0)
             return;
-    txn->change_tokens =
-        xrealloc(txn->change_tokens, (txn->nchange_tokens + 1) * sizeof(char *));
+    txn->change_tokens = xrealloc(txn->change_tokens, (txn->nchange_tokens + 1) * sizeof(char *));
     txn->change_tokens[txn->nchange_tokens++] = xstrdup(token);
 }
 
@@ -163,7 +166,7 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
     for (size_t i = 0; txn->cat.snapshot_id == lake->cat.snapshot_id && i < lake->nrow_ids; i++) {
         if (lake->row_ids[i] == table_id) {
             d->had_stats_row = 1;
-            d->next_row_id = lake->row_vals[i];
+            d->next_row_id = d->base_row_id = lake->row_vals[i];
             return d;
         }
     }
@@ -173,7 +176,7 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
     int is_null = 1;
     if (duck_query_int64(&next, &is_null, con, sql) == 0) {
         d->had_stats_row = 1;
-        d->next_row_id = is_null ? 0 : next;
+        d->next_row_id = d->base_row_id = is_null ? 0 : next;
     } else {
         tarn_error_clear();
     }
@@ -206,11 +209,14 @@ static void txn_free(lk_txn *txn)
     free(txn->author);
     free(txn->message);
     free(txn->extra_info);
+    lk_idorder_free(txn->ids);
+    free(txn->renum_from);
+    free(txn->renum_to);
     free(txn);
 }
 
-/* Drops the transaction's pending-insert and pending-deletion tables (tracked in C: the names are exact, so lake "lake" never touches
- * lake "x_lake"'s tables). */
+/* Drops the transaction's pending-insert and pending-deletion tables (tracked in C: the names are
+ * exact, so lake "lake" never touches lake "x_lake"'s tables). */
 static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     for (size_t i = 0; i < txn->npins; i++) {
@@ -243,26 +249,47 @@ void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
 
 /* DuckLake writes changes_made tokens grouped by kind in a fixed order. */
 static const char *const TOKEN_ORDER[] = {
-    "dropped_schema:",      "dropped_table:",   "dropped_view:",   "created_schema:",
-    "created_table:",       "created_view:",    "created_scalar_macro:", "created_table_macro:",
-    "dropped_scalar_macro:", "dropped_table_macro:", "inserted_into_table:", "deleted_from_table:",
-    "altered_table:",       "altered_view:",    "inlined_insert:", "inlined_delete:",
-    "inline_flush:",        "merge_adjacent:",  "rewrite_delete:",
+    "dropped_schema:",       "dropped_table:",       "dropped_view:",
+    "created_schema:",       "created_table:",       "created_view:",
+    "created_scalar_macro:", "created_table_macro:", "dropped_scalar_macro:",
+    "dropped_table_macro:",  "inserted_into_table:", "deleted_from_table:",
+    "altered_table:",        "altered_view:",        "inlined_insert:",
+    "inlined_delete:",       "inline_flush:",        "merge_adjacent:",
+    "rewrite_delete:",
 };
 
+/* The id of an id token ("inlined_insert:4"), or -1 for a name token. */
+static int64_t token_id(const char *tok)
+{
+    const char *colon = strchr(tok, ':');
+    return colon && colon[1] != '"' ? strtoll(colon + 1, NULL, 10) : -1;
+}
+
+/* changes_made lists the kinds in DuckLake's order; within a kind, ids in
+ * ascending order (DuckLake keeps them in ordered sets) and names in the
+ * order they were made. */
 static void build_changes(lk_txn *txn)
 {
     size_t nkinds = sizeof(TOKEN_ORDER) / sizeof(TOKEN_ORDER[0]);
+    char **picked = xmalloc((txn->nchange_tokens + 1) * sizeof(char *));
     for (size_t k = 0; k < nkinds; k++) {
-        size_t plen = strlen(TOKEN_ORDER[k]);
-        for (size_t i = 0; i < txn->nchange_tokens; i++) {
-            if (strncmp(txn->change_tokens[i], TOKEN_ORDER[k], plen) != 0)
-                continue;
+        size_t plen = strlen(TOKEN_ORDER[k]), n = 0;
+        for (size_t i = 0; i < txn->nchange_tokens; i++)
+            if (strncmp(txn->change_tokens[i], TOKEN_ORDER[k], plen) == 0)
+                picked[n++] = txn->change_tokens[i];
+        for (size_t i = 1; i < n; i++) /* insertion sort: stable, lists are short */
+            for (size_t j = i; j > 0 && token_id(picked[j - 1]) > token_id(picked[j]); j--) {
+                char *tmp = picked[j];
+                picked[j] = picked[j - 1];
+                picked[j - 1] = tmp;
+            }
+        for (size_t i = 0; i < n; i++) {
             if (txn->changes.len)
                 buf_putc(&txn->changes, ',');
-            buf_puts(&txn->changes, txn->change_tokens[i]);
+            buf_puts(&txn->changes, picked[i]);
         }
     }
+    free(picked);
 }
 
 static void stats_sql(lk_txn *txn, const char *meta)
@@ -311,6 +338,7 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
                            (long long)txn->cat.next_catalog_id,
                            (long long)(txn->cat.next_file_id + txn->file_id_bumps));
     stats_sql(txn, lake->meta);
+    lk_renumber_sql(txn, lake->meta);
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", lake->meta,
                (long long)txn->snapshot_id);
@@ -359,12 +387,30 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
     }
 }
 
+/* After a commit that renumbered ids the working catalog's ids are stale:
+ * read the committed catalog back (a rare path: several objects created in
+ * one transaction). */
+static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog fresh = {0};
+    int rc = lk_catalog_load(&fresh, con, lake->meta, -1);
+    if (rc)
+        return rc;
+    lk_catalog_free(&lake->cat);
+    lake->cat = fresh;
+    remember_row_ids(lake, txn);
+    rc = lk_lake_set_snapshot(lake, con);
+    return rc ? rc : lk_lake_refresh_views(lake, con);
+}
+
 /* After a commit the working catalog is the committed one: it becomes the
  * session's catalog with the new snapshot's counters, and only the views
  * of the tables the commit changed are rebuilt (a reload and a full
  * rebuild cost queries per table in the lake, per commit). */
 static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
+    if (txn->nrenum)
+        return promote_renumbered(lake, txn, con);
     lk_catalog old = lake->cat;
     lake->cat = txn->cat;
     memset(&txn->cat, 0, sizeof(txn->cat));
@@ -398,6 +444,7 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     lk_write_move_pending(lake, con);
+    lk_renumber_plan(txn);
     build_changes(txn);
     /* DuckLake advances next_file_id once per table that received inlined
      * rows but no file, so that caches keyed by it see the data change. */
@@ -446,8 +493,9 @@ int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)
     if (txn->has_deletes)
         return 0;
     char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
-    int rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, file_id BIGINT, "
-                           "pos BIGINT)",
+    int rc = exec_fmt(con,
+                      "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, file_id BIGINT, "
+                      "pos BIGINT)",
                       pd + strlen("temp.main."));
     if (!rc)
         rc = exec_fmt(con, "CREATE TEMP TABLE IF NOT EXISTS %s (table_id BIGINT, row_id BIGINT)",

@@ -37,11 +37,13 @@ typedef struct {
 typedef struct {
     int64_t table_id;
     int64_t added_records, added_bytes, next_row_id;
-    int had_stats_row; /* a ducklake_table_stats row existed before */
-    int stats_inserted; /* this transaction inserted the column stats rows */
-    int inlined;        /* rows were inlined (next_file_id is bumped once) */
-    int got_file;       /* a Parquet data file was written */
-    lk_stats_set stats; /* column stats of this commit's writes, merged at commit */
+    int64_t base_row_id; /* next_row_id before this transaction */
+    int pending_holes;   /* rows this transaction inserted were deleted or updated again */
+    int had_stats_row;   /* a ducklake_table_stats row existed before */
+    int stats_inserted;  /* this transaction inserted the column stats rows */
+    int inlined;         /* rows were inlined (next_file_id is bumped once) */
+    int got_file;        /* a Parquet data file was written */
+    lk_stats_set stats;  /* column stats of this commit's writes, merged at commit */
     int touched;
 } lk_table_delta;
 
@@ -54,8 +56,8 @@ struct lk_txn {
     int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
     char **stmts;          /* catalog statements to run at commit, in order */
     size_t nstmts;
-    tarn_buf changes;      /* changes_made, built at commit from the lists below */
-    char **change_tokens;  /* in DuckLake's emission order at commit */
+    tarn_buf changes;     /* changes_made, built at commit from the lists below */
+    char **change_tokens; /* in DuckLake's emission order at commit */
     size_t nchange_tokens;
     lk_pending_file *files;
     size_t nfiles;
@@ -63,12 +65,16 @@ struct lk_txn {
     size_t nwritten;
     lk_table_delta *deltas;
     size_t ndeltas;
-    int64_t *pins;   /* tables with pending inlined rows (a TEMP table each) */
+    int64_t *pins; /* tables with pending inlined rows (a TEMP table each) */
     size_t npins;
-    int has_deletes; /* the pending-deletion TEMP tables hold rows */
-    int stage_rowid; /* the insert stage carries __tarn_rowid (UPDATE images) */
+    int has_deletes;                     /* the pending-deletion TEMP tables hold rows */
+    int stage_rowid;                     /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */
     int has_message;
+    int64_t base_catalog_id;        /* next_catalog_id when the transaction began */
+    struct lk_idorder *ids;         /* DuckLake's catalog-map operations (idorder.h) */
+    int64_t *renum_from, *renum_to; /* commit-time renumbering (renumber.h) */
+    size_t nrenum;
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
@@ -104,7 +110,7 @@ int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con);
 /* Names of the TEMP tables holding pending rows, quoted for SQL (owned by
  * the caller). */
 char *lk_txn_pending_inserts(lk_lake *lake, int64_t table_id);
-char *lk_txn_pending_deletes(lk_lake *lake); /* (table_id, file_id, pos) */
+char *lk_txn_pending_deletes(lk_lake *lake);        /* (table_id, file_id, pos) */
 char *lk_txn_pending_inline_deletes(lk_lake *lake); /* (table_id, row_id) */
 
 #endif

@@ -99,7 +99,6 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
     return rc;
 }
 
-
 static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           lk_table_delta *d, int64_t n, int with_rowid)
 {
@@ -109,10 +108,31 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     char *pins = lk_txn_pending_inserts(lake, t->id);
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s SELECT ", pins);
-    if (with_rowid)
+    /* An UPDATE keeps a committed row's id; a row this transaction
+     * inserted is, as in DuckLake's transaction-local storage, deleted and
+     * appended again, so its new image takes the next id. */
+    int64_t fresh = 0;
+    if (with_rowid && d->next_row_id > d->base_row_id) {
+        char *q = xasprintf("SELECT count(*) FROM " STAGE " WHERE __tarn_rowid >= %lld",
+                            (long long)d->base_row_id);
+        rc = duck_query_int64(&fresh, NULL, con, q);
+        free(q);
+        if (rc) {
+            buf_free(&b);
+            free(pins);
+            return rc;
+        }
+    }
+    if (with_rowid && fresh > 0)
+        buf_printf(&b,
+                   "CASE WHEN __tarn_rowid >= %lld THEN %lld + row_number() OVER (PARTITION BY "
+                   "__tarn_rowid >= %lld ORDER BY rowid) - 1 ELSE __tarn_rowid END, ",
+                   (long long)d->base_row_id, (long long)d->next_row_id, (long long)d->base_row_id);
+    else if (with_rowid)
         buf_puts(&b, "__tarn_rowid, ");
     else
-        buf_printf(&b, "%lld + row_number() OVER (ORDER BY rowid) - 1, ", (long long)d->next_row_id);
+        buf_printf(&b, "%lld + row_number() OVER (ORDER BY rowid) - 1, ",
+                   (long long)d->next_row_id);
     table_columns(&b, t);
     buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
     rc = duck_exec(con, buf_cstr(&b));
@@ -126,8 +146,9 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     if (!rc)
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
-    if (!with_rowid)
-        d->next_row_id += n;
+    d->next_row_id += with_rowid ? fresh : n;
+    if (fresh > 0)
+        d->pending_holes = 1;
     d->added_records += n;
     d->inlined = 1;
     d->touched = 1;
@@ -181,8 +202,7 @@ void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_
     for (size_t i = 0; i < st->n; i++) {
         lk_leaf_stats *l = &st->leaves[i];
         const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
-        int no_bounds = strcmp(l->col->type, "int128") == 0 ||
-                        strcmp(l->col->type, "uint128") == 0;
+        int no_bounds = strcmp(l->col->type, "int128") == 0 || strcmp(l->col->type, "uint128") == 0;
         if (cs) {
             l->null_count = cs->null_count;
             l->value_count = cs->num_values - cs->null_count;
@@ -198,13 +218,14 @@ void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_
                    "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
                    "%lld, %lld, ",
                    meta, (long long)file_id, (long long)table_id, (long long)l->col->id,
-                   (long long)l->column_size, (long long)l->value_count,
-                   (long long)l->null_count);
+                   (long long)l->column_size, (long long)l->value_count, (long long)l->null_count);
         quote_literal(&b, l->min);
         buf_puts(&b, ", ");
         quote_literal(&b, l->max);
         buf_printf(&b, ", %s, NULL)",
-                   l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
+                   l->contains_nan < 0 ? "NULL"
+                   : l->contains_nan   ? "true"
+                                       : "false");
         lk_txn_sql(txn, "%s", buf_cstr(&b));
         buf_free(&b);
     }
@@ -261,8 +282,8 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
  * directory (`subdir`: hive partition directories, may be "") and records
  * it in the transaction. An empty result writes nothing. */
 static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int with_rowid, const char *source,
-                          const char *subdir, const file_partition *part)
+                          lk_table_delta *d, int with_rowid, const char *source, const char *subdir,
+                          const file_partition *part)
 {
     lk_txn *txn = lake->txn;
     char *dir = lk_lake_table_dir(lake, &txn->cat, t);
@@ -299,8 +320,8 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
         lk_txn_change(txn, tok);
         free(tok);
     } else if (!rc) {
-        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
-                            nfiles);
+        rc =
+            tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu", nfiles);
     }
     lk_file_stats_free(files, nfiles);
     free(abs);
@@ -392,8 +413,9 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     duck_table parts = {0};
     if (!rc) {
         buf_clear(&b);
-        buf_printf(&b, "SELECT * EXCLUDE (f) FROM (SELECT %s, min(rowid) AS f FROM "
-                       "temp.main.__tarn_psrc GROUP BY ALL) ORDER BY f",
+        buf_printf(&b,
+                   "SELECT * EXCLUDE (f) FROM (SELECT %s, min(rowid) AS f FROM "
+                   "temp.main.__tarn_psrc GROUP BY ALL) ORDER BY f",
                    buf_cstr(&keys));
         rc = duck_table_query(&parts, con, buf_cstr(&b));
     }
@@ -540,6 +562,38 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
     return 0;
 }
 
+/* DuckLake numbers a transaction's new rows when it commits, in the order
+ * they were appended, so rows it inserted and deleted again leave no gap.
+ * tarn numbered them on insert: close the gaps (only when there are any,
+ * and only for a table that got no data file in this transaction, whose
+ * row ranges are already fixed). */
+static void row_id_at_commit(tarn_buf *b, lk_lake *lake, duckdb_connection con, int64_t table_id,
+                             const char *pins)
+{
+    lk_table_delta *d = NULL;
+    for (size_t i = 0; i < lake->txn->ndeltas; i++)
+        if (lake->txn->deltas[i].table_id == table_id)
+            d = &lake->txn->deltas[i];
+    int64_t kept = 0;
+    char *q = d && d->pending_holes && !d->got_file
+                  ? xasprintf("SELECT count(*) FROM %s WHERE row_id >= %lld", pins,
+                              (long long)d->base_row_id)
+                  : NULL;
+    if (!q || duck_query_int64(&kept, NULL, con, q) != 0) {
+        tarn_error_clear();
+        free(q);
+        buf_puts(b, "row_id");
+        return;
+    }
+    free(q);
+    int64_t base = d->base_row_id;
+    buf_printf(b,
+               "CASE WHEN row_id >= %lld THEN %lld + row_number() OVER (PARTITION BY row_id >= "
+               "%lld ORDER BY row_id) - 1 ELSE row_id END",
+               (long long)base, (long long)base, (long long)base);
+    d->next_row_id = base + kept;
+}
+
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
@@ -551,7 +605,9 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
         tarn_buf b = {0};
         buf_printf(&b, "INSERT INTO %s.", lake->meta);
         quote_ident(&b, t->inlined[t->ninlined - 1].name);
-        buf_printf(&b, " SELECT row_id, %lld, NULL, ", (long long)txn->snapshot_id);
+        buf_puts(&b, " SELECT ");
+        row_id_at_commit(&b, lake, con, t->id, pins);
+        buf_printf(&b, ", %lld, NULL, ", (long long)txn->snapshot_id);
         table_columns(&b, t);
         buf_printf(&b, " FROM %s ORDER BY row_id", pins);
         lk_txn_sql(txn, "%s", buf_cstr(&b));
@@ -596,9 +652,9 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
         rc = duck_query_int64(&npend, NULL, con,
                               "SELECT count(*) FROM " MATCH " WHERE __tarn_fid = -2");
     if (!rc && ninl > 0) {
-        sql = xasprintf("INSERT INTO %s SELECT %lld, __tarn_pos FROM " MATCH
-                        " WHERE __tarn_fid = -1",
-                        pid, (long long)table_id);
+        sql =
+            xasprintf("INSERT INTO %s SELECT %lld, __tarn_pos FROM " MATCH " WHERE __tarn_fid = -1",
+                      pid, (long long)table_id);
         rc = duck_exec(con, sql);
         free(sql);
         lk_deletes_note_inlined(lake, table_id);
@@ -611,7 +667,9 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
                         pins);
         rc = duck_exec(con, sql);
         free(sql);
-        lk_txn_delta(lake, con, table_id)->added_records -= npend;
+        lk_table_delta *d = lk_txn_delta(lake, con, table_id);
+        d->added_records -= npend;
+        d->pending_holes = 1;
     }
     free(pd);
     free(pid);

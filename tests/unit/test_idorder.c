@@ -1,0 +1,114 @@
+/*
+ * test_idorder.c — unit tests for src/lake/idorder.c: DuckDB's
+ * case-insensitive hash, the iteration order of the simulated maps, and
+ * the order in which DuckLake numbers a transaction's new objects.
+ *
+ * The expected orders were produced by libstdc++'s std::unordered_map with
+ * the same hash (the structure DuckLake's catalog sets are), so they check
+ * the model of the map, not the model against itself.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lake/idorder.h"
+
+static void test_hash(void **state)
+{
+    assert_int_equal(lk_idorder_hash("main"), 669725655u);
+    assert_int_equal(lk_idorder_hash("Orders"), 799259042u);
+    assert_int_equal(lk_idorder_hash("orders"), lk_idorder_hash("ORDERS"));
+    assert_int_equal(lk_idorder_hash("c"), 4005191001u);
+    assert_int_equal(lk_idorder_hash("cv"), 1220682208u);
+    /* bytes >= 0x80 are added sign-extended, as a C++ char is */
+    assert_int_equal(lk_idorder_hash("\xc3\xa9"), 26298542u);
+}
+
+static void assert_order(const char *const *keys, size_t n, const char *const *want)
+{
+    const char **got = NULL;
+    lk_idorder_simulate(keys, n, &got);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(got[i], want[i]);
+    free(got);
+}
+
+static void test_map_order(void **state)
+{
+    const char *two[] = {"c", "cv"}, *two_want[] = {"cv", "c"};
+    assert_order(two, 2, two_want);
+    const char *four[] = {"orders", "customers", "items", "v_orders"};
+    const char *four_want[] = {"v_orders", "items", "customers", "orders"};
+    assert_order(four, 4, four_want);
+    /* 20 keys: the map grows from 13 to 29 buckets on the 14th */
+    const char *keys[20],
+        *want[] = {"t18", "t17", "t15", "t14", "t0", "t10", "t19", "t1", "t16", "t2",
+                   "t6",  "t3",  "t4",  "t8",  "t5", "t11", "t13", "t7", "t12", "t9"};
+    char names[20][16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(names[i], sizeof(names[i]), "t%d", i);
+        keys[i] = names[i];
+    }
+    assert_order(keys, 20, want);
+}
+
+static void assert_sequence(lk_idorder *o, const int64_t *want, size_t n)
+{
+    int64_t *seq = NULL;
+    assert_int_equal(lk_idorder_sequence(o, &seq), n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(seq[i], want[i]);
+    free(seq);
+}
+
+static void test_sequence(void **state)
+{
+    /* CREATE TABLE c (3); ALTER c; CREATE VIEW cv (4): the view first */
+    lk_idorder *o = lk_idorder_new();
+    lk_idorder_entry_touched(o, "main", "c");
+    lk_idorder_entry_id(o, "main", "c", 3);
+    lk_idorder_entry_touched(o, "main", "c");
+    lk_idorder_entry_touched(o, "main", "cv");
+    lk_idorder_entry_id(o, "main", "cv", 4);
+    assert_sequence(o, (const int64_t[]){4, 3}, 2);
+    lk_idorder_free(o);
+
+    /* schemas are numbered before tables, whatever the statement order */
+    o = lk_idorder_new();
+    lk_idorder_entry_touched(o, "main", "t");
+    lk_idorder_entry_id(o, "main", "t", 5);
+    lk_idorder_schema_created(o, "tx", 6);
+    lk_idorder_entry_touched(o, "tx", "u");
+    lk_idorder_entry_id(o, "tx", "u", 7);
+    int64_t *seq = NULL;
+    assert_int_equal(lk_idorder_sequence(o, &seq), 3);
+    assert_int_equal(seq[0], 6);
+    free(seq);
+    lk_idorder_free(o);
+
+    /* a renamed entry keeps its ids; a dropped one loses them */
+    o = lk_idorder_new();
+    lk_idorder_entry_touched(o, "main", "a");
+    lk_idorder_entry_id(o, "main", "a", 1);
+    lk_idorder_entry_renamed(o, "main", "a", "b");
+    lk_idorder_entry_touched(o, "main", "old");
+    lk_idorder_entry_dropped(o, "main", "old");
+    assert_sequence(o, (const int64_t[]){1}, 1);
+    lk_idorder_free(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hash),
+        cmocka_unit_test(test_map_order),
+        cmocka_unit_test(test_sequence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
