@@ -60,6 +60,7 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     lk_schema *s = lk_catalog_add_schema(&txn->cat);
     s->id = lk_txn_new_catalog_id(txn);
     lk_idorder_schema_created(txn->ids, name, s->id);
+    lk_txn_views_all(txn);
     s->begin = txn->snapshot_id;
     s->uuid = new_uuid(con);
     s->name = xstrdup(name);
@@ -130,6 +131,7 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                               name);
     drop_table_rows(lake, t);
     lk_idorder_entry_dropped(txn->ids, schema, name);
+    lk_txn_view_dropped(txn, schema, name);
     lk_catalog_remove_table(&txn->cat, (size_t)(t - txn->cat.tables));
     (void)con;
     return 0;
@@ -185,6 +187,7 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
     free(tok);
     txn->catalog_changed = 1;
     lk_idorder_schema_dropped(txn->ids, name);
+    lk_txn_views_all(txn);
     s = lk_catalog_schema(&txn->cat, name);
     lk_catalog_remove_schema(&txn->cat, (size_t)(s - txn->cat.schemas));
     (void)con;
@@ -395,6 +398,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.id = lk_txn_new_catalog_id(txn);
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_idorder_entry_id(txn->ids, schema, name, nt.id);
+    lk_txn_view_dirty(txn, nt.id);
     nt.begin = txn->snapshot_id;
     for (size_t i = 0; i < nt.ncols; i++)
         set_begin(&nt.cols[i], txn->snapshot_id);
@@ -955,11 +959,14 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                               name, schema, lake->alias);
     if (op->kind == LK_ALTER_RENAME_TABLE) {
         int rc = rename_table(lake, t, op->new_name);
-        if (!rc)
+        if (!rc) {
             lk_idorder_entry_renamed(txn->ids, schema, name, op->new_name);
+            lk_txn_views_all(txn);
+        }
         return rc;
     }
     lk_idorder_entry_touched(txn->ids, schema, name);
+    lk_txn_view_dirty(txn, t->id);
     if (op->kind == LK_ALTER_SET_PARTITION) {
         int rc = set_partition(lake, t, op);
         if (rc)
@@ -1018,6 +1025,7 @@ int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exi
     }
     drop_view_rows(lake, v);
     lk_idorder_entry_dropped(txn->ids, schema, name);
+    lk_txn_views_all(txn);
     lk_catalog_remove_view(&txn->cat, (size_t)(v - txn->cat.views));
     return 0;
 }
@@ -1049,6 +1057,7 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->id = lk_txn_new_catalog_id(txn);
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_idorder_entry_id(txn->ids, schema, name, v->id);
+    lk_txn_views_all(txn);
     v->begin = txn->snapshot_id;
     v->schema_id = s->id;
     v->uuid = new_uuid(con);
@@ -1113,6 +1122,7 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
         lk_txn_sql(txn, "%s", buf_cstr(&b));
     buf_free(&b);
     lk_idorder_entry_touched(txn->ids, schema, name);
+    lk_txn_view_dirty(txn, t->id);
     char **slot = c ? &c->comment : &t->comment;
     free(*slot);
     *slot = text ? xstrdup(text) : NULL;

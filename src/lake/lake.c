@@ -126,10 +126,11 @@ static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data
     }
     if (!rc) {
         tarn_buf b = {0};
-        buf_printf(&b, "INSERT INTO %s.ducklake_metadata (\"key\", \"value\") VALUES "
-                       "('version', '" LAKE_FORMAT_VERSION "'), "
-                       "('created_by', 'DuckDB ' || (SELECT source_id FROM pragma_version())), "
-                       "('data_path', ",
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_metadata (\"key\", \"value\") VALUES "
+                   "('version', '" LAKE_FORMAT_VERSION "'), "
+                   "('created_by', 'DuckDB ' || (SELECT source_id FROM pragma_version())), "
+                   "('data_path', ",
                    lake->meta);
         quote_literal(&b, data_path);
         buf_puts(&b, "), ('encrypted', 'false')");
@@ -185,12 +186,13 @@ static int check_existing(lk_lake *lake, duckdb_connection con, const lk_attach_
         version = xstrdup(LAKE_FORMAT_VERSION);
     }
     if (!version || strcmp(version, LAKE_FORMAT_VERSION) != 0) {
-        rc = tarn_error_set(TARN_EUNSUPPORTED,
-                            "\"%s\" is a DuckLake %s catalog; tarn reads and writes DuckLake "
-                            LAKE_FORMAT_VERSION " only. Upgrade it with `tarn lake upgrade %s "
-                            "--confirm` (one-way), attach it with AUTOMATIC_MIGRATION, or open "
-                            "it with the DuckDB version that wrote it",
-                            opts->path, version ? version : "(unknown)", opts->path);
+        rc = tarn_error_set(
+            TARN_EUNSUPPORTED,
+            "\"%s\" is a DuckLake %s catalog; tarn reads and writes DuckLake " LAKE_FORMAT_VERSION
+            " only. Upgrade it with `tarn lake upgrade %s "
+            "--confirm` (one-way), attach it with AUTOMATIC_MIGRATION, or open "
+            "it with the DuckDB version that wrote it",
+            opts->path, version ? version : "(unknown)", opts->path);
         free(version);
         return rc;
     }
@@ -237,8 +239,7 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
     struct stat st;
     *is_new = stat(opts->path, &st) != 0;
     if (*is_new && (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time))
-        return tarn_error_set(TARN_ENOTFOUND, "DuckLake catalog \"%s\" does not exist",
-                              opts->path);
+        return tarn_error_set(TARN_ENOTFOUND, "DuckLake catalog \"%s\" does not exist", opts->path);
     tarn_buf b = {0};
     buf_puts(&b, "ATTACH ");
     quote_literal(&b, opts->path);
@@ -267,8 +268,8 @@ static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opt
         lake->pinned = opts->snapshot_version;
     } else if (opts->snapshot_time) {
         tarn_buf b = {0};
-        buf_printf(&b, "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= ",
-                   lake->meta);
+        buf_printf(
+            &b, "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= ", lake->meta);
         quote_literal(&b, opts->snapshot_time);
         buf_puts(&b, "::TIMESTAMPTZ ORDER BY snapshot_time DESC LIMIT 1");
         int64_t id = 0;
@@ -337,8 +338,8 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     if (exists < 0) {
         rc = exists;
     } else if (!exists) {
-        lake->data_path = opts->data_path ? normalize_data_path(opts->data_path)
-                                          : default_data_path(opts->path);
+        lake->data_path =
+            opts->data_path ? normalize_data_path(opts->data_path) : default_data_path(opts->path);
         rc = create_catalog(lake, con, lake->data_path);
     } else {
         rc = check_existing(lake, con, opts);
@@ -426,8 +427,7 @@ static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
 
 /* Table and column comments ride on the table's DuckDB view, so that
  * duckdb_columns() and DESCRIBE show them. */
-static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema,
-                        const lk_table *t)
+static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t)
 {
     int rc = 0;
     tarn_buf b = {0};
@@ -517,6 +517,36 @@ int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t tab
     return t ? table_view(lake, con, cat, t) : 0;
 }
 
+int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lake->txn;
+    int rc = 0;
+    if (txn->views_all) {
+        rc = lk_lake_refresh_views(lake, con);
+    } else {
+        const lk_catalog *cat = &txn->cat;
+        for (size_t i = 0; i < txn->ndropped && !rc; i++) {
+            const char *schema = txn->dropped[i], *name = schema + strlen(schema) + 1;
+            lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
+            if (sc && lk_catalog_table((lk_catalog *)cat, sc->id, name))
+                continue; /* replaced: its new view is built below */
+            tarn_buf b = {0};
+            buf_puts(&b, "DROP VIEW IF EXISTS ");
+            quote_qualified(&b, lake->alias, schema, name);
+            rc = duck_exec(con, buf_cstr(&b));
+            buf_free(&b);
+        }
+        for (size_t i = 0; i < txn->ndirty && !rc; i++)
+            rc = lk_lake_refresh_table_view(lake, con, txn->dirty[i]);
+    }
+    for (size_t i = 0; i < txn->ndropped; i++)
+        free(txn->dropped[i]);
+    txn->ndropped = 0;
+    txn->ndirty = 0;
+    txn->views_all = 0;
+    return rc;
+}
+
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
 {
     const lk_catalog *cat = lk_txn_catalog(lake);
@@ -580,8 +610,8 @@ static int64_t token_table_id(const lk_catalog *cat, const char *token)
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
                        char *const *tokens, size_t n)
 {
-    static const char *const WHOLE[] = {"created_schema:", "dropped_schema:", "created_view:",
-                                        "dropped_view:", "altered_view:"};
+    static const char *const WHOLE[] = {
+        "created_schema:", "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
     const lk_catalog *cat = &lake->cat;
     int ddl = 0;
     for (size_t i = 0; i < n; i++) {

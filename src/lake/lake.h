@@ -32,27 +32,27 @@ typedef struct lk_lake {
     char *data_path; /* data path as stored in ducklake_metadata ("data/") */
     char *data_abs;  /* data path resolved against the working directory */
     int read_only;
-    int64_t pinned;         /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
-    int64_t inline_limit;   /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
-    lk_catalog cat;         /* the committed catalog at the session's snapshot */
-    lk_txn *txn;            /* the open transaction, or NULL */
-    int64_t *row_ids;       /* cached ducklake_table_stats.next_row_id per table id */
-    int64_t *row_vals;      /* (as of lake->cat.snapshot_id) */
+    int64_t pinned;       /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
+    int64_t inline_limit; /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
+    lk_catalog cat;       /* the committed catalog at the session's snapshot */
+    lk_txn *txn;          /* the open transaction, or NULL */
+    int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */
+    int64_t *row_vals;    /* (as of lake->cat.snapshot_id) */
     size_t nrow_ids;
-    int64_t *limit_ids;     /* cached inlining limits per table id */
+    int64_t *limit_ids; /* cached inlining limits per table id */
     int64_t *limit_vals;
     size_t nlimits;
     struct lk_lake *next;
 } lk_lake;
 
 typedef struct {
-    const char *path;         /* catalog file path (after 'ducklake:') */
+    const char *path; /* catalog file path (after 'ducklake:') */
     const char *alias;
-    const char *data_path;    /* NULL: not given */
+    const char *data_path; /* NULL: not given */
     int read_only;
-    int64_t snapshot_version; /* -1: not given */
-    const char *snapshot_time; /* NULL: not given */
-    int64_t inline_limit;     /* -1: not given */
+    int64_t snapshot_version;     /* -1: not given */
+    const char *snapshot_time;    /* NULL: not given */
+    int64_t inline_limit;         /* -1: not given */
     const char *metadata_catalog; /* NULL: default internal name */
     int automatic_migration;
 } lk_attach_opts;
@@ -75,6 +75,10 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
 
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Inside BEGIN … COMMIT, after a statement: rebuilds the views the
+ * statement changed (txn->dirty, dropped, views_all), so reads see the
+ * pending state without a rebuild of every view of the lake. */
+int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con);
 
 /* SQL for the session's snapshot of the lake (a DuckDB variable kept equal
  * to lake->cat.snapshot_id by lk_lake_set_snapshot). Caller frees. */

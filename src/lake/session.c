@@ -187,8 +187,7 @@ static int run_unwrapped(tarn_session *s, const char *sql, const tarn_sink *sink
     return rc;
 }
 
-static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind,
-                     const tarn_sink *sink)
+static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, const tarn_sink *sink)
 {
     char kw[32];
     sql_first_keyword(sql, kw, sizeof(kw));
@@ -243,7 +242,7 @@ int session_write_end(tarn_session *s, lk_lake *l, int rc)
     }
     if (!s->explicit_txn)
         return lk_txn_commit(l, s->con);
-    return lk_lake_refresh_views(l, s->con);
+    return lk_lake_sync_statement_views(l, s->con);
 }
 
 static int commit_all(tarn_session *s)
@@ -273,8 +272,7 @@ static int stmt_transaction(tarn_session *s, const char *kw)
 {
     if (strcmp(kw, "BEGIN") == 0 || strcmp(kw, "START") == 0) {
         if (s->explicit_txn)
-            return tarn_error_set(TARN_EINVALID,
-                                  "cannot start a transaction within a transaction");
+            return tarn_error_set(TARN_EINVALID, "cannot start a transaction within a transaction");
         /* The session's DuckDB transaction holds the plain DuckDB writes and
          * the lake views rebuilt after each lake write, so DuckDB's own rule
          * applies: one transaction writes one database (a second lake, or a
@@ -342,8 +340,8 @@ static int aborts_transaction(void)
     int code = tarn_error_code();
     if (code == TARN_ENOTFOUND || code == TARN_EUNSUPPORTED)
         return 0;
-    return !(strstr(m, "Binder Error") || strstr(m, "Catalog Error") ||
-             strstr(m, "Parser Error") || strstr(m, "does not exist"));
+    return !(strstr(m, "Binder Error") || strstr(m, "Catalog Error") || strstr(m, "Parser Error") ||
+             strstr(m, "does not exist"));
 }
 
 static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
@@ -358,8 +356,7 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
     else if (strcmp(kw, "CREATE") == 0 || strcmp(kw, "DROP") == 0 || strcmp(kw, "ALTER") == 0 ||
              strcmp(kw, "COMMENT") == 0)
         rc = session_ddl_stmt(s, tk, sql, kw, sink, &handled);
-    else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 ||
-             strcmp(kw, "UPDATE") == 0)
+    else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 || strcmp(kw, "UPDATE") == 0)
         rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "CALL") == 0)
         rc = session_call_stmt(s, tk, sql, &handled);

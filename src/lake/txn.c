@@ -136,6 +136,36 @@ void lk_txn_sql(lk_txn *txn, const char *fmt, ...)
     txn->stmts[txn->nstmts++] = s;
 }
 
+static void add_id_once(int64_t **ids, size_t *n, int64_t id)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*ids)[i] == id)
+            return;
+    *ids = xrealloc(*ids, (*n + 1) * sizeof(int64_t));
+    (*ids)[(*n)++] = id;
+}
+
+void lk_txn_view_dirty(lk_txn *txn, int64_t table_id)
+{
+    add_id_once(&txn->dirty, &txn->ndirty, table_id);
+    add_id_once(&txn->touched, &txn->ntouched, table_id);
+}
+
+void lk_txn_view_dropped(lk_txn *txn, const char *schema, const char *name)
+{
+    size_t ls = strlen(schema), ln = strlen(name);
+    char *key = xmalloc(ls + ln + 2);
+    memcpy(key, schema, ls + 1);
+    memcpy(key + ls + 1, name, ln + 1);
+    txn->dropped = xrealloc(txn->dropped, (txn->ndropped + 1) * sizeof(char *));
+    txn->dropped[txn->ndropped++] = key;
+}
+
+void lk_txn_views_all(lk_txn *txn)
+{
+    txn->views_all = txn->views_all_ever = 1;
+}
+
 int64_t lk_txn_new_catalog_id(lk_txn *txn)
 {
     return txn->cat.next_catalog_id++;
@@ -155,6 +185,7 @@ void lk_txn_wrote(lk_txn *txn, const char *abs_path)
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     lk_txn *txn = lake->txn;
+    lk_txn_view_dirty(txn, table_id); /* every write to the table goes through here */
     for (size_t i = 0; i < txn->ndeltas; i++)
         if (txn->deltas[i].table_id == table_id)
             return &txn->deltas[i];
@@ -210,6 +241,11 @@ static void txn_free(lk_txn *txn)
     free(txn->message);
     free(txn->extra_info);
     lk_idorder_free(txn->ids);
+    free(txn->dirty);
+    free(txn->touched);
+    for (size_t i = 0; i < txn->ndropped; i++)
+        free(txn->dropped[i]);
+    free(txn->dropped);
     free(txn->renum_from);
     free(txn->renum_to);
     free(txn);
@@ -419,12 +455,15 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
     int rc = lk_lake_set_snapshot(lake, con);
-    /* Inside BEGIN … COMMIT every statement rebuilt all views over the
-     * transaction's pending rows: all of them must now drop those parts. */
-    if (!rc && txn->explicit_txn)
+    /* Inside BEGIN … COMMIT the views of the tables the transaction
+     * touched were rebuilt over its pending rows: they must drop those
+     * parts now, besides the views the commit's changes call for. */
+    if (!rc && txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
     else if (!rc)
         rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens);
+    for (size_t i = 0; !rc && !txn->views_all_ever && i < txn->ntouched; i++)
+        rc = lk_lake_refresh_table_view(lake, con, txn->touched[i]);
     lk_catalog_free(&old);
     return rc;
 }

@@ -75,6 +75,16 @@ struct lk_txn {
     struct lk_idorder *ids;         /* DuckLake's catalog-map operations (idorder.h) */
     int64_t *renum_from, *renum_to; /* commit-time renumbering (renumber.h) */
     size_t nrenum;
+    /* Views to rebuild after the current statement (inside BEGIN … COMMIT,
+     * where reads must see pending changes) and at commit: */
+    int64_t *dirty; /* tables the statement changed */
+    size_t ndirty;
+    char **dropped; /* "schema\0table" of tables it dropped */
+    size_t ndropped;
+    int views_all;    /* the statement changed schemas or lake views */
+    int64_t *touched; /* every table whose view shows pending state */
+    size_t ntouched;
+    int views_all_ever; /* some statement needed every view rebuilt */
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
@@ -102,6 +112,15 @@ int64_t lk_txn_new_file_id(lk_txn *txn);
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* Remembers a file this transaction wrote (deleted on rollback). */
 void lk_txn_wrote(lk_txn *txn, const char *abs_path);
+
+/* Notes that table `table_id`'s view must be rebuilt (its rows or its
+ * definition changed in this transaction). */
+void lk_txn_view_dirty(lk_txn *txn, int64_t table_id);
+/* Notes that table schema.name is gone (its view must be dropped). */
+void lk_txn_view_dropped(lk_txn *txn, const char *schema, const char *name);
+/* Notes a change that needs every view of the lake rebuilt (schemas, lake
+ * views, renames). */
+void lk_txn_views_all(lk_txn *txn);
 
 /* Creates the TEMP tables that hold pending deletions (on the
  * transaction's first delete; scans only join them from then on). */

@@ -634,6 +634,7 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     rc = duck_query_int64(count, NULL, con, "SELECT count(*) FROM " MATCH);
     if (rc || *count == 0)
         return rc;
+    lk_txn_view_dirty(lake->txn, table_id);
     rc = lk_txn_prepare_deletes(lake, con);
     if (rc)
         return rc;

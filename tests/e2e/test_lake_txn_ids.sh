@@ -84,4 +84,22 @@ q "$ATTACH INSERT INTO lake.seed VALUES (4);" >/dev/null
 check_eq "the next insert continues from there" "$(printf 'rowid,x\n0,3\n1,10\n2,4')" \
     "$(q "$ATTACH SELECT rowid, x FROM lake.seed ORDER BY rowid;")"
 
+# reads inside BEGIN … COMMIT see each statement's changes (only the views a
+# statement changed are rebuilt after it) and, after COMMIT, the committed state
+q "$ATTACH CREATE TABLE lake.big AS SELECT range::INTEGER AS i FROM range(100);" >/dev/null
+got=$(q "$ATTACH BEGIN;
+DELETE FROM lake.big WHERE i < 10;
+SELECT count(*) AS n FROM lake.big;
+CREATE OR REPLACE TABLE lake.customers AS SELECT 1 AS only;
+SELECT * FROM lake.customers;
+DROP TABLE lake.items;
+SELECT count(*) AS seeds FROM lake.seed;
+COMMIT;
+SELECT count(*) AS n FROM lake.big;
+SELECT * FROM lake.customers;")
+want=$(printf 'Count\n10\n\nn\n90\n\nCount\n1\n\nonly\n1\n\nseeds\n3\n\nn\n90\n\nonly\n1')
+check_eq "reads inside a transaction follow its statements" "$want" "$got"
+q "$ATTACH SELECT * FROM lake.items;" >/dev/null
+check_eq "a table dropped in the transaction is gone after it" "1" "$(grep -c 'does not exist' "$d/err")"
+
 finish
