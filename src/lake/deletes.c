@@ -57,8 +57,8 @@ typedef struct {
 /* State of one committed data file before this transaction. */
 typedef struct {
     int64_t record_count;
-    char *path, *rel;        /* data file path (as read) and stored form */
-    int64_t del_id;          /* current delete file id, -1 none */
+    char *path, *rel;         /* data file path (as read) and stored form */
+    int64_t del_id;           /* current delete file id, -1 none */
     char *del_path, *del_rel; /* its path (as read) and stored path */
     int64_t del_count, del_begin;
     int del_has_snap;
@@ -106,10 +106,11 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
     duck_table_free(&r);
     if (!rc) {
         char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
-        int exists = duck_table_exists(con, lake->meta_name, name);
+        int exists = lk_lake_meta_table_exists(lake, con, name);
         free(name);
         if (exists) {
-            char *q = xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
+            char *q =
+                xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
                           "%lld",
                           lake->meta, (long long)t->id, (long long)file_id);
             rc = duck_query_int64(&s->inlined_deleted, NULL, con, q);
@@ -155,8 +156,8 @@ static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const fil
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%lld, ",
                lake->meta, (long long)s->del_id);
-    char *rel = xasprintf("%s%s%s", sc && sc->path ? sc->path : "", t->path ? t->path : "",
-                          s->del_rel);
+    char *rel =
+        xasprintf("%s%s%s", sc && sc->path ? sc->path : "", t->path ? t->path : "", s->del_rel);
     quote_literal(&b, rel);
     free(rel);
     buf_puts(&b, ", true, now())");

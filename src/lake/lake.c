@@ -298,6 +298,7 @@ static void lake_free(lk_lake *lake)
     lk_catalog_free(&lake->cat);
     free(lake->limit_ids);
     free(lake->limit_vals);
+    lk_lake_meta_tables_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
     free(lake->alias);
@@ -377,6 +378,7 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con)
 
 int lk_lake_reload(lk_lake *lake, duckdb_connection con)
 {
+    lk_lake_meta_tables_forget(lake);
     lk_catalog fresh;
     int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
     if (rc)
@@ -517,6 +519,45 @@ int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t tab
     return t ? table_view(lake, con, cat, t) : 0;
 }
 
+void lk_lake_meta_tables_forget(lk_lake *lake)
+{
+    for (size_t i = 0; i < lake->nmeta_tables; i++)
+        free(lake->meta_tables[i]);
+    free(lake->meta_tables);
+    lake->meta_tables = NULL;
+    lake->nmeta_tables = 0;
+    lake->meta_tables_loaded = 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
+{
+    if (!lake->meta_tables_loaded) {
+        tarn_buf b = {0};
+        buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
+        quote_literal(&b, lake->meta_name);
+        buf_puts(&b, " AND schema_name = 'main' ORDER BY table_name");
+        duck_table r;
+        int rc = duck_table_query(&r, con, buf_cstr(&b));
+        buf_free(&b);
+        if (rc) { /* answer without the list, as before it existed */
+            tarn_error_clear();
+            return duck_table_exists(con, lake->meta_name, name);
+        }
+        lake->meta_tables = xcalloc(r.nrows ? r.nrows : 1, sizeof(char *));
+        for (size_t i = 0; i < r.nrows; i++)
+            lake->meta_tables[lake->nmeta_tables++] = xstrdup(duck_table_get(&r, i, 0));
+        duck_table_free(&r);
+        qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        lake->meta_tables_loaded = 1;
+    }
+    return bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name) != NULL;
+}
+
 int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
@@ -607,8 +648,18 @@ static int64_t token_table_id(const lk_catalog *cat, const char *token)
     return -1;
 }
 
+static int add_unique(int64_t **ids, size_t *n, int64_t id)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*ids)[i] == id)
+            return 0;
+    *ids = xrealloc(*ids, (*n + 1) * sizeof(int64_t));
+    (*ids)[(*n)++] = id;
+    return 1;
+}
+
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
-                       char *const *tokens, size_t n)
+                       char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {
     static const char *const WHOLE[] = {
         "created_schema:", "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
@@ -623,7 +674,9 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
                strncmp(tokens[i], "altered_table:", 14) == 0;
     }
     /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
-     * under the same name */
+     * under the same name (whose view then replaces the dropped one) */
+    int64_t *ids = NULL;
+    size_t nids = 0;
     for (size_t i = 0; i < n; i++) {
         /* a rename is created_table with the new name: find its id there */
         int64_t id = token_table_id(old, tokens[i]);
@@ -631,18 +684,29 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
             id = token_table_id(cat, tokens[i]);
         const lk_table *was = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)old, id) : NULL;
         const lk_table *now = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
-        if (was && (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
+        lk_schema *sc = was ? lk_catalog_schema_by_id((lk_catalog *)cat, was->schema_id) : NULL;
+        int replaced = sc && !now && lk_catalog_table((lk_catalog *)cat, sc->id, was->name);
+        if (was && !replaced && add_unique(&ids, &nids, id) &&
+            (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
             drop_table_view(lake, con, old, was);
     }
+    nids = 0;
+    /* then each changed table's view once: the tables named by the
+     * changes (inlined inserts show through the snapshot variable) and
+     * those whose views showed this transaction's pending state */
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(tokens[i], "inlined_insert:", 15) != 0) {
+            int64_t id = token_table_id(cat, tokens[i]);
+            if (id >= 0 && lk_catalog_table_by_id((lk_catalog *)cat, id))
+                add_unique(&ids, &nids, id);
+        }
+    for (size_t i = 0; i < ntouched; i++)
+        if (lk_catalog_table_by_id((lk_catalog *)cat, touched[i]))
+            add_unique(&ids, &nids, touched[i]);
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (strncmp(tokens[i], "inlined_insert:", 15) == 0)
-            continue; /* shows through the snapshot variable */
-        int64_t id = token_table_id(cat, tokens[i]);
-        const lk_table *t = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
-        if (t)
-            rc = table_view(lake, con, cat, t);
-    }
+    for (size_t i = 0; i < nids && !rc; i++)
+        rc = table_view(lake, con, cat, lk_catalog_table_by_id((lk_catalog *)cat, ids[i]));
+    free(ids);
     /* lake views bind to the tables' views: remake them after table DDL */
     for (size_t i = 0; ddl && i < cat->nviews && !rc; i++)
         create_lake_view(lake, con, cat, &cat->views[i]);

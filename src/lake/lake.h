@@ -42,6 +42,9 @@ typedef struct lk_lake {
     int64_t *limit_ids; /* cached inlining limits per table id */
     int64_t *limit_vals;
     size_t nlimits;
+    char **meta_tables;  /* sorted names of the catalog database's tables; */
+    size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
+    int meta_tables_loaded;
     struct lk_lake *next;
 } lk_lake;
 
@@ -57,6 +60,15 @@ typedef struct {
     int automatic_migration;
 } lk_attach_opts;
 
+/* Whether the catalog database has a table `name` (inlined-data and
+ * inlined-deletion tables come and go): answered from a list read once
+ * per commit, not a query per view. Tables a transaction creates appear
+ * after its commit. */
+int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
+/* Forgets that list (after a commit or anything that creates or drops
+ * catalog tables). */
+void lk_lake_meta_tables_forget(lk_lake *lake);
+
 /* Attaches (creating when absent) the lake described by `opts`. */
 int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts);
 /* Detaches both databases and frees the lake. */
@@ -68,10 +80,11 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
 
 /* After a commit whose change tokens are `tokens`, brings the alias
  * database's views from catalog `old` to lake->cat, touching only the
- * tables the commit changed (a full rebuild when schemas or views
- * changed). */
+ * tables the commit changed and the `touched` ones (whose views showed
+ * the transaction's pending rows), each once; a full rebuild when schemas
+ * or lake views changed. */
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
-                       char *const *tokens, size_t n);
+                       char *const *tokens, size_t n, const int64_t *touched, size_t ntouched);
 
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);

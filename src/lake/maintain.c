@@ -51,6 +51,7 @@ int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_a
                               a->pos[0]);
     mt_call c = {s, l, a, FUNCTIONS[k].name};
     int rc = FUNCTIONS[k].run(out, &c);
+    lk_lake_meta_tables_forget(l); /* maintenance creates and drops catalog tables */
     if (rc) {
         free(*out);
         *out = NULL;
@@ -201,8 +202,7 @@ int mt_no_open_txn(const mt_call *c)
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
     if (c->lake->read_only)
-        return tarn_error_set(TARN_EINVALID, "lake \"%s\" is attached read-only",
-                              c->lake->alias);
+        return tarn_error_set(TARN_EINVALID, "lake \"%s\" is attached read-only", c->lake->alias);
     return 0;
 }
 

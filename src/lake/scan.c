@@ -34,10 +34,10 @@
 typedef struct {
     int64_t id, row_id_start, begin, partial_max; /* partial_max -1: none */
     int64_t record_count;
-    char *path;                                   /* as passed to read_parquet */
-    char *del_path;                               /* NULL: no delete file */
+    char *path;     /* as passed to read_parquet */
+    char *del_path; /* NULL: no delete file */
     int del_has_snap;
-    char *pconst; /* signature of the file's identity partition values ("" none) */
+    char *pconst;     /* signature of the file's identity partition values ("" none) */
     int64_t *pk_cols; /* those values: column ids and texts (NULL: SQL NULL) */
     char **pk_vals;
     size_t npk;
@@ -119,7 +119,6 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
     free(dir);
     return 0;
 }
-
 
 static void add_pending_files(scan_input *in, lk_txn *txn, const lk_table *t)
 {
@@ -397,8 +396,7 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
     if (in->has_inline_deletes) {
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_puts(b, "SELECT m.p AS f, x.row_id AS pos FROM ");
-        buf_printf(b, "%s.\"ducklake_inlined_delete_%lld\" x JOIN ", lake->meta,
-                   (long long)t->id);
+        buf_printf(b, "%s.\"ducklake_inlined_delete_%lld\" x JOIN ", lake->meta, (long long)t->id);
         file_values(b, in);
         buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %s", snap);
     }
@@ -615,8 +613,7 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
     else if (latest)
         buf_puts(b, " WHERE end_snapshot IS NULL");
     else
-        buf_printf(b,
-                   " WHERE %s >= begin_snapshot AND (%s < end_snapshot OR end_snapshot IS NULL)",
+        buf_printf(b, " WHERE %s >= begin_snapshot AND (%s < end_snapshot OR end_snapshot IS NULL)",
                    snap, snap);
     if (pending && lake->txn->has_deletes) {
         char *pid = lk_txn_pending_inline_deletes(lake);
@@ -637,8 +634,9 @@ static void pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flag
     if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
         buf_puts(b, ", row_id AS rowid");
     if (flags & LK_SCAN_IDENTITY)
-        buf_printf(b, ", -2::BIGINT AS __tarn_fid, row_id AS __tarn_pos, %lld::BIGINT AS "
-                      "__tarn_rsnap",
+        buf_printf(b,
+                   ", -2::BIGINT AS __tarn_fid, row_id AS __tarn_pos, %lld::BIGINT AS "
+                   "__tarn_rsnap",
                    (long long)lake->txn->snapshot_id);
     buf_printf(b, " FROM %s", pi);
     free(pi);
@@ -670,7 +668,7 @@ static int pending_inserts_exist(lk_lake *lake, duckdb_connection con, const lk_
 
 static int inlined_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
 {
-    return duck_table_exists(con, lake->meta_name, name);
+    return lk_lake_meta_table_exists(lake, con, name);
 }
 
 static int has_nested(const lk_table *t)
@@ -710,9 +708,8 @@ static int nested_unchanged(const lk_table *t, const lk_table *then)
  * keys of types whose text form casts back to the same value. */
 static int constant_friendly(const char *type)
 {
-    static const char *const OK[] = {"int8",   "int16",  "int32",  "int64",  "uint8",
-                                     "uint16", "uint32", "uint64", "varchar", "date",
-                                     "boolean"};
+    static const char *const OK[] = {"int8",   "int16",  "int32",   "int64", "uint8",  "uint16",
+                                     "uint32", "uint64", "varchar", "date",  "boolean"};
     for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
         if (strcmp(type, OK[i]) == 0)
             return 1;
@@ -834,7 +831,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     if (pending)
         add_pending_files(&in, txn, t);
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
-    in.has_inline_deletes = in.n > 0 && duck_table_exists(con, lake->meta_name, idel);
+    in.has_inline_deletes = in.n > 0 && lk_lake_meta_table_exists(lake, con, idel);
     free(idel);
     /* The session's own view reads the snapshot from a DuckDB variable, so
      * that a commit which adds only inlined rows need not rebuild it. */

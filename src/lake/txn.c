@@ -97,8 +97,10 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     free(q);
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_copy(&txn->cat, &lake->cat);
-    else if (!rc)
+    else if (!rc) {
+        lk_lake_meta_tables_forget(lake); /* another process committed */
         rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
+    }
     if (rc) {
         free(txn);
         return rc;
@@ -461,9 +463,8 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     if (!rc && txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
     else if (!rc)
-        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens);
-    for (size_t i = 0; !rc && !txn->views_all_ever && i < txn->ntouched; i++)
-        rc = lk_lake_refresh_table_view(lake, con, txn->touched[i]);
+        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens,
+                                txn->touched, txn->ntouched);
     lk_catalog_free(&old);
     return rc;
 }
@@ -516,6 +517,7 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     crash_point("after-commit");
+    lk_lake_meta_tables_forget(lake); /* the commit may have created some */
     lake->txn = NULL;
     rc = promote(lake, txn, con);
     if (rc)
