@@ -1,7 +1,9 @@
 /*
  * pin.c — rewriting a model's statements for a build (see run_int.h):
  * each reference to a lake table becomes "lake"."schema"."table" AT
- * (VERSION => n), and each {partition} the slice's identity as a literal.
+ * (VERSION => n), each {partition} the slice's identity as a literal, and
+ * each {watermark} the incremental model's covered-through mark (a typed
+ * literal, or NULL on a first or full-refresh build).
  *
  * The rewrite edits the user's text in place at the offsets DuckDB's
  * parser reported (refs.h), so everything else — formatting, comments,
@@ -67,7 +69,7 @@ char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *par
 char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                        model_result *r, int pin_self)
 {
-    text_edit *e = xcalloc(st->refs.n + st->npart + 1, sizeof(text_edit));
+    text_edit *e = xcalloc(st->refs.n + st->npart + st->nwm + 1, sizeof(text_edit));
     size_t n = 0;
     for (size_t i = 0; i < st->refs.n; i++) {
         const table_ref *ref = &st->refs.items[i];
@@ -129,6 +131,12 @@ char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *
         e[n].offset = st->part_offs[i];
         e[n].len = BODY_PARTITION_LEN;
         e[n].text = buf_detach(&b);
+        n++;
+    }
+    for (size_t i = 0; i < st->nwm; i++) {
+        e[n].offset = st->wm_offs[i];
+        e[n].len = BODY_PARTITION_LEN;
+        e[n].text = xstrdup(c->watermark_sql ? c->watermark_sql : "NULL");
         n++;
     }
     char *out = edits_apply(st->text, e, n);

@@ -505,6 +505,9 @@ void build_summary_free(build_summary *sum, size_t nmodels)
             free(r->upstream);
             free(r->tests_json);
             free(r->error);
+            free(r->valid_at);
+            free(r->watermark_from);
+            free(r->watermark_to);
         }
     free(sum->results);
     free(sum->run_order);
