@@ -102,14 +102,29 @@ int mb_check_columns(build_state *b, const strlist *stage, const char *const *ex
     for (size_t i = 0; same && i < want.n; i++)
         same = strcasecmp(want.items[i], have.items[i]) == 0;
     if (!rc && !same) {
-        char *w = strlist_join(&want, ", "), *h = strlist_join(&have, ", ");
+        /* Name the SELECT's columns and the table's, apart from the ones
+         * the strategy adds itself. */
+        strlist own = {0}, added = {0};
+        for (size_t i = 0; i < have.n; i++) {
+            int ext = 0;
+            for (size_t j = 0; j < nextra && !ext; j++)
+                ext = strcasecmp(have.items[i], extra[j]) == 0;
+            strlist_push(ext ? &added : &own, have.items[i]);
+        }
+        char *w = strlist_join(stage, ", "), *h = strlist_join(&own, ", ");
+        char *x = strlist_join(&added, ", ");
+        const char *label = annot_strategy_label(&b->m->annot);
         rc = tarn_error_set(TARN_EINVALID,
-                            "the SELECT's columns (%s) differ from %s's (%s): %s keeps the "
+                            "the SELECT's columns (%s) differ from %s's (%s%s%s%s%s): %s keeps the "
                             "table's columns; change the table with ALTER TABLE (tarn sql), or "
                             "drop it to rebuild it",
-                            w, b->m->name, h, annot_strategy_label(&b->m->annot));
+                            w, b->m->name, h, added.n ? "; " : "", added.n ? label : "",
+                            added.n ? " adds " : "", x, label);
         free(w);
         free(h);
+        free(x);
+        strlist_free(&own);
+        strlist_free(&added);
     }
     strlist_free(&want);
     strlist_free(&have);
