@@ -86,6 +86,42 @@ static int check_watermark_column(build_state *b, const strlist *cols)
                           a->watermark, a->materialize_line);
 }
 
+/* Stages the query's rows; with a mark and no {watermark} in the model,
+ * only those past the mark. The query's columns are checked first (on
+ * an empty stage), so that a missing watermark column is named as such
+ * rather than as an error in the filter tarn added. */
+static int stage_slice(build_state *b, strlist *cols)
+{
+    const model_annot *a = &b->m->annot;
+    int filter = b->watermark_sql && !uses_placeholder(b->m);
+    b->staged = 1;
+    char *q = mb_query_text(b, NULL);
+    char *sql = NULL;
+    int rc = 0;
+    if (filter) {
+        char *empty = xasprintf("SELECT * FROM (\n%s\n) LIMIT 0", q);
+        sql = cg_stage(empty);
+        free(empty);
+        rc = mb_run(b, sql, NULL, 1);
+        free(sql);
+        if (!rc)
+            rc = mb_stage_columns(b, cols);
+        if (!rc)
+            rc = check_watermark_column(b, cols);
+        strlist_free(cols);
+    }
+    sql = filter ? cg_stage_after(q, a->watermark, b->watermark_sql) : cg_stage(q);
+    if (!rc)
+        rc = mb_run(b, sql, NULL, 1);
+    free(sql);
+    free(q);
+    if (!rc)
+        rc = mb_stage_columns(b, cols);
+    if (!rc)
+        rc = check_watermark_column(b, cols);
+    return rc;
+}
+
 /* Writes the staged rows: the whole table on a first or full build, else
  * appended or merged by key. */
 static int write_slice(build_state *b, const strlist *cols, int rebuild)
@@ -133,13 +169,9 @@ int build_incremental(build_state *b)
     b->c->watermark_sql = b->watermark_sql;
     if (!rc)
         rc = mb_run_setup(b, NULL);
-    if (!rc)
-        rc = mb_stage_after(b, uses_placeholder(b->m) ? NULL : a->watermark, b->watermark_sql);
     strlist cols = {0};
     if (!rc)
-        rc = mb_stage_columns(b, &cols);
-    if (!rc)
-        rc = check_watermark_column(b, &cols);
+        rc = stage_slice(b, &cols);
     if (!rc && a->key.n)
         rc = mb_check_keys(b, &cols);
     if (!rc)

@@ -148,7 +148,7 @@ int mb_run_setup(build_state *b, const char *partition)
     return 0;
 }
 
-static char *query_text(build_state *b, const char *partition)
+char *mb_query_text(build_state *b, const char *partition)
 {
     const model_stmt *q = &b->m->body.items[b->m->body.n - 1];
     char *text = pin_statement(b->c, b->mi, q, partition, b->r);
@@ -181,7 +181,7 @@ static char *recover_error(build_state *b, const char *msg)
 
 static int build_replace(build_state *b)
 {
-    char *q = query_text(b, NULL);
+    char *q = mb_query_text(b, NULL);
     char *sql = cg_replace(b->target, q);
     int rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
@@ -191,7 +191,7 @@ static int build_replace(build_state *b)
 
 static int build_append(build_state *b)
 {
-    char *q = query_text(b, NULL);
+    char *q = mb_query_text(b, NULL);
     char *sql = b->exists ? cg_append(b->target, q) : cg_replace(b->target, q);
     int rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
@@ -202,19 +202,8 @@ static int build_append(build_state *b)
 int mb_stage(build_state *b, const char *partition)
 {
     b->staged = 1;
-    char *q = query_text(b, partition);
+    char *q = mb_query_text(b, partition);
     char *sql = cg_stage(q);
-    int rc = mb_run(b, sql, NULL, 1);
-    free(sql);
-    free(q);
-    return rc;
-}
-
-int mb_stage_after(build_state *b, const char *filter_col, const char *mark_sql)
-{
-    b->staged = 1;
-    char *q = query_text(b, NULL);
-    char *sql = filter_col && mark_sql ? cg_stage_after(q, filter_col, mark_sql) : cg_stage(q);
     int rc = mb_run(b, sql, NULL, 1);
     free(sql);
     free(q);

@@ -33,11 +33,11 @@ int mb_run_rows(build_state *b, qrows *out, const char *sql);
 /* Runs the model's setup statements (all but the trailing query). */
 int mb_run_setup(build_state *b, const char *partition);
 
-/* Stages the model's query in CG_STAGE; with `filter_col`, only the rows
- * whose column is greater than `mark_sql` (a SQL literal; NULL: every
- * row). */
+/* The pinned text of the model's query (caller frees); kept as the last
+ * query, for error recovery. */
+char *mb_query_text(build_state *b, const char *partition);
+/* Stages the model's query in CG_STAGE. */
 int mb_stage(build_state *b, const char *partition);
-int mb_stage_after(build_state *b, const char *filter_col, const char *mark_sql);
 /* The staged columns, in order. */
 int mb_stage_columns(build_state *b, strlist *out);
 
