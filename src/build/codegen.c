@@ -186,8 +186,8 @@ char *cg_history_keys(const char *target, const strlist *key, const strlist *tra
     if (deletes_close) {
         buf_puts(&b, " UNION ALL SELECT DISTINCT ");
         ident_list(&b, "t", key);
-        buf_printf(&b, ", false FROM %s AS t WHERE NOT EXISTS (SELECT 1 FROM " CG_STAGE
-                       " AS s WHERE ",
+        buf_printf(&b,
+                   ", false FROM %s AS t WHERE NOT EXISTS (SELECT 1 FROM " CG_STAGE " AS s WHERE ",
                    buf_cstr(&cur));
         key_match(&b, "s", "t", key);
         buf_puts(&b, ")");
@@ -215,8 +215,9 @@ char *cg_history_close(const char *target, const strlist *key, const char *ts)
 char *cg_history_open(const char *target, const strlist *key, const char *ts)
 {
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s SELECT s.*, %s, CAST(NULL AS TIMESTAMP), true FROM " CG_STAGE
-                   " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE k._tarn_open AND ",
+    buf_printf(&b,
+               "INSERT INTO %s SELECT s.*, %s, CAST(NULL AS TIMESTAMP), true FROM " CG_STAGE
+               " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE k._tarn_open AND ",
                target, ts);
     key_match(&b, "k", "s", key);
     buf_puts(&b, ")");

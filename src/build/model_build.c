@@ -90,8 +90,7 @@ static int target_columns(build_state *b, strlist *out)
 
 /* The staged columns (plus `extra`, e.g. _tarn_partition) must be the
  * table's, in order: these strategies keep the table and add rows to it. */
-int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra,
-                     size_t nextra)
+int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra)
 {
     strlist want = {0}, have = {0};
     strlist_copy(&want, stage);
@@ -231,15 +230,17 @@ int mb_check_keys(build_state *b, const strlist *cols)
         tarn_buf msg = {0};
         char *k = strlist_join(key, ", ");
         int one = strcmp(qrows_get(&d, 0, 2), "1") == 0;
-        buf_printf(&msg, "%s key (%s) is not unique in the SELECT: %s key%s appear%s more than "
-                         "once: ",
+        buf_printf(&msg,
+                   "%s key (%s) is not unique in the SELECT: %s key%s appear%s more than "
+                   "once: ",
                    strategy_name(b->m->annot.strategy), k, qrows_get(&d, 0, 2), one ? "" : "s",
                    one ? "s" : "");
         for (size_t i = 0; i < d.nrows; i++)
             buf_printf(&msg, "%s%s (%s rows)", i ? "; " : "", qrows_get(&d, i, 0),
                        qrows_get(&d, i, 1));
-        buf_printf(&msg, "; nothing was written (deduplicate in the SELECT, e.g. QUALIFY "
-                         "row_number() OVER (PARTITION BY %s ORDER BY …) = 1)",
+        buf_printf(&msg,
+                   "; nothing was written (deduplicate in the SELECT, e.g. QUALIFY "
+                   "row_number() OVER (PARTITION BY %s ORDER BY …) = 1)",
                    k);
         rc = tarn_error_set(TARN_EINVALID, "%s", buf_cstr(&msg));
         buf_free(&msg);
@@ -646,8 +647,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
      * snapshot for an empty transaction, and an empty one would carry no
      * changes_made. It is recorded as a success at the current snapshot. */
     r->no_change = !rc && b.existed && !b.altered && m->annot.strategy != STRAT_MANUAL &&
-                   (m->annot.strategy != STRAT_REPLACE || m->annot.grain) &&
-                   r->rows_written <= 0 && r->rows_deleted <= 0 && r->rows_closed <= 0;
+                   (m->annot.strategy != STRAT_REPLACE || m->annot.grain) && r->rows_written <= 0 &&
+                   r->rows_deleted <= 0 && r->rows_closed <= 0;
     char *extra = NULL;
     if (!rc && !r->no_change) {
         extra = extra_info(&b, mono_ms() - t0);

@@ -17,12 +17,12 @@ typedef struct {
     size_t mi;
     const tarn_model *m;
     model_result *r;
-    char *target;     /* "lake"."schema"."table" */
-    int exists;       /* the target is a table in the lake */
-    int existed;      /* … before this build */
-    int altered;      /* the build changed the table's or the lake's definitions */
-    int staged;       /* TEMP tables were made (to drop afterwards) */
-    char *last_query; /* the last pinned text of the model's query */
+    char *target;        /* "lake"."schema"."table" */
+    int exists;          /* the target is a table in the lake */
+    int existed;         /* … before this build */
+    int altered;         /* the build changed the table's or the lake's definitions */
+    int staged;          /* TEMP tables were made (to drop afterwards) */
+    char *last_query;    /* the last pinned text of the model's query */
     char *watermark_sql; /* incremental: what {watermark} becomes (c->watermark_sql) */
 } build_state;
 
@@ -42,8 +42,7 @@ int mb_stage(build_state *b, const char *partition);
 int mb_stage_columns(build_state *b, strlist *out);
 
 /* The staged columns plus `extra` must be the table's, in order. */
-int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra,
-                     size_t nextra);
+int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra);
 /* Each key column is a staged column, and no non-NULL key is staged twice
  * (the error names the keys; nothing has been written yet). */
 int mb_check_keys(build_state *b, const strlist *cols);

@@ -301,8 +301,8 @@ static void history_columns_check(parser *p)
     for (size_t k = 0; k < 3; k++) {
         int in_key = strlist_find(&a->key, added[k]) >= 0;
         if (in_key || strlist_find(&a->track, added[k]) >= 0) {
-            char *fix = xasprintf("rename the column in the SELECT and in %s",
-                                  in_key ? "key=" : "track=");
+            char *fix =
+                xasprintf("rename the column in the SELECT and in %s", in_key ? "key=" : "track=");
             ERR(p, fix, "'%s' in %s is a column history adds (valid_from, valid_to, is_current)",
                 added[k], in_key ? "key=" : "track=");
             free(fix);
