@@ -63,14 +63,15 @@ static void record_read(model_result *r, const char *table, const char *model, i
 /* A read of history model `hm`'s view <table>_current: qualified, not
  * pinned (a view has no versions; it reads the lake as the run left it,
  * which is the table at the snapshot recorded here). */
-static text_edit current_view_edit(run_ctx *c, size_t hm, const table_ref *ref, model_result *r)
+static text_edit current_view_edit(run_ctx *c, size_t mi, size_t hm, const table_ref *ref,
+                                   model_result *r)
 {
     const tarn_model *h = &c->p->models[hm];
     char *view = xasprintf("%s_current", h->table);
     tarn_buf b = {0};
     quote_qualified(&b, c->lake, h->schema, view);
     free(view);
-    if (run_has_table(c, h->schema, h->table)) {
+    if (hm != mi && run_has_table(c, h->schema, h->table)) {
         char *t = xasprintf("%s.%s", h->schema, h->table);
         record_read(r, t, h->name,
                     c->built_snapshot[hm] >= 0 ? c->built_snapshot[hm] : c->sum->start_snapshot);
@@ -98,7 +99,7 @@ char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *
         int64_t snap = -1;
         long up = project_ref_model(c->p, ref);
         if (up < 0 && (up = project_ref_current_view(c->p, ref)) >= 0) {
-            e[n++] = current_view_edit(c, (size_t)up, ref, r);
+            e[n++] = current_view_edit(c, mi, (size_t)up, ref, r);
             continue;
         }
         /* A manual script reads its own table as it writes it: in the

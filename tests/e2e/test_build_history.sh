@@ -31,6 +31,10 @@ last_extra() {
 
 d=$(project scd)
 
+run_ok "plan" "$d" plan
+contains "plan shows the history options" "core.customer_city               history key=id track=city deletes=close" "$ERR$OUT"
+contains "a model reading <table>_current depends on the history model" "reads models: core.dim_customer" "$ERR$OUT"
+
 # ---- run 1: every key opens a current version ----------------------------------------------
 run_ok "run 1 builds the history tables" "$d" run
 check_eq "run 1: dim_customer" "1,ann,paris,gold,1,,true
@@ -59,6 +63,8 @@ check_eq "the _current view: current rows, the query's columns and valid_from" "
     "$(cd "$d" && "$TARN" sql --format csv -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/'); SELECT * FROM lake.core.dim_customer_current LIMIT 0" | head -n 1)"
 check_eq "run 1 extra info" "history,5,5,0,0,[],keep" \
     "$(last_extra "$d" core.dim_customer "j->>'strategy', j->>'rows_written', j->>'rows_opened', j->>'rows_closed', j->>'rows_deleted', j->>'track', j->>'deletes'" | sed 's/""/"/g')"
+check_eq "data tests ran on the history table and its view" "2,0,0" \
+    "$(last_extra "$d" core.dim_customer "json_array_length(j->'tests'), j->'tests'->0->>'violations', j->'tests'->1->>'violations'")"
 check_eq "track= and deletes=close in extra info" '["city"],close' \
     "$(last_extra "$d" core.customer_city "j->>'track', j->>'deletes'" | sed 's/""/"/g; s/^"//; s/",/,/')"
 check_eq "a model reading the view built after it" "gold,2
@@ -174,7 +180,7 @@ snaps=$(snapshots "$d")
 printf '3,cid,bergen,gold\n7,gus,rome,gold\n7,gus,nice,gold\n' >>"$d/data/customers.csv"
 run_rc "duplicate keys fail the build" 1 "$d" run core.dim_customer
 contains "the error names the keys" "history key (id) is not unique in the SELECT: 2 keys appear more than once: id=3 (2 rows); id=7 (2 rows); nothing was written" "$ERR"
-contains "the error names file and line" "models/core/dim_customer.sql:5:" "$ERR"
+contains "the error names file and line" "models/core/dim_customer.sql:7:" "$ERR"
 check_eq "no snapshot" "$snaps" "$(snapshots "$d")"
 check_eq "the lake is unchanged" "$dump" "$(lake_dump "$d")"
 check_eq "the failure is recorded" "failed" \

@@ -26,6 +26,9 @@ rows() {
 
 d=$(project feed)
 
+run_ok "plan" "$d" plan
+contains "plan shows the watermark" "facts.events_latest              incremental key=id watermark=ts" "$ERR$OUT"
+
 # ---- run 1: everything ----------------------------------------------------------------------
 run_ok "run 1 builds both tables" "$d" run
 check_eq "run 1: events_log" "1,2024-05-01 10:00:00,open,10
@@ -83,7 +86,7 @@ echo "6,2024-05-01 15:00:00,open,lots" >>"$d/data/events.csv"
 dump=$(lake_dump "$d")
 snaps=$(snapshots "$d")
 run_rc "run 4 fails on a bad row" 1 "$d" run facts.events_log
-contains "the error is DuckDB's, with the file" "models/facts/events_log.sql:4:" "$ERR"
+contains "the error is DuckDB's, with the file" "models/facts/events_log.sql:5:" "$ERR"
 contains "it says what failed" "lots" "$ERR"
 check_eq "run 4: no snapshot" "$snaps" "$(snapshots "$d")"
 check_eq "run 4: the lake is at the previous snapshot" "$v3" "$(last_snapshot "$d")"
@@ -91,8 +94,15 @@ check_eq "run 4: the tables are unchanged" "$dump" "$(lake_dump "$d")"
 check_eq "run 4: recorded as failed, from the mark it had" "failed,2024-05-01 14:00:00" \
     "$(lakeq "$d" "SELECT status, details::JSON->>'watermark_from' FROM $META.tarn_model_run WHERE run_id = 4")"
 
+# ---- a failing data test also rolls the build back ---------------------------------------------
+sed -i 's/,open,lots$/,bogus,60/' "$d/data/events.csv"
+run_rc "a data test fails on the new slice" 1 "$d" run facts.events_log
+contains "the test is named" "accepted_values kind" "$ERR"
+check_eq "still no snapshot" "$snaps" "$(snapshots "$d")"
+check_eq "still unchanged" "$dump" "$(lake_dump "$d")"
+
 # ---- run 5: fixed, it carries on from the same mark ------------------------------------------
-sed -i 's/,lots$/,60/' "$d/data/events.csv"
+sed -i 's/,bogus,60$/,open,60/' "$d/data/events.csv"
 run_ok "run 5" "$d" run facts.events_log
 check_eq "run 5: the row is appended once" "6,2024-05-01 15:00:00,open,60" \
     "$(lakeq "$d" "SELECT id, ts, kind, amount FROM lake.facts.events_log WHERE id >= 5 AND id <> 5")"
