@@ -93,7 +93,9 @@ id,name,city,tier
 5,eve,kyiv,gold
 6,fay,,
 CSV
+snaps=$(snapshots "$d")
 run_ok "run 3" "$d" run
+check_eq "run 3: one snapshot per model build" "$((snaps + 3))" "$(snapshots "$d")"
 check_eq "run 3: changed keys closed and reopened, missing key kept current, NULLs compared safely" "1,ann,paris,gold,1,3,false
 1,ann,paris,platinum,3,,true
 2,bob,rome,silver,1,3,false

@@ -153,14 +153,25 @@ check_eq "after the failures, no table was made" "" \
     "$(lakeq "$d" "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'lake'")"
 
 # ---- every snapshot's extra info is JSON ------------------------------------------------------
+# (with a third model that takes {watermark} in a setup statement)
 d2=$(project feed)
+cat >"$d2/models/facts/events_setup.sql" <<'SQL'
+-- materialize incremental watermark=ts
+CREATE TEMP TABLE since AS SELECT CAST({watermark} AS TIMESTAMP) AS mark;
+SELECT id, ts, kind, amount FROM raw.events, since WHERE mark IS NULL OR ts > mark
+SQL
 run_ok "a fresh lake" "$d2" run
+snaps=$(snapshots "$d2")
 cp "$d/data/events.csv" "$d2/data/events.csv"
 sed -i '$d' "$d2/data/events.csv"
 run_ok "a second run" "$d2" run
+check_eq "one snapshot per model build" "$((snaps + 3))" "$(snapshots "$d2")"
+check_eq "{watermark} in a setup statement" "$(rows "$d2" events_log)" "$(rows "$d2" events_setup)"
+check_eq "it took the new rows only" "2024-05-01 12:00:00,2024-05-01 16:00:00,4" \
+    "$(last_extra "$d2" facts.events_setup "j->>'watermark_from', j->>'watermark_to', j->>'rows_written'")"
 check_eq "every build's extra info parses as JSON" "0" \
     "$(lakeq "$d2" "SELECT count(*) FROM ducklake_snapshots('lake') WHERE snapshot_id > 0 AND (commit_extra_info IS NULL OR NOT json_valid(commit_extra_info))")"
-check_eq "and names its build" "4" \
+check_eq "and names its build" "6" \
     "$(lakeq "$d2" "SELECT count(*) FROM ducklake_snapshots('lake') WHERE commit_message = 'tarn: build ' || (commit_extra_info::JSON->>'model') || ' (incremental)'")"
 
 finish
