@@ -71,6 +71,16 @@ typedef struct {
     int no_change;   /* succeeded without changing the table: no snapshot */
     char *tests_json; /* data test results: JSON array, or NULL */
     char *error;     /* why it failed, or why it was skipped */
+    /* history: versions opened (new and changed keys) and closed (changed
+     * keys, and missing keys with deletes=close); rows_written counts the
+     * opened ones. valid_at is this build's valid_from/valid_to. */
+    int64_t rows_opened, rows_closed;
+    char *valid_at;
+    /* incremental: the covered-through mark before and after the build
+     * (text; NULL before a first or full-refresh build, or for an empty
+     * table), and whether it was a full refresh. */
+    char *watermark_from, *watermark_to;
+    int full_refresh;
 } model_result;
 
 typedef enum {
@@ -106,6 +116,7 @@ typedef struct {
     const char *partition;         /* --partition */
     const char *from, *to;         /* --from / --to */
     int jobs;                      /* -j (accepted; builds run one at a time) */
+    int full_refresh;              /* --full-refresh: incremental models start over */
     const char *selectors;         /* the selector text, for the run record */
     const char *tarn_version;
     void (*on_event)(void *ctx, const build_event *ev);
@@ -118,6 +129,12 @@ typedef struct {
  * statement failing, a missing source, a bad --partition). */
 int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o);
 void build_summary_free(build_summary *sum, size_t nmodels);
+
+/* The strategy-specific figures of result `r` of model `m` as a JSON
+ * object (caller frees): history rows_opened, rows_closed, valid_at;
+ * incremental watermark_column, watermark_from, watermark_to,
+ * full_refresh. NULL for the other strategies. */
+char *build_details_json(const tarn_model *m, const model_result *r);
 
 /* Runs the project's config/ statements; an error names file and line. */
 int build_run_config(tarn_project *p, tarn_session *s);

@@ -101,22 +101,144 @@ char *cg_duplicate_keys(const strlist *key, int limit)
     return buf_detach(&b);
 }
 
+/* SELECT DISTINCT key FROM ((stage EXCEPT rel) UNION ALL (rel's rows with a
+ * staged key EXCEPT stage)), over `cols`: the keys whose rows differ. */
+static void changed_keys(tarn_buf *b, const char *target, const strlist *cols, const strlist *key)
+{
+    buf_puts(b, "SELECT DISTINCT ");
+    ident_list(b, NULL, key);
+    buf_puts(b, " FROM ((SELECT ");
+    ident_list(b, NULL, cols);
+    buf_puts(b, " FROM " CG_STAGE " EXCEPT SELECT ");
+    ident_list(b, NULL, cols);
+    buf_printf(b, " FROM %s) UNION ALL (SELECT ", target);
+    ident_list(b, "t", cols);
+    buf_printf(b, " FROM %s AS t WHERE EXISTS (SELECT 1 FROM " CG_STAGE " AS s WHERE ", target);
+    key_match(b, "s", "t", key);
+    buf_puts(b, ") EXCEPT SELECT ");
+    ident_list(b, NULL, cols);
+    buf_puts(b, " FROM " CG_STAGE "))");
+}
+
 char *cg_changed_keys(const char *target, const strlist *cols, const strlist *key)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "CREATE OR REPLACE TEMP TABLE _tarn_keys AS SELECT DISTINCT ");
-    ident_list(&b, NULL, key);
-    buf_puts(&b, " FROM ((SELECT ");
-    ident_list(&b, NULL, cols);
-    buf_puts(&b, " FROM " CG_STAGE " EXCEPT SELECT ");
-    ident_list(&b, NULL, cols);
-    buf_printf(&b, " FROM %s) UNION ALL (SELECT ", target);
-    ident_list(&b, "t", cols);
-    buf_printf(&b, " FROM %s AS t WHERE EXISTS (SELECT 1 FROM " CG_STAGE " AS s WHERE ", target);
-    key_match(&b, "s", "t", key);
-    buf_puts(&b, ") EXCEPT SELECT ");
-    ident_list(&b, NULL, cols);
-    buf_puts(&b, " FROM " CG_STAGE "))");
+    buf_puts(&b, "CREATE OR REPLACE TEMP TABLE _tarn_keys AS ");
+    changed_keys(&b, target, cols, key);
+    return buf_detach(&b);
+}
+
+char *cg_stage_after(const char *query, const char *col, const char *mark_sql)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\n%s\n) WHERE ",
+               query);
+    quote_ident(&b, col);
+    buf_printf(&b, " > %s", mark_sql);
+    return buf_detach(&b);
+}
+
+char *cg_watermark(const char *target, const char *col)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT CAST(max(");
+    quote_ident(&b, col);
+    buf_puts(&b, ") AS VARCHAR), typeof(max(");
+    quote_ident(&b, col);
+    buf_printf(&b, ")) FROM %s", target);
+    return buf_detach(&b);
+}
+
+char *cg_history_create(const char *target, const char *ts)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "CREATE TABLE %s AS SELECT *, %s AS ", target, ts);
+    quote_ident(&b, CG_VALID_FROM);
+    buf_puts(&b, ", CAST(NULL AS TIMESTAMP) AS ");
+    quote_ident(&b, CG_VALID_TO);
+    buf_puts(&b, ", true AS ");
+    quote_ident(&b, CG_IS_CURRENT);
+    buf_puts(&b, " FROM " CG_STAGE);
+    return buf_detach(&b);
+}
+
+/* (SELECT * FROM t WHERE is_current) */
+static void current_rows(tarn_buf *b, const char *target)
+{
+    buf_printf(b, "(SELECT * FROM %s WHERE ", target);
+    quote_ident(b, CG_IS_CURRENT);
+    buf_puts(b, ")");
+}
+
+char *cg_history_keys(const char *target, const strlist *key, const strlist *track,
+                      int deletes_close)
+{
+    strlist cols = {0};
+    strlist_copy(&cols, key);
+    for (size_t i = 0; i < track->n; i++)
+        strlist_push(&cols, track->items[i]);
+    tarn_buf cur = {0};
+    current_rows(&cur, target);
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE TEMP TABLE _tarn_keys AS SELECT *, true AS _tarn_open FROM (");
+    changed_keys(&b, buf_cstr(&cur), &cols, key);
+    buf_puts(&b, ")");
+    if (deletes_close) {
+        buf_puts(&b, " UNION ALL SELECT DISTINCT ");
+        ident_list(&b, "t", key);
+        buf_printf(&b,
+                   ", false FROM %s AS t WHERE NOT EXISTS (SELECT 1 FROM " CG_STAGE " AS s WHERE ",
+                   buf_cstr(&cur));
+        key_match(&b, "s", "t", key);
+        buf_puts(&b, ")");
+    }
+    buf_free(&cur);
+    strlist_free(&cols);
+    return buf_detach(&b);
+}
+
+char *cg_history_close(const char *target, const strlist *key, const char *ts)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "UPDATE %s AS t SET ", target);
+    quote_ident(&b, CG_VALID_TO);
+    buf_printf(&b, " = %s, ", ts);
+    quote_ident(&b, CG_IS_CURRENT);
+    buf_puts(&b, " = false WHERE t.");
+    quote_ident(&b, CG_IS_CURRENT);
+    buf_puts(&b, " AND EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ");
+    key_match(&b, "k", "t", key);
+    buf_puts(&b, ")");
+    return buf_detach(&b);
+}
+
+char *cg_history_open(const char *target, const strlist *key, const char *ts)
+{
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "INSERT INTO %s SELECT s.*, %s, CAST(NULL AS TIMESTAMP), true FROM " CG_STAGE
+               " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE k._tarn_open AND ",
+               target, ts);
+    key_match(&b, "k", "s", key);
+    buf_puts(&b, ")");
+    return buf_detach(&b);
+}
+
+char *cg_history_view(const char *lake, const char *schema, const char *table)
+{
+    char *view = xasprintf("%s" CG_CURRENT_SUFFIX, table);
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
+    quote_qualified(&b, lake, schema, view);
+    buf_puts(&b, " AS SELECT * EXCLUDE (");
+    quote_ident(&b, CG_VALID_TO);
+    buf_puts(&b, ", ");
+    quote_ident(&b, CG_IS_CURRENT);
+    buf_puts(&b, ") FROM ");
+    quote_qualified(&b, NULL, schema, table);
+    buf_puts(&b, " WHERE ");
+    quote_ident(&b, CG_IS_CURRENT);
+    free(view);
     return buf_detach(&b);
 }
 

@@ -17,6 +17,20 @@
  *   partitioned  per slice P: stage the query with {partition} = P; fail
  *                if a row lies outside P; DELETE WHERE _tarn_partition = P;
  *                INSERT the staged rows with _tarn_partition = P.
+ *   history      (SCD type 2) the table is the query's columns plus
+ *                valid_from, valid_to (NULL: current) and is_current.
+ *                Stage the query; fail on duplicate keys; the keys whose
+ *                tracked columns differ from their current row (or that
+ *                have none) = the merge's EXCEPT over key + tracked columns
+ *                against the current rows; with deletes=close, also the
+ *                current keys missing from the stage. UPDATE those keys'
+ *                current rows to closed (valid_to = the run's time) and
+ *                INSERT the staged rows of the changed and new keys as
+ *                current (valid_from = the run's time). Unchanged keys are
+ *                not touched. A view <table>_current shows the current rows.
+ *   incremental  stage the query's rows whose watermark column is past the
+ *                table's max (unless the query uses {watermark} itself);
+ *                append them, or merge them by key=.
  */
 #ifndef TARN_BUILD_CODEGEN_H
 #define TARN_BUILD_CODEGEN_H
@@ -60,6 +74,38 @@ char *cg_outside_partition(part_grain g, const char *col, const char *identity);
 char *cg_delete_partitions(const char *target, const strlist *identities);
 /* CREATE OR REPLACE TEMP MACRO tarn_partition(ts) for a time grain. */
 char *cg_partition_macro(part_grain g);
+
+/* The columns a history table adds to the query's, and its view's suffix. */
+#define CG_VALID_FROM "valid_from"
+#define CG_VALID_TO "valid_to"
+#define CG_IS_CURRENT "is_current"
+#define CG_CURRENT_SUFFIX "_current"
+
+/* CREATE [OR REPLACE] TEMP TABLE stage AS SELECT * FROM (<query>) WHERE
+ * col > <mark_sql>. */
+char *cg_stage_after(const char *query, const char *col, const char *mark_sql);
+/* The table's watermark: max(col) as text, and its type. */
+char *cg_watermark(const char *target, const char *col);
+
+/* CREATE TABLE t AS SELECT *, <ts> valid_from, NULL valid_to, true
+ * is_current FROM stage (`ts` is a TIMESTAMP SQL expression). */
+char *cg_history_create(const char *target, const char *ts);
+/* CREATE TEMP TABLE _tarn_keys (key…, _tarn_open BOOLEAN): the keys whose
+ * current version ends in this build; _tarn_open = a staged version
+ * replaces it (a changed or new key), false = the key is gone from the
+ * query (deletes_close only). */
+char *cg_history_keys(const char *target, const strlist *key, const strlist *track,
+                      int deletes_close);
+/* UPDATE t SET valid_to = ts, is_current = false for the current rows of
+ * the keys in _tarn_keys. */
+char *cg_history_close(const char *target, const strlist *key, const char *ts);
+/* INSERT the staged rows of the keys in _tarn_keys with _tarn_open, as
+ * current from ts. */
+char *cg_history_open(const char *target, const strlist *key, const char *ts);
+/* CREATE OR REPLACE VIEW lake.schema.<table>_current over the current
+ * rows (the query's columns and valid_from). The view reads the table by
+ * schema.table, so it works under any alias of the lake. */
+char *cg_history_view(const char *lake, const char *schema, const char *table);
 
 char *cg_commit_message(const char *lake, const char *message, const char *extra_json);
 

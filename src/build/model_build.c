@@ -5,7 +5,7 @@
 #include "build/codegen.h"
 #include "build/datatest.h"
 #include "build/records.h"
-#include "build/run_int.h"
+#include "build/model_int.h"
 
 #include "project/query.h"
 #include "tarn/error.h"
@@ -33,22 +33,7 @@ static double mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The state of one build. */
-typedef struct {
-    run_ctx *c;
-    size_t mi;
-    const tarn_model *m;
-    model_result *r;
-    char *target;   /* "lake"."schema"."table" */
-    int exists;     /* the target is a table in the lake */
-    int existed;    /* … before this build */
-    int altered;    /* the build changed the table's definition (partitioning) */
-    int staged;     /* TEMP tables were made (to drop afterwards) */
-    char *last_query; /* the last pinned text of the model's query */
-} build_state;
-
-/* Runs a statement; adds its time to query_ms when `timed`. */
-static int run(build_state *b, const char *sql, int64_t *count, int timed)
+int mb_run(build_state *b, const char *sql, int64_t *count, int timed)
 {
     double t0 = mono_ms();
     int rc = query_exec(b->c->s, sql, count);
@@ -57,7 +42,7 @@ static int run(build_state *b, const char *sql, int64_t *count, int timed)
     return rc;
 }
 
-static int run_rows(build_state *b, qrows *out, const char *sql)
+int mb_run_rows(build_state *b, qrows *out, const char *sql)
 {
     double t0 = mono_ms();
     int rc = query_rows(out, b->c->s, sql);
@@ -67,7 +52,9 @@ static int run_rows(build_state *b, qrows *out, const char *sql)
 
 /* ---- columns --------------------------------------------------------- */
 
-static int stage_columns(build_state *b, strlist *out)
+static const char *const partition_column[] = {CG_PARTITION_COLUMN};
+
+int mb_stage_columns(build_state *b, strlist *out)
 {
     qrows q;
     int rc = query_rows(&q, b->c->s,
@@ -103,25 +90,40 @@ static int target_columns(build_state *b, strlist *out)
 
 /* The staged columns (plus `extra`, e.g. _tarn_partition) must be the
  * table's, in order: these strategies keep the table and add rows to it. */
-static int check_columns(build_state *b, const strlist *stage, const char *extra)
+int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra)
 {
     strlist want = {0}, have = {0};
     strlist_copy(&want, stage);
-    if (extra)
-        strlist_push(&want, extra);
+    for (size_t i = 0; i < nextra; i++)
+        strlist_push(&want, extra[i]);
     int rc = target_columns(b, &have);
     int same = !rc && want.n == have.n;
     for (size_t i = 0; same && i < want.n; i++)
         same = strcasecmp(want.items[i], have.items[i]) == 0;
     if (!rc && !same) {
-        char *w = strlist_join(&want, ", "), *h = strlist_join(&have, ", ");
+        /* Name the SELECT's columns and the table's, apart from the ones
+         * the strategy adds itself. */
+        strlist own = {0}, added = {0};
+        for (size_t i = 0; i < have.n; i++) {
+            int ext = 0;
+            for (size_t j = 0; j < nextra && !ext; j++)
+                ext = strcasecmp(have.items[i], extra[j]) == 0;
+            strlist_push(ext ? &added : &own, have.items[i]);
+        }
+        char *w = strlist_join(stage, ", "), *h = strlist_join(&own, ", ");
+        char *x = strlist_join(&added, ", ");
+        const char *label = annot_strategy_label(&b->m->annot);
         rc = tarn_error_set(TARN_EINVALID,
-                            "the SELECT's columns (%s) differ from %s's (%s): %s keeps the "
+                            "the SELECT's columns (%s) differ from %s's (%s%s%s%s%s): %s keeps the "
                             "table's columns; change the table with ALTER TABLE (tarn sql), or "
                             "drop it to rebuild it",
-                            w, b->m->name, h, annot_strategy_label(&b->m->annot));
+                            w, b->m->name, h, added.n ? "; " : "", added.n ? label : "",
+                            added.n ? " adds " : "", x, label);
         free(w);
         free(h);
+        free(x);
+        strlist_free(&own);
+        strlist_free(&added);
     }
     strlist_free(&want);
     strlist_free(&have);
@@ -131,13 +133,13 @@ static int check_columns(build_state *b, const strlist *stage, const char *extra
 /* ---- strategies ------------------------------------------------------ */
 
 /* The setup statements: every statement but the trailing query. */
-static int run_setup(build_state *b, const char *partition)
+int mb_run_setup(build_state *b, const char *partition)
 {
     const tarn_model *m = b->m;
     for (size_t i = 0; i + 1 < m->body.n; i++) {
         const model_stmt *st = &m->body.items[i];
         char *sql = pin_statement(b->c, b->mi, st, partition, b->r);
-        int rc = run(b, sql, NULL, 1);
+        int rc = mb_run(b, sql, NULL, 1);
         free(sql);
         if (rc)
             return tarn_error_prefix(rc, "%s:%d", m->path, st->line);
@@ -145,7 +147,7 @@ static int run_setup(build_state *b, const char *partition)
     return 0;
 }
 
-static char *query_text(build_state *b, const char *partition)
+char *mb_query_text(build_state *b, const char *partition)
 {
     const model_stmt *q = &b->m->body.items[b->m->body.n - 1];
     char *text = pin_statement(b->c, b->mi, q, partition, b->r);
@@ -178,9 +180,9 @@ static char *recover_error(build_state *b, const char *msg)
 
 static int build_replace(build_state *b)
 {
-    char *q = query_text(b, NULL);
+    char *q = mb_query_text(b, NULL);
     char *sql = cg_replace(b->target, q);
-    int rc = run(b, sql, &b->r->rows_written, 1);
+    int rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
     free(q);
     return rc;
@@ -188,84 +190,99 @@ static int build_replace(build_state *b)
 
 static int build_append(build_state *b)
 {
-    char *q = query_text(b, NULL);
+    char *q = mb_query_text(b, NULL);
     char *sql = b->exists ? cg_append(b->target, q) : cg_replace(b->target, q);
-    int rc = run(b, sql, &b->r->rows_written, 1);
+    int rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
     free(q);
     return rc;
 }
 
-static int stage(build_state *b, const char *partition)
+int mb_stage(build_state *b, const char *partition)
 {
     b->staged = 1;
-    char *q = query_text(b, partition);
+    char *q = mb_query_text(b, partition);
     char *sql = cg_stage(q);
-    int rc = run(b, sql, NULL, 1);
+    int rc = mb_run(b, sql, NULL, 1);
     free(sql);
     free(q);
+    return rc;
+}
+
+int mb_check_keys(build_state *b, const strlist *cols)
+{
+    const strlist *key = &b->m->annot.key;
+    for (size_t i = 0; i < key->n; i++) {
+        int found = 0;
+        for (size_t j = 0; j < cols->n && !found; j++)
+            found = strcasecmp(cols->items[j], key->items[i]) == 0;
+        if (!found)
+            return tarn_error_set(TARN_EINVALID, "key column %s is not a column of the SELECT",
+                                  key->items[i]);
+    }
+    char *sql = cg_duplicate_keys(key, 5);
+    qrows d;
+    int rc = mb_run_rows(b, &d, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    if (d.nrows > 0) {
+        tarn_buf msg = {0};
+        char *k = strlist_join(key, ", ");
+        int one = strcmp(qrows_get(&d, 0, 2), "1") == 0;
+        buf_printf(&msg,
+                   "%s key (%s) is not unique in the SELECT: %s key%s appear%s more than "
+                   "once: ",
+                   strategy_name(b->m->annot.strategy), k, qrows_get(&d, 0, 2), one ? "" : "s",
+                   one ? "s" : "");
+        for (size_t i = 0; i < d.nrows; i++)
+            buf_printf(&msg, "%s%s (%s rows)", i ? "; " : "", qrows_get(&d, i, 0),
+                       qrows_get(&d, i, 1));
+        buf_printf(&msg,
+                   "; nothing was written (deduplicate in the SELECT, e.g. QUALIFY "
+                   "row_number() OVER (PARTITION BY %s ORDER BY …) = 1)",
+                   k);
+        rc = tarn_error_set(TARN_EINVALID, "%s", buf_cstr(&msg));
+        buf_free(&msg);
+        free(k);
+    }
+    qrows_free(&d);
+    return rc;
+}
+
+int mb_merge_staged(build_state *b, const strlist *cols)
+{
+    const strlist *key = &b->m->annot.key;
+    char *sql = cg_changed_keys(b->target, cols, key);
+    int rc = mb_run(b, sql, NULL, 1);
+    free(sql);
+    sql = rc ? NULL : cg_delete_keys(b->target, key);
+    if (sql)
+        rc = mb_run(b, sql, &b->r->rows_deleted, 1);
+    free(sql);
+    sql = rc ? NULL : cg_insert_keys(b->target, key);
+    if (sql)
+        rc = mb_run(b, sql, &b->r->rows_written, 1);
+    free(sql);
     return rc;
 }
 
 static int build_merge(build_state *b)
 {
-    const strlist *key = &b->m->annot.key;
-    int rc = stage(b, NULL);
+    int rc = mb_stage(b, NULL);
     strlist cols = {0};
     if (!rc)
-        rc = stage_columns(b, &cols);
-    for (size_t i = 0; !rc && i < key->n; i++)
-        if (strlist_find(&cols, key->items[i]) < 0) {
-            int found = 0;
-            for (size_t j = 0; j < cols.n && !found; j++)
-                found = strcasecmp(cols.items[j], key->items[i]) == 0;
-            if (!found)
-                rc = tarn_error_set(TARN_EINVALID, "key column %s is not a column of the SELECT",
-                                    key->items[i]);
-        }
-    if (!rc) {
-        char *sql = cg_duplicate_keys(key, 5);
-        qrows d;
-        rc = run_rows(b, &d, sql);
-        free(sql);
-        if (!rc && d.nrows > 0) {
-            tarn_buf msg = {0};
-            char *k = strlist_join(key, ", ");
-            buf_printf(&msg, "merge key (%s) is not unique in the SELECT: %s key%s appear%s more "
-                             "than once: ",
-                       k, qrows_get(&d, 0, 2), strcmp(qrows_get(&d, 0, 2), "1") ? "s" : "",
-                       strcmp(qrows_get(&d, 0, 2), "1") ? "" : "s");
-            for (size_t i = 0; i < d.nrows; i++)
-                buf_printf(&msg, "%s%s (%s rows)", i ? "; " : "", qrows_get(&d, i, 0),
-                           qrows_get(&d, i, 1));
-            buf_printf(&msg, "; nothing was written (deduplicate in the SELECT, e.g. QUALIFY "
-                             "row_number() OVER (PARTITION BY %s ORDER BY …) = 1)",
-                       k);
-            rc = tarn_error_set(TARN_EINVALID, "%s", buf_cstr(&msg));
-            buf_free(&msg);
-            free(k);
-        }
-        if (!rc || d.ncols)
-            qrows_free(&d);
-    }
+        rc = mb_stage_columns(b, &cols);
+    if (!rc)
+        rc = mb_check_keys(b, &cols);
     if (!rc && !b->exists) {
         char *sql = cg_create_from_stage(b->target, NULL, 0);
-        rc = run(b, sql, &b->r->rows_written, 1);
+        rc = mb_run(b, sql, &b->r->rows_written, 1);
         free(sql);
     } else if (!rc) {
-        rc = check_columns(b, &cols, NULL);
-        char *sql = rc ? NULL : cg_changed_keys(b->target, &cols, key);
-        if (sql)
-            rc = run(b, sql, NULL, 1);
-        free(sql);
-        sql = rc ? NULL : cg_delete_keys(b->target, key);
-        if (sql)
-            rc = run(b, sql, &b->r->rows_deleted, 1);
-        free(sql);
-        sql = rc ? NULL : cg_insert_keys(b->target, key);
-        if (sql)
-            rc = run(b, sql, &b->r->rows_written, 1);
-        free(sql);
+        rc = mb_check_columns(b, &cols, NULL, 0);
+        if (!rc)
+            rc = mb_merge_staged(b, &cols);
     }
     strlist_free(&cols);
     return rc;
@@ -307,7 +324,7 @@ static void set_partitioned(build_state *b)
     buf_printf(&sql, "ALTER TABLE %s SET PARTITIONED BY (", b->target);
     quote_ident(&sql, CG_PARTITION_COLUMN);
     buf_puts(&sql, ")");
-    b->r->physical_partitions = run(b, buf_cstr(&sql), NULL, 0) == 0;
+    b->r->physical_partitions = mb_run(b, buf_cstr(&sql), NULL, 0) == 0;
     b->altered |= b->r->physical_partitions;
     if (!b->r->physical_partitions)
         tarn_error_clear();
@@ -317,16 +334,16 @@ static void set_partitioned(build_state *b)
 static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
 {
     const model_annot *a = &b->m->annot;
-    int rc = run_setup(b, part);
+    int rc = mb_run_setup(b, part);
     if (!rc)
-        rc = stage(b, part);
+        rc = mb_stage(b, part);
     if (!rc && !cols->n)
-        rc = stage_columns(b, cols);
+        rc = mb_stage_columns(b, cols);
     if (rc)
         return rc;
     char *sql = cg_outside_partition(a->grain, a->partition_column, part);
     qrows q;
-    rc = run_rows(b, &q, sql);
+    rc = mb_run_rows(b, &q, sql);
     free(sql);
     if (rc)
         return rc;
@@ -353,28 +370,28 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
     quote_literal(&lit, part);
     if (!b->exists) {
         sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
-        rc = run(b, sql, NULL, 1);
+        rc = mb_run(b, sql, NULL, 1);
         free(sql);
         if (!rc) {
             b->exists = 1;
             set_partitioned(b);
         }
     } else {
-        rc = check_columns(b, cols, CG_PARTITION_COLUMN);
+        rc = mb_check_columns(b, cols, partition_column, 1);
     }
     strlist one = {0};
     strlist_push(&one, part);
     if (!rc) {
         int64_t del = 0;
         sql = cg_delete_partitions(b->target, &one);
-        rc = run(b, sql, &del, 1);
+        rc = mb_run(b, sql, &del, 1);
         free(sql);
         if (del > 0)
             b->r->rows_deleted += del;
     }
     if (!rc) {
         sql = cg_insert_from_stage(b->target, buf_cstr(&lit));
-        rc = run(b, sql, rows, 1);
+        rc = mb_run(b, sql, rows, 1);
         free(sql);
     }
     strlist_free(&one);
@@ -387,18 +404,18 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
 static int build_dynamic_all(build_state *b, strlist *cols)
 {
     const model_annot *a = &b->m->annot;
-    int rc = run_setup(b, NULL);
+    int rc = mb_run_setup(b, NULL);
     if (!rc)
-        rc = stage(b, NULL);
+        rc = mb_stage(b, NULL);
     if (!rc)
-        rc = stage_columns(b, cols);
+        rc = mb_stage_columns(b, cols);
     if (rc)
         return rc;
     char *expr = cg_partition_expr(a->grain, a->partition_column);
     char *sql = xasprintf("SELECT %s AS p, count(*) FROM " CG_STAGE " GROUP BY 1 ORDER BY 1",
                           expr);
     qrows q;
-    rc = run_rows(b, &q, sql);
+    rc = mb_run_rows(b, &q, sql);
     free(sql);
     if (rc) {
         free(expr);
@@ -420,25 +437,25 @@ static int build_dynamic_all(build_state *b, strlist *cols)
     qrows_free(&q);
     if (!rc && !b->exists) {
         sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
-        rc = run(b, sql, NULL, 1);
+        rc = mb_run(b, sql, NULL, 1);
         free(sql);
         if (!rc) {
             b->exists = 1;
             set_partitioned(b);
         }
     } else if (!rc) {
-        rc = check_columns(b, cols, CG_PARTITION_COLUMN);
+        rc = mb_check_columns(b, cols, partition_column, 1);
     }
     if (!rc && r->partitions.n) {
         sql = cg_delete_partitions(b->target, &r->partitions);
-        rc = run(b, sql, &r->rows_deleted, 1);
+        rc = mb_run(b, sql, &r->rows_deleted, 1);
         free(sql);
         if (r->rows_deleted < 0)
             r->rows_deleted = 0;
     }
     if (!rc) {
         sql = cg_insert_from_stage(b->target, expr);
-        rc = run(b, sql, &r->rows_written, 1);
+        rc = mb_run(b, sql, &r->rows_written, 1);
         free(sql);
     }
     free(expr);
@@ -478,7 +495,7 @@ static int build_manual(build_state *b)
     for (size_t i = 0; i < m->body.n; i++) {
         char *sql = pin_statement(b->c, b->mi, &m->body.items[i], NULL, b->r);
         int64_t n = -1;
-        int rc = run(b, sql, &n, 1);
+        int rc = mb_run(b, sql, &n, 1);
         free(sql);
         if (rc)
             return tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[i].line);
@@ -520,6 +537,12 @@ static char *extra_info(build_state *b, double total_ms)
     }
     json_object_set_new(o, "rows_written", json_integer(r->rows_written));
     json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
+    char *details = build_details_json(m, r);
+    json_t *d = details ? json_loads(details, 0, NULL) : NULL;
+    if (d)
+        json_object_update(o, d);
+    json_decref(d);
+    free(details);
     char *up = pin_upstream_json(r);
     json_object_set_new(o, "upstream", json_loads(up, 0, NULL));
     free(up);
@@ -554,7 +577,7 @@ static int build_body(build_state *b)
     int rc = 0;
     if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC) {
         char *sql = cg_partition_macro(m->annot.grain);
-        rc = run(b, sql, NULL, 0);
+        rc = mb_run(b, sql, NULL, 0);
         free(sql);
     }
     char *skey = xstrdup(m->schema);
@@ -564,7 +587,7 @@ static int build_body(build_state *b)
         tarn_buf sql = {0};
         buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
         quote_qualified(&sql, c->lake, NULL, m->schema);
-        rc = run(b, buf_cstr(&sql), NULL, 0);
+        rc = mb_run(b, buf_cstr(&sql), NULL, 0);
         buf_free(&sql);
     }
     free(skey);
@@ -574,8 +597,9 @@ static int build_body(build_state *b)
         return rc;
     /* A partitioned model runs its setup before each slice, with that
      * slice's {partition}. */
-    if (!m->annot.grain)
-        rc = run_setup(b, NULL);
+    /* An incremental model runs its setup once it knows its {watermark}. */
+    if (!m->annot.grain && m->annot.strategy != STRAT_INCREMENTAL)
+        rc = mb_run_setup(b, NULL);
     if (rc)
         return rc;
     if (m->annot.grain)
@@ -586,11 +610,10 @@ static int build_body(build_state *b)
         rc = build_append(b);
     else if (m->annot.strategy == STRAT_MERGE)
         rc = build_merge(b);
+    else if (m->annot.strategy == STRAT_HISTORY)
+        rc = build_history(b);
     else
-        rc = tarn_error_set(TARN_EUNSUPPORTED,
-                            "the %s strategy is not implemented yet; use replace, key= (merge), "
-                            "append, partitioned or manual",
-                            strategy_name(m->annot.strategy));
+        rc = build_incremental(b);
     /* Name the model's query: the error is about its SQL or its rows. A
      * setup statement's error already names its own line. */
     if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
@@ -624,8 +647,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
      * snapshot for an empty transaction, and an empty one would carry no
      * changes_made. It is recorded as a success at the current snapshot. */
     r->no_change = !rc && b.existed && !b.altered && m->annot.strategy != STRAT_MANUAL &&
-                   (m->annot.strategy != STRAT_REPLACE || m->annot.grain) &&
-                   r->rows_written <= 0 && r->rows_deleted <= 0;
+                   (m->annot.strategy != STRAT_REPLACE || m->annot.grain) && r->rows_written <= 0 &&
+                   r->rows_deleted <= 0 && r->rows_closed <= 0;
     char *extra = NULL;
     if (!rc && !r->no_change) {
         extra = extra_info(&b, mono_ms() - t0);
@@ -706,5 +729,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     free(extra);
     free(b.target);
     free(b.last_query);
+    free(b.watermark_sql);
+    c->watermark_sql = NULL;
     return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * pin.c — rewriting a model's statements for a build (see run_int.h):
  * each reference to a lake table becomes "lake"."schema"."table" AT
- * (VERSION => n), and each {partition} the slice's identity as a literal.
+ * (VERSION => n), each {partition} the slice's identity as a literal, and
+ * each {watermark} the incremental model's covered-through mark (a typed
+ * literal, or NULL on a first or full-refresh build).
  *
  * The rewrite edits the user's text in place at the offsets DuckDB's
  * parser reported (refs.h), so everything else — formatting, comments,
@@ -58,6 +60,26 @@ static void record_read(model_result *r, const char *table, const char *model, i
     u->snapshot_id = snap;
 }
 
+/* A read of history model `hm`'s view <table>_current: qualified, not
+ * pinned (a view has no versions; it reads the lake as the run left it,
+ * which is the table at the snapshot recorded here). */
+static text_edit current_view_edit(run_ctx *c, size_t mi, size_t hm, const table_ref *ref,
+                                   model_result *r)
+{
+    const tarn_model *h = &c->p->models[hm];
+    char *view = xasprintf("%s_current", h->table);
+    tarn_buf b = {0};
+    quote_qualified(&b, c->lake, h->schema, view);
+    free(view);
+    if (hm != mi && run_has_table(c, h->schema, h->table)) {
+        char *t = xasprintf("%s.%s", h->schema, h->table);
+        record_read(r, t, h->name,
+                    c->built_snapshot[hm] >= 0 ? c->built_snapshot[hm] : c->sum->start_snapshot);
+        free(t);
+    }
+    return (text_edit){.offset = ref->offset, .len = ref->len, .text = buf_detach(&b)};
+}
+
 char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                     model_result *r)
 {
@@ -67,7 +89,7 @@ char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *par
 char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                        model_result *r, int pin_self)
 {
-    text_edit *e = xcalloc(st->refs.n + st->npart + 1, sizeof(text_edit));
+    text_edit *e = xcalloc(st->refs.n + st->npart + st->nwm + 1, sizeof(text_edit));
     size_t n = 0;
     for (size_t i = 0; i < st->refs.n; i++) {
         const table_ref *ref = &st->refs.items[i];
@@ -76,6 +98,10 @@ char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *
         const char *schema = NULL, *table = NULL, *model = NULL;
         int64_t snap = -1;
         long up = project_ref_model(c->p, ref);
+        if (up < 0 && (up = project_ref_current_view(c->p, ref)) >= 0) {
+            e[n++] = current_view_edit(c, mi, (size_t)up, ref, r);
+            continue;
+        }
         /* A manual script reads its own table as it writes it: in the
          * transaction's current state, not pinned. */
         if (up >= 0 && (size_t)up == mi &&
@@ -129,6 +155,12 @@ char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *
         e[n].offset = st->part_offs[i];
         e[n].len = BODY_PARTITION_LEN;
         e[n].text = buf_detach(&b);
+        n++;
+    }
+    for (size_t i = 0; i < st->nwm; i++) {
+        e[n].offset = st->wm_offs[i];
+        e[n].len = BODY_PARTITION_LEN;
+        e[n].text = xstrdup(c->watermark_sql ? c->watermark_sql : "NULL");
         n++;
     }
     char *out = edits_apply(st->text, e, n);

@@ -9,6 +9,7 @@
 #include "util/buf.h"
 #include "util/quote.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ int records_ensure(tarn_session *s, const char *cat)
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
          "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
-         "error VARCHAR, note VARCHAR, tests VARCHAR)"},
+         "error VARCHAR, note VARCHAR, tests VARCHAR, details VARCHAR)"},
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
                            "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
@@ -57,6 +58,12 @@ int records_ensure(tarn_session *s, const char *cat)
     buf_puts(&b, "ALTER TABLE ");
     table_name(&b, cat, "tarn_model_run");
     buf_puts(&b, " ADD COLUMN IF NOT EXISTS tests VARCHAR");
+    if (!rc)
+        rc = query_exec(s, buf_cstr(&b), NULL);
+    buf_clear(&b);
+    buf_puts(&b, "ALTER TABLE ");
+    table_name(&b, cat, "tarn_model_run");
+    buf_puts(&b, " ADD COLUMN IF NOT EXISTS details VARCHAR");
     if (!rc)
         rc = query_exec(s, buf_cstr(&b), NULL);
     buf_free(&b);
@@ -105,6 +112,37 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
                sum->failed ? "failed" : "success", (long long)end_snapshot, sum->succeeded,
                sum->failed, sum->skipped, (long long)sum->run_id);
     return buf_detach(&b);
+}
+
+static json_t *json_text_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+char *build_details_json(const tarn_model *m, const model_result *r)
+{
+    const model_annot *a = &m->annot;
+    if (a->strategy != STRAT_HISTORY && a->strategy != STRAT_INCREMENTAL)
+        return NULL;
+    json_t *o = json_object();
+    if (a->strategy == STRAT_HISTORY) {
+        json_object_set_new(o, "rows_opened", json_integer(r->rows_opened));
+        json_object_set_new(o, "rows_closed", json_integer(r->rows_closed));
+        json_object_set_new(o, "valid_at", json_text_or_null(r->valid_at));
+        json_t *t = json_array();
+        for (size_t i = 0; i < a->track.n; i++)
+            json_array_append_new(t, json_string(a->track.items[i]));
+        json_object_set_new(o, "track", t);
+        json_object_set_new(o, "deletes", json_string(a->deletes_close ? "close" : "keep"));
+    } else {
+        json_object_set_new(o, "watermark_column", json_string(a->watermark));
+        json_object_set_new(o, "watermark_from", json_text_or_null(r->watermark_from));
+        json_object_set_new(o, "watermark_to", json_text_or_null(r->watermark_to));
+        json_object_set_new(o, "full_refresh", json_boolean(r->full_refresh));
+    }
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
 }
 
 /* The snapshot id column: inside a successful build's commit, the
@@ -172,6 +210,10 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     quote_literal(&b, r->error);
     buf_puts(&b, r->no_change ? ", 'no change: no snapshot written', " : ", NULL, ");
     quote_literal(&b, r->tests_json);
+    buf_puts(&b, ", ");
+    char *details = build_details_json(m, r);
+    quote_literal(&b, details);
+    free(details);
     buf_puts(&b, ")");
     strlist_push_owned(out, buf_detach(&b));
     if (!m->annot.grain || r->status == MODEL_SKIPPED)

@@ -6,7 +6,8 @@
  *   tarn_model_run  one row per model per run: status, snapshot, rows,
  *                   partitions, upstream snapshots read, hash, timings, error,
  *                   note (e.g. a build that changed nothing wrote no snapshot),
- *                   data test results
+ *                   data test results, strategy details (JSON: history
+ *                   rows_opened/rows_closed, incremental watermark_from/to)
  *   tarn_partition  the current state of every partition of every
  *                   partitioned model: status, last good snapshot and rows,
  *                   last error — one query answers "which slices are built"

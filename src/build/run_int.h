@@ -35,6 +35,8 @@ typedef struct {
     size_t nsources;
     int64_t *built_snapshot; /* per model: its snapshot in this run, or -1 */
     strlist *partitions;     /* per model: the slices this run builds */
+    const char *watermark_sql; /* the building model's {watermark}: a typed literal, or
+                                  NULL (replaced by SQL NULL) */
 } run_ctx;
 
 /* "schema.table" in lower case (caller frees). */
@@ -47,8 +49,9 @@ const source_entry *run_source(const run_ctx *c, const table_ref *r);
 int model_build(run_ctx *c, size_t mi, model_result *r);
 
 /* The text of statement `st` of model `mi` with its lake references
- * qualified and pinned and {partition} replaced by `partition` (NULL: no
- * placeholder allowed). Reads are added to r->upstream. */
+ * qualified and pinned, {partition} replaced by `partition` (NULL: no
+ * placeholder allowed) and {watermark} by c->watermark_sql. Reads are
+ * added to r->upstream. */
 char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                     model_result *r);
 

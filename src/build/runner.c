@@ -291,6 +291,8 @@ static void check_model_reads(run_ctx *c, size_t mi, const unsigned char *sel, d
                 continue;
             int line = body_line_of(st, r->offset == REF_NO_OFFSET ? 0 : r->offset);
             long up = project_ref_model(c->p, r);
+            if (up < 0)
+                up = project_ref_current_view(c->p, r); /* made by that model's build */
             if (up == (long)mi)
                 continue;
             if (up >= 0) {
@@ -505,6 +507,9 @@ void build_summary_free(build_summary *sum, size_t nmodels)
             free(r->upstream);
             free(r->tests_json);
             free(r->error);
+            free(r->valid_at);
+            free(r->watermark_from);
+            free(r->watermark_to);
         }
     free(sum->results);
     free(sum->run_order);

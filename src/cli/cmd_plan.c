@@ -123,6 +123,12 @@ int cmd_plan(int argc, char **argv)
             }
             if (m->annot.key.n)
                 json_object_set_new(o1, "key", strlist_json(&m->annot.key));
+            if (m->annot.track.n)
+                json_object_set_new(o1, "track", strlist_json(&m->annot.track));
+            if (m->annot.deletes_close)
+                json_object_set_new(o1, "deletes", json_string("close"));
+            if (m->annot.watermark)
+                json_object_set_new(o1, "watermark", json_string(m->annot.watermark));
             json_object_set_new(o1, "partitions", strlist_json(&parts));
             json_object_set_new(o1, "upstream", strlist_json(&ups));
             json_object_set_new(o1, "sources", strlist_json(&m->sources));
@@ -136,6 +142,15 @@ int cmd_plan(int argc, char **argv)
                 buf_printf(&line, " key=%s", k1);
                 free(k1);
             }
+            if (m->annot.track.n) {
+                char *t1 = strlist_join(&m->annot.track, ",");
+                buf_printf(&line, " track=%s", t1);
+                free(t1);
+            }
+            if (m->annot.deletes_close)
+                buf_puts(&line, " deletes=close");
+            if (m->annot.watermark)
+                buf_printf(&line, " watermark=%s", m->annot.watermark);
             if (m->annot.grain) {
                 buf_printf(&line, " %s by %s", grain_name(m->annot.grain),
                            m->annot.partition_column);

@@ -24,8 +24,8 @@
 #define RUN_JSON_SCHEMA_VERSION 1
 
 const char cmd_run_usage[] =
-    "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B] [--json]\n"
-    "                [-C DIR]\n"
+    "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B]\n"
+    "                [--full-refresh] [--json] [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
     "dependency order, each as one DuckLake snapshot. A failed model stops\n"
@@ -38,6 +38,8 @@ const char cmd_run_usage[] =
     "                      time (see README: one session runs one statement)\n"
     "  --partition P       build slice P of partitioned models\n"
     "  --from A --to B     build every slice from A to B (both included)\n"
+    "  --full-refresh      rebuild incremental models from scratch (their\n"
+    "                      watermark starts over); history tables are kept\n"
     "  --json              one JSON object per event on stdout\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "  -h, --help          show this help\n"
@@ -102,6 +104,12 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "rows_written", json_integer(r->rows_written));
         json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
         json_object_set_new(o, "partitions", json_strlist(&r->partitions));
+        char *details = build_details_json(m, r);
+        json_t *d = details ? json_loads(details, 0, NULL) : NULL;
+        if (d)
+            json_object_update(o, d);
+        json_decref(d);
+        free(details);
         json_t *up = json_array();
         for (size_t i = 0; i < r->nupstream; i++) {
             json_t *u = json_object();
@@ -152,6 +160,8 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
         fprintf(stderr, " %8lld rows", (long long)r->rows_written);
         if (r->rows_deleted > 0)
             fprintf(stderr, " (-%lld)", (long long)r->rows_deleted);
+        if (r->rows_closed > 0)
+            fprintf(stderr, " (%lld closed)", (long long)r->rows_closed);
         if (r->no_change)
             fputs("  no change", stderr);
         else
@@ -223,6 +233,10 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
             return 1;
         if (strcmp(a, "--json") == 0) {
             rc->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--full-refresh") == 0) {
+            rc->o.full_refresh = 1;
             continue;
         }
         if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {

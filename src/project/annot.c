@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const strategy_names[] = {"replace", "merge",       "append",
                                              "history", "incremental", "manual"};
@@ -281,6 +282,35 @@ static void materialize_flag(parser *p, int *flag, const char *tok)
     *flag = 1;
 }
 
+/* history: key= and track= are columns of the SELECT, apart from each
+ * other, and none is a column history adds itself. */
+static void history_columns_check(parser *p)
+{
+    static const char *const added[] = {"valid_from", "valid_to", "is_current"};
+    const model_annot *a = p->a;
+    for (size_t i = 0; i < a->track.n; i++)
+        for (size_t j = 0; j < a->key.n; j++)
+            if (strcasecmp(a->track.items[i], a->key.items[j]) == 0) {
+                char *fix = xasprintf("drop %s from track=: the key identifies the row, a "
+                                      "changed key is a new row",
+                                      a->track.items[i]);
+                ERR(p, fix, "track= lists key column '%s'", a->track.items[i]);
+                free(fix);
+                return;
+            }
+    for (size_t k = 0; k < 3; k++) {
+        int in_key = strlist_find(&a->key, added[k]) >= 0;
+        if (in_key || strlist_find(&a->track, added[k]) >= 0) {
+            char *fix =
+                xasprintf("rename the column in the SELECT and in %s", in_key ? "key=" : "track=");
+            ERR(p, fix, "'%s' in %s is a column history adds (valid_from, valid_to, is_current)",
+                added[k], in_key ? "key=" : "track=");
+            free(fix);
+            return;
+        }
+    }
+}
+
 static void parse_materialize(parser *p, const char *rest)
 {
     model_annot *a = p->a;
@@ -347,6 +377,8 @@ static void parse_materialize(parser *p, const char *rest)
     if (p->f_history && !a->key.n)
         ERR(p, "add key=<column> naming the entity's key, e.g. key=customer_id history",
             "'history' needs key=");
+    if (p->f_history)
+        history_columns_check(p);
     if (p->f_history && p->f_append)
         ERR(p, "drop 'append': history already keeps every version",
             "'history' conflicts with 'append'");

@@ -48,15 +48,23 @@ static size_t find_query_part(const sql_tokens *tk)
     return REF_NO_OFFSET;
 }
 
+static void push_offset(size_t **offs, size_t *n, size_t off)
+{
+    *offs = xrealloc(*offs, (*n + 1) * sizeof(size_t));
+    (*offs)[(*n)++] = off;
+}
+
 static void find_placeholders(model_stmt *st, const sql_tokens *tk)
 {
     for (size_t i = 0; i + 2 < tk->n; i++) {
         const sql_token *a = &tk->toks[i], *b = &tk->toks[i + 1], *c = &tk->toks[i + 2];
-        if (tok_is_op(a, "{") && b->type == SQL_TOK_IDENT && strcmp(b->text, "partition") == 0 &&
-            tok_is_op(c, "}") && b->start == a->start + 1 && c->start == b->start + b->len) {
-            st->part_offs = xrealloc(st->part_offs, (st->npart + 1) * sizeof(size_t));
-            st->part_offs[st->npart++] = a->start;
-        }
+        if (!tok_is_op(a, "{") || b->type != SQL_TOK_IDENT || !tok_is_op(c, "}") ||
+            b->start != a->start + 1 || c->start != b->start + b->len)
+            continue;
+        if (strcmp(b->text, "partition") == 0)
+            push_offset(&st->part_offs, &st->npart, a->start);
+        else if (strcmp(b->text, "watermark") == 0)
+            push_offset(&st->wm_offs, &st->nwm, a->start);
     }
 }
 
@@ -187,6 +195,9 @@ char *body_query_for_parse(const model_stmt *st)
         if (st->part_offs[i] >= st->query_off)
             memcpy(q + st->part_offs[i] - st->query_off, BODY_PARTITION_DUMMY,
                    BODY_PARTITION_LEN);
+    for (size_t i = 0; i < st->nwm; i++)
+        if (st->wm_offs[i] >= st->query_off)
+            memcpy(q + st->wm_offs[i] - st->query_off, BODY_PARTITION_DUMMY, BODY_PARTITION_LEN);
     return q;
 }
 
@@ -196,6 +207,7 @@ void body_free(model_body *b)
         free(b->items[i].text);
         refs_free(&b->items[i].refs);
         free(b->items[i].part_offs);
+        free(b->items[i].wm_offs);
     }
     free(b->items);
     memset(b, 0, sizeof(*b));

@@ -18,9 +18,12 @@
 
 #include <stddef.h>
 
-/* The placeholder and the same-length literal it is parsed as, so that
- * DuckDB's offsets stay valid for the original text. */
+/* The placeholders and the same-length literal they are parsed as, so
+ * that DuckDB's offsets stay valid for the original text. {partition} is
+ * a partitioned model's slice identity, {watermark} an incremental
+ * model's covered-through mark (both replaced by literals at build time). */
 #define BODY_PARTITION_TOKEN "{partition}"
+#define BODY_WATERMARK_TOKEN "{watermark}"
 #define BODY_PARTITION_DUMMY "'_________'"
 #define BODY_PARTITION_LEN 11
 
@@ -33,6 +36,8 @@ typedef struct {
     ref_list refs;     /* table references; offsets relative to text */
     size_t *part_offs; /* offsets of {partition} in text */
     size_t npart;
+    size_t *wm_offs; /* offsets of {watermark} in text */
+    size_t nwm;
 } model_stmt;
 
 typedef struct {
@@ -47,8 +52,8 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
 /* The line in the file of byte `off` of statement `st`. */
 int body_line_of(const model_stmt *st, size_t off);
 
-/* The statement's query part with every {partition} replaced by the
- * dummy literal (caller frees); NULL when it has no query part. */
+/* The statement's query part with every {partition} and {watermark}
+ * replaced by the dummy literal (caller frees); NULL when it has no query part. */
 char *body_query_for_parse(const model_stmt *st);
 
 void body_free(model_body *b);

@@ -274,6 +274,47 @@ static void model_refs(tarn_model *m, diag_list *d, tarn_session *s)
     }
 }
 
+/* {watermark} means something only in an incremental model. */
+static int check_watermark_placeholder(const tarn_model *m, diag_list *d)
+{
+    if (m->annot.strategy == STRAT_INCREMENTAL)
+        return 0;
+    for (size_t i = 0; i < m->body.n; i++) {
+        const model_stmt *st = &m->body.items[i];
+        if (st->nwm == 0)
+            continue;
+        diag_add(d, m->path, body_line_of(st, st->wm_offs[0]),
+                 "add 'incremental watermark=<column>' to the '-- materialize' line, or remove "
+                 "{watermark}",
+                 "{watermark} is only replaced in an incremental model");
+        return 1;
+    }
+    return 0;
+}
+
+/* A history model's view <table>_current may not be another model's
+ * target. */
+static void check_current_views(tarn_project *p, diag_list *d)
+{
+    for (size_t i = 0; i < p->nmodels; i++) {
+        const tarn_model *h = &p->models[i];
+        if (h->annot.strategy != STRAT_HISTORY)
+            continue;
+        char *view = xasprintf("%s_current", h->table);
+        long j = project_find_model(p, h->schema, view);
+        if (j >= 0) {
+            char *fix = xasprintf("rename %s, or give it another target with '-- materialize "
+                                  "schema.table'",
+                                  p->models[j].path);
+            diag_add(d, p->models[j].path, p->models[j].annot.materialize_line, fix,
+                     "%s.%s is the view of the history model %s (%s)", h->schema, view, h->name,
+                     h->path);
+            free(fix);
+        }
+        free(view);
+    }
+}
+
 static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const char *path)
 {
     tarn_model *m = &p->models[p->nmodels++];
@@ -295,6 +336,7 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
     }
     m->name = xasprintf("%s.%s", m->schema, m->table);
     errs += body_parse(&m->body, d, path, m->text, m->annot.strategy == STRAT_MANUAL);
+    errs += check_watermark_placeholder(m, d);
     for (size_t i = 0; i < m->annot.ntests; i++) {
         const data_test *t = &m->annot.tests[i];
         if (t->kind != DT_CUSTOM)
@@ -329,6 +371,20 @@ long project_ref_model(const tarn_project *p, const table_ref *r)
     return project_find_model(p, r->schema ? r->schema : "main", r->table);
 }
 
+long project_ref_current_view(const tarn_project *p, const table_ref *r)
+{
+    static const char suffix[] = "_current";
+    size_t n = strlen(r->table), sl = sizeof(suffix) - 1;
+    if (r->is_file || n <= sl || strcasecmp(r->table + n - sl, suffix) != 0)
+        return -1;
+    if (r->catalog && (!p->lake_alias || strcasecmp(r->catalog, p->lake_alias) != 0))
+        return -1;
+    char *table = xstrndup(r->table, n - sl);
+    long m = project_find_model(p, r->schema ? r->schema : "main", table);
+    free(table);
+    return m >= 0 && p->models[m].annot.strategy == STRAT_HISTORY ? m : -1;
+}
+
 static void add_edge(tarn_model *m, size_t up, int line)
 {
     for (size_t i = 0; i < m->nup; i++)
@@ -358,6 +414,8 @@ static void link_models(tarn_project *p)
             for (size_t r = 0; r < st->refs.n; r++) {
                 const table_ref *ref = &st->refs.items[r];
                 long up = project_ref_model(p, ref);
+                if (up < 0)
+                    up = project_ref_current_view(p, ref);
                 if (up == (long)i)
                     continue; /* reading its own previous state is not an edge */
                 if (up >= 0) {
@@ -416,6 +474,7 @@ int project_load(tarn_project **out, const char *dir, tarn_session *s)
                          "%s is also built by %s", p->models[i].name, p->models[j].path);
                 free(fix);
             }
+    check_current_views(p, &d);
     if (d.n == 0) {
         link_models(p);
         dag_build(p, &d);

@@ -80,4 +80,8 @@ long project_find_model(const tarn_project *p, const char *schema, const char *t
 /* The model a table reference reads, or -1 (a source). */
 long project_ref_model(const tarn_project *p, const table_ref *r);
 
+/* The history model whose view <table>_current reference `r` reads, or
+ * -1. Such a read is an edge of the DAG like a read of the table. */
+long project_ref_current_view(const tarn_project *p, const table_ref *r);
+
 #endif

@@ -226,6 +226,12 @@ static void test_conflicts(void **state)
     assert_one_error("-- materialize manual\n-- partitioned daily column=ts\nSELECT 1", 3, 2,
                      "cannot be combined with 'manual'", NULL);
     assert_one_error("-- materialize track=a\nSELECT 1", 2, 1, "only apply to 'history'", NULL);
+    assert_one_error("-- materialize key=id history track=a,id\nSELECT 1", 2, 1,
+                     "track= lists key column 'id'", "drop id from track=");
+    assert_one_error("-- materialize key=id,valid_to history\nSELECT 1", 2, 1,
+                     "'valid_to' in key= is a column history adds", NULL);
+    assert_one_error("-- materialize key=id history track=is_current\nSELECT 1", 2, 1,
+                     "'is_current' in track= is a column history adds", NULL);
     assert_one_error("-- materialize incremental\nSELECT 1", 2, 1, "needs watermark=", NULL);
     assert_one_error("-- materialize watermark=t\nSELECT 1", 2, 1, "only applies to 'incremental'",
                      NULL);

@@ -110,6 +110,82 @@ static void test_merge_semantics(void **state)
     assert_scalar("SELECT count(*) FROM _tarn_keys", "3");
 }
 
+/* One history build over temp.main.hist (key k, tracked t, untracked u)
+ * at time `ts`. */
+static void history_run(const char *rows, const char *ts, int deletes_close)
+{
+    strlist key = {0}, track = {0};
+    strlist_push(&key, "k");
+    strlist_push(&track, "t");
+    char *q = xasprintf("SELECT * FROM (VALUES %s) x(k, t, u)", rows);
+    char *sql = cg_stage(q);
+    exec_ok(sql);
+    free(sql);
+    free(q);
+    sql = cg_history_keys("hist", &key, &track, deletes_close);
+    exec_ok(sql);
+    free(sql);
+    sql = cg_history_close("hist", &key, ts);
+    exec_ok(sql);
+    free(sql);
+    sql = cg_history_open("hist", &key, ts);
+    exec_ok(sql);
+    free(sql);
+    strlist_free(&key);
+    strlist_free(&track);
+}
+
+static void test_history_semantics(void **state)
+{
+    exec_ok("CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (VALUES (1, 'a', 'x'), "
+            "(2, NULL, 'y'), (NULL, 'n', 'z'), (3, 'c', 'w')) x(k, t, u)");
+    char *sql = cg_history_create("hist", "TIMESTAMP '2024-01-01'");
+    exec_ok(sql);
+    free(sql);
+    /* 1: only the untracked u changes (no new version); 2: NULL -> 'b'
+     * (changed, NULL-safe); NULL key: unchanged; 3: missing (kept); 4: new. */
+    history_run("(1, 'a', 'X'), (2, 'b', 'y'), (NULL, 'n', 'z'), (4, 'd', 'v')",
+                "TIMESTAMP '2024-02-01'", 0);
+    assert_scalar("SELECT string_agg(concat_ws(':', coalesce(k::VARCHAR, 'null'), t, u, "
+                  "strftime(valid_from, '%m'), strftime(valid_to, '%m'), is_current), ' ' "
+                  "ORDER BY k NULLS FIRST, valid_from) FROM hist",
+                  "null:n:z:01:true 1:a:x:01:true 2:y:01:02:false 2:b:y:02:true 3:c:w:01:true "
+                  "4:d:v:02:true");
+    /* deletes=close: 3 and 4 are gone, the rest unchanged. */
+    history_run("(1, 'a', 'X'), (2, 'b', 'y'), (NULL, 'n', 'z')", "TIMESTAMP '2024-03-01'", 1);
+    assert_scalar("SELECT string_agg(coalesce(k::VARCHAR, 'null'), ',' ORDER BY k NULLS FIRST) "
+                  "FROM hist WHERE is_current",
+                  "null,1,2");
+    assert_scalar("SELECT string_agg(k::VARCHAR, ',' ORDER BY k) FROM hist WHERE "
+                  "strftime(valid_to, '%m') = '03'",
+                  "3,4");
+    /* The same input again: no key to close or open. */
+    history_run("(1, 'a', 'X'), (2, 'b', 'y'), (NULL, 'n', 'z')", "TIMESTAMP '2024-04-01'", 1);
+    assert_scalar("SELECT count(*) FROM _tarn_keys", "0");
+    sql = cg_history_view("lake", "s\"q", "t");
+    assert_string_equal(sql, "CREATE OR REPLACE VIEW \"lake\".\"s\"\"q\".\"t_current\" AS SELECT "
+                             "* EXCLUDE (\"valid_to\", \"is_current\") FROM \"s\"\"q\".\"t\" "
+                             "WHERE \"is_current\"");
+    free(sql);
+}
+
+static void test_incremental_sql(void **state)
+{
+    exec_ok("CREATE OR REPLACE TEMP TABLE inc AS SELECT * FROM (VALUES (1, TIMESTAMP "
+            "'2024-05-01 10:00:00'), (2, TIMESTAMP '2024-05-01 11:00:00')) x(id, \"my ts\")");
+    char *sql = cg_watermark("temp.main.inc", "my ts");
+    assert_scalar(sql, "2024-05-01 11:00:00");
+    free(sql);
+    sql = cg_stage_after("SELECT * FROM inc -- c", "my ts",
+                         "CAST('2024-05-01 10:00:00' AS TIMESTAMP)");
+    assert_string_equal(sql, "CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\nSELECT "
+                             "* FROM inc -- c\n) WHERE \"my ts\" > CAST('2024-05-01 10:00:00' AS "
+                             "TIMESTAMP)");
+    exec_ok(sql);
+    free(sql);
+    assert_scalar("SELECT string_agg(id::VARCHAR, ',') FROM _tarn_stage", "2");
+}
+
 static void test_duplicate_keys(void **state)
 {
     strlist key = {0};
@@ -182,10 +258,9 @@ static void test_partition_sql(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_target_quoting),
-        cmocka_unit_test(test_merge_semantics),
-        cmocka_unit_test(test_duplicate_keys),
-        cmocka_unit_test(test_partition_sql),
+        cmocka_unit_test(test_target_quoting),  cmocka_unit_test(test_merge_semantics),
+        cmocka_unit_test(test_duplicate_keys),  cmocka_unit_test(test_history_semantics),
+        cmocka_unit_test(test_incremental_sql), cmocka_unit_test(test_partition_sql),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,58 @@
+/*
+ * model_int.h — the state of one model build and the steps its strategies
+ * share (model_build.c), for the strategies that live in their own files:
+ * history (SCD type 2, history.c) and incremental (incremental.c).
+ * Internal to build/.
+ */
+#ifndef TARN_BUILD_MODEL_INT_H
+#define TARN_BUILD_MODEL_INT_H
+
+#include "build/run_int.h"
+
+#include "project/query.h"
+
+/* The state of one build. */
+typedef struct {
+    run_ctx *c;
+    size_t mi;
+    const tarn_model *m;
+    model_result *r;
+    char *target;        /* "lake"."schema"."table" */
+    int exists;          /* the target is a table in the lake */
+    int existed;         /* … before this build */
+    int altered;         /* the build changed the table's or the lake's definitions */
+    int staged;          /* TEMP tables were made (to drop afterwards) */
+    char *last_query;    /* the last pinned text of the model's query */
+    char *watermark_sql; /* incremental: what {watermark} becomes (c->watermark_sql) */
+} build_state;
+
+/* Runs a statement; adds its time to the query time when `timed`. */
+int mb_run(build_state *b, const char *sql, int64_t *count, int timed);
+int mb_run_rows(build_state *b, qrows *out, const char *sql);
+
+/* Runs the model's setup statements (all but the trailing query). */
+int mb_run_setup(build_state *b, const char *partition);
+
+/* The pinned text of the model's query (caller frees); kept as the last
+ * query, for error recovery. */
+char *mb_query_text(build_state *b, const char *partition);
+/* Stages the model's query in CG_STAGE. */
+int mb_stage(build_state *b, const char *partition);
+/* The staged columns, in order. */
+int mb_stage_columns(build_state *b, strlist *out);
+
+/* The staged columns plus `extra` must be the table's, in order. */
+int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra);
+/* Each key column is a staged column, and no non-NULL key is staged twice
+ * (the error names the keys; nothing has been written yet). */
+int mb_check_keys(build_state *b, const strlist *cols);
+/* Merges the staged rows into the existing table by the model's key: the
+ * keys whose rows changed are deleted and their staged rows inserted. */
+int mb_merge_staged(build_state *b, const strlist *cols);
+
+/* history.c: SCD type 2 (see codegen.h). */
+int build_history(build_state *b);
+/* incremental.c: the new slice, appended or merged by key. */
+int build_incremental(build_state *b);
+
+#endif
