@@ -299,6 +299,7 @@ static void lake_free(lk_lake *lake)
     free(lake->limit_ids);
     free(lake->limit_vals);
     lk_lake_meta_tables_forget(lake);
+    lk_lake_past_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
     free(lake->alias);
@@ -379,6 +380,7 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con)
 int lk_lake_reload(lk_lake *lake, duckdb_connection con)
 {
     lk_lake_meta_tables_forget(lake);
+    lk_lake_past_forget(lake);
     lk_catalog fresh;
     int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
     if (rc)
@@ -527,6 +529,38 @@ void lk_lake_meta_tables_forget(lk_lake *lake)
     lake->meta_tables = NULL;
     lake->nmeta_tables = 0;
     lake->meta_tables_loaded = 0;
+}
+
+void lk_lake_past_forget(lk_lake *lake)
+{
+    for (size_t i = 0; i < lake->npast; i++)
+        lk_catalog_free(&lake->past[i]);
+    lake->npast = lake->past_next = 0;
+}
+
+int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap)
+{
+    for (size_t i = 0; i < lake->npast; i++) {
+        if (lake->past[i].snapshot_id == snap) {
+            *out = &lake->past[i];
+            return 0;
+        }
+    }
+    lk_catalog cat;
+    int rc = lk_catalog_load(&cat, con, lake->meta, snap);
+    if (rc)
+        return rc;
+    size_t cap = sizeof(lake->past) / sizeof(lake->past[0]), slot;
+    if (lake->npast < cap) {
+        slot = lake->npast++;
+    } else { /* round robin: the oldest entry goes */
+        slot = lake->past_next;
+        lake->past_next = (lake->past_next + 1) % cap;
+        lk_catalog_free(&lake->past[slot]);
+    }
+    lake->past[slot] = cat;
+    *out = &lake->past[slot];
+    return 0;
 }
 
 static int cmp_name(const void *a, const void *b)

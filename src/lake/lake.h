@@ -45,6 +45,8 @@ typedef struct lk_lake {
     char **meta_tables;  /* sorted names of the catalog database's tables; */
     size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
     int meta_tables_loaded;
+    lk_catalog past[8];      /* catalogs at past snapshots read with AT (…), */
+    size_t npast, past_next; /* kept until maintenance may rewrite history */
     struct lk_lake *next;
 } lk_lake;
 
@@ -68,6 +70,13 @@ int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *
 /* Forgets that list (after a commit or anything that creates or drops
  * catalog tables). */
 void lk_lake_meta_tables_forget(lk_lake *lake);
+
+/* The catalog as of committed snapshot `snap` (borrowed from the lake's
+ * small cache of past catalogs: a snapshot's catalog never changes, and
+ * builds read the same pinned snapshots statement after statement). */
+int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap);
+/* Forgets the cached past catalogs (maintenance rewrites history). */
+void lk_lake_past_forget(lk_lake *lake);
 
 /* Attaches (creating when absent) the lake described by `opts`. */
 int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts);

@@ -52,6 +52,7 @@ int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_a
     mt_call c = {s, l, a, FUNCTIONS[k].name};
     int rc = FUNCTIONS[k].run(out, &c);
     lk_lake_meta_tables_forget(l); /* maintenance creates and drops catalog tables */
+    lk_lake_past_forget(l);        /* and expires or rewrites snapshots */
     if (rc) {
         free(*out);
         *out = NULL;

@@ -60,10 +60,10 @@ static int in_from_position(const sql_tokens *tk, size_t i)
 static int alias_follows(const sql_tokens *tk, size_t i)
 {
     static const char *const CLAUSES[] = {
-        "WHERE", "GROUP", "ORDER", "LIMIT",  "OFFSET", "JOIN",   "LEFT", "RIGHT",
-        "INNER", "OUTER", "FULL",  "CROSS",  "ON",     "USING",  "UNION", "EXCEPT",
-        "INTERSECT", "HAVING", "WINDOW", "QUALIFY", "NATURAL", "ANTI", "SEMI", "POSITIONAL",
-        "ASOF", "LATERAL", "RETURNING", "SET", "PIVOT", "UNPIVOT"};
+        "WHERE",     "GROUP",   "ORDER",     "LIMIT",   "OFFSET",  "JOIN",   "LEFT",  "RIGHT",
+        "INNER",     "OUTER",   "FULL",      "CROSS",   "ON",      "USING",  "UNION", "EXCEPT",
+        "INTERSECT", "HAVING",  "WINDOW",    "QUALIFY", "NATURAL", "ANTI",   "SEMI",  "POSITIONAL",
+        "ASOF",      "LATERAL", "RETURNING", "SET",     "PIVOT",   "UNPIVOT"};
     if (i >= tk->n)
         return 0;
     const sql_token *t = &tk->toks[i];
@@ -99,8 +99,8 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
         rc = duck_query_int64(out, NULL, s->con, q);
         free(q);
         if (rc == TARN_ENOTFOUND)
-            rc = tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before timestamp %s",
-                                expr);
+            rc =
+                tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before timestamp %s", expr);
     } else {
         rc = tarn_error_set(TARN_EINVALID, "AT clause: unit must be VERSION or TIMESTAMP");
     }
@@ -109,18 +109,14 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
 }
 
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
-static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema,
-                      const char *name, int64_t snap, int flags)
+static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,
+                      int64_t snap, int flags)
 {
-    lk_catalog at;
     const lk_catalog *cat = lk_txn_catalog(l);
-    int loaded = 0;
     if (snap >= 0) {
-        int rc = lk_catalog_load(&at, s->con, l->meta, snap);
+        int rc = lk_lake_catalog_at(&cat, l, s->con, snap);
         if (rc)
             return rc;
-        cat = &at;
-        loaded = 1;
     }
     lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
     const lk_table *t = sc ? lk_catalog_table((lk_catalog *)cat, sc->id, name) : NULL;
@@ -133,8 +129,6 @@ static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schem
                        : TARN_ENOTFOUND;
     else
         rc = lk_scan_sql(out, l, s->con, cat, t, snap, flags);
-    if (loaded)
-        lk_catalog_free(&at);
     return rc;
 }
 
@@ -169,8 +163,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
         e = alias_end;
     else
         alias_end = alias_at;
-    int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") &&
-                 is_op(&tk->toks[e + 1], "(");
+    int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
     if (!has_at && !(rowid && in_from_position(tk, i)))
         return 0;
     const char *schema = NULL, *name = NULL;
@@ -211,8 +204,8 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
 {
     *next = i;
     const sql_token *t = &tk->toks[i];
-    if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 ||
-        i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "("))
+    if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 || i + 1 >= tk->n ||
+        !is_op(&tk->toks[i + 1], "("))
         return 0;
     size_t close = matching_paren(tk, i + 1);
     if (close >= tk->n)
@@ -287,8 +280,8 @@ static int column_facts(tarn_buf *b, tarn_session *s)
 
 /* information_schema.columns, with the defaults and nullability of lake
  * columns filled in from the catalog. */
-static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s,
-                                const sql_tokens *tk, size_t i)
+static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                size_t i)
 {
     qname q;
     *next = i;
@@ -318,9 +311,10 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
     if (!session_qname(tk, i, &q) || q.n != 2 ||
         strcasecmp(q.parts[0], "information_schema") != 0 || strcasecmp(q.parts[1], "tables") != 0)
         return 0;
-    buf_puts(b, "(SELECT __tarn_t.* REPLACE (CASE WHEN __tarn_o.cat IS NULL THEN "
-                "__tarn_t.table_type ELSE 'BASE TABLE' END AS table_type) FROM "
-                "information_schema.tables __tarn_t LEFT JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
+    buf_puts(b,
+             "(SELECT __tarn_t.* REPLACE (CASE WHEN __tarn_o.cat IS NULL THEN "
+             "__tarn_t.table_type ELSE 'BASE TABLE' END AS table_type) FROM "
+             "information_schema.tables __tarn_t LEFT JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
     column_facts(b, s);
     buf_puts(b, ") __tarn_o ON __tarn_t.table_catalog = __tarn_o.cat AND __tarn_t.table_schema = "
                 "__tarn_o.sch AND __tarn_t.table_name = __tarn_o.tbl)");
@@ -332,8 +326,8 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
 
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
  * the tables they are. */
-static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s,
-                                 const sql_tokens *tk, size_t i)
+static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                 size_t i)
 {
     *next = i;
     if (tk->toks[i].type != SQL_TOK_IDENT || strcasecmp(tk->toks[i].text, "duckdb_tables") != 0 ||
@@ -371,10 +365,11 @@ static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sq
     if (!l)
         return 0;
     char *target = session_token_text(tk, sql, q.start, q.end);
-    buf_printf(b, "SELECT d.column_name, d.column_type, COALESCE(__tarn_o.nul, d.\"null\") AS "
-                  "\"null\", d.\"key\", COALESCE(__tarn_o.dflt, d.\"default\") AS \"default\", "
-                  "d.extra FROM (SELECT *, row_number() OVER () AS __tarn_n FROM (DESCRIBE %s)) d "
-                  "LEFT JOIN ",
+    buf_printf(b,
+               "SELECT d.column_name, d.column_type, COALESCE(__tarn_o.nul, d.\"null\") AS "
+               "\"null\", d.\"key\", COALESCE(__tarn_o.dflt, d.\"default\") AS \"default\", "
+               "d.extra FROM (SELECT *, row_number() OVER () AS __tarn_n FROM (DESCRIBE %s)) d "
+               "LEFT JOIN ",
                target);
     free(target);
     column_facts(b, s);

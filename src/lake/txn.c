@@ -353,17 +353,37 @@ static void stats_sql(lk_txn *txn, const char *meta)
     }
 }
 
+/* Runs the commit's catalog statements inside the open catalog
+ * transaction. They go to DuckDB as one batch (a round trip each cost
+ * more than the statements themselves); DuckDB stops a batch at its first
+ * failing statement. To name that statement the batch is rolled back and
+ * replayed one statement at a time in a transaction of its own, which the
+ * caller rolls back like any failed commit. */
 static int run_statements(duckdb_connection con, char **stmts, size_t n)
 {
-    /* One statement at a time so that a failure names the statement and
-     * nothing after it runs: DuckDB would otherwise report success on a
-     * COMMIT of an aborted transaction. */
+    if (n == 0)
+        return 0;
+    tarn_buf b = {0};
     for (size_t i = 0; i < n; i++) {
-        int rc = duck_exec(con, stmts[i]);
-        if (rc)
-            return tarn_error_prefix(rc, "catalog statement %zu", i + 1);
+        buf_puts(&b, stmts[i]);
+        buf_puts(&b, ";\n");
     }
-    return 0;
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    if (!rc)
+        return 0;
+    char *batch_error = xstrdup(tarn_error_last());
+    duck_exec(con, "ROLLBACK");
+    rc = duck_exec(con, "BEGIN TRANSACTION");
+    for (size_t i = 0; i < n && !rc; i++) {
+        rc = duck_exec(con, stmts[i]);
+        if (rc)
+            rc = tarn_error_prefix(rc, "catalog statement %zu", i + 1);
+    }
+    if (!rc) /* the replay passed: report what the batch said */
+        rc = tarn_error_set(TARN_ERROR, "%s", batch_error);
+    free(batch_error);
+    return rc;
 }
 
 static int commit_catalog(lk_lake *lake, duckdb_connection con)
