@@ -692,6 +692,31 @@ static int add_unique(int64_t **ids, size_t *n, int64_t id)
     return 1;
 }
 
+int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog *working,
+                          const int64_t *touched, size_t ntouched)
+{
+    const lk_catalog *cat = &lake->cat;
+    int rc = 0;
+    /* views of tables the transaction created (or took under a new name) */
+    for (size_t i = 0; i < working->ntables; i++) {
+        const lk_table *w = &working->tables[i];
+        const lk_table *c = lk_catalog_table_by_id((lk_catalog *)cat, w->id);
+        if (!c || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id)
+            drop_table_view(lake, con, working, w);
+    }
+    /* the committed tables it dropped, renamed, or showed pending rows of */
+    for (size_t i = 0; i < cat->ntables && !rc; i++) {
+        const lk_table *c = &cat->tables[i];
+        const lk_table *w = lk_catalog_table_by_id((lk_catalog *)working, c->id);
+        int redo = !w || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id;
+        for (size_t k = 0; k < ntouched && !redo; k++)
+            redo = touched[k] == c->id;
+        if (redo)
+            rc = table_view(lake, con, cat, c);
+    }
+    return rc;
+}
+
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {

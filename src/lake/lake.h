@@ -97,6 +97,11 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
 
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* After a rollback of a transaction whose working catalog was `working`:
+ * brings back the committed views of the tables it created, dropped,
+ * renamed or touched (`touched`: views that showed its pending rows). */
+int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog *working,
+                          const int64_t *touched, size_t ntouched);
 /* Inside BEGIN … COMMIT, after a statement: rebuilds the views the
  * statement changed (txn->dirty, dropped, views_all), so reads see the
  * pending state without a rebuild of every view of the lake. */

@@ -280,7 +280,13 @@ void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
-    lk_lake_refresh_views(lake, con);
+    /* schemas and lake views changed: rebuild everything; else only the
+     * views the transaction changed (a failed build must not cost a
+     * rebuild of every view in the lake) */
+    if (txn->views_all_ever || txn->cat.nschemas != lake->cat.nschemas ||
+        txn->cat.nviews != lake->cat.nviews ||
+        lk_lake_restore_views(lake, con, &txn->cat, txn->touched, txn->ntouched))
+        lk_lake_refresh_views(lake, con);
     drop_temp_tables(lake, txn, con);
     txn_free(txn);
 }

@@ -102,4 +102,19 @@ check_eq "reads inside a transaction follow its statements" "$want" "$got"
 q "$ATTACH SELECT * FROM lake.items;" >/dev/null
 check_eq "a table dropped in the transaction is gone after it" "1" "$(grep -c 'does not exist' "$d/err")"
 
+# ROLLBACK brings back exactly the views the transaction changed
+got=$(q "$ATTACH BEGIN;
+DROP TABLE lake.big;
+CREATE TABLE lake.fresh (i INTEGER);
+INSERT INTO lake.seed VALUES (99);
+ALTER TABLE lake.orders RENAME TO orders2;
+ROLLBACK;
+SELECT count(*) AS n FROM lake.big;
+SELECT count(*) AS seeds FROM lake.seed;
+SELECT count(*) AS orders FROM lake.orders;")
+check_eq "after ROLLBACK the committed tables read as before" \
+    "$(printf 'n\n90\n\nseeds\n3\n\norders\n3')" "$(printf '%s' "$got" | sed -n '/^n$/,$p')"
+q "$ATTACH BEGIN; CREATE TABLE lake.fresh (i INTEGER); ROLLBACK; SELECT * FROM lake.fresh;" >/dev/null
+check_eq "and a table it created is gone" "1" "$(grep -c 'does not exist' "$d/err")"
+
 finish
