@@ -398,6 +398,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.id = lk_txn_new_catalog_id(txn);
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_idorder_entry_id(txn->ids, schema, name, nt.id);
+    lk_idorder_entry_created(txn->ids, schema, name);
     lk_txn_view_dirty(txn, nt.id);
     nt.begin = txn->snapshot_id;
     for (size_t i = 0; i < nt.ncols; i++)
@@ -1057,6 +1058,7 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->id = lk_txn_new_catalog_id(txn);
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_idorder_entry_id(txn->ids, schema, name, v->id);
+    lk_idorder_entry_created(txn->ids, schema, name);
     lk_txn_views_all(txn);
     v->begin = txn->snapshot_id;
     v->schema_id = s->id;

@@ -54,6 +54,7 @@ typedef struct {
     int64_t *ids;
     size_t nids;
     int live;
+    int created; /* a table or view created here (not an altered one) */
 } record;
 
 typedef struct {
@@ -355,5 +356,39 @@ size_t lk_idorder_sequence(const lk_idorder *o, int64_t **out)
         for (size_t k = 0; k < s->entries.n; k++)
             append_ids(out, &n, find_record(m, s->schema, s->entries.keys[k]));
     }
+    return n;
+}
+
+void lk_idorder_entry_created(lk_idorder *o, const char *schema, const char *name)
+{
+    add_record(o, schema, name)->created = 1;
+}
+
+/* DuckLake collects these names into a fresh hash set (or map) in the
+ * iteration order of its catalog maps, then lists that set. */
+size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***out)
+{
+    lk_idorder *m = (lk_idorder *)o;
+    hmap fresh = {0};
+    const hmap *src = tables ? &o->sets : &o->schemas;
+    for (size_t i = 0; i < src->n; i++) {
+        int take = !tables;
+        entry_set *s = tables ? find_set(m, src->keys[i]) : NULL;
+        for (size_t k = 0; s && k < s->entries.n && !take; k++) {
+            record *r = find_record(m, s->schema, s->entries.keys[k]);
+            take = r && r->created;
+        }
+        if (take)
+            hmap_insert(&fresh, src->keys[i]);
+    }
+    *out = xcalloc(fresh.n ? fresh.n : 1, sizeof(**out));
+    size_t n = 0;
+    for (size_t i = 0; i < fresh.n; i++)
+        for (size_t k = 0; k < src->n; k++)
+            if (strcmp(src->keys[k], fresh.keys[i]) == 0) {
+                (*out)[n++] = src->keys[k];
+                break;
+            }
+    hmap_clear(&fresh);
     return n;
 }

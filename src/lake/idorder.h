@@ -24,6 +24,16 @@ void lk_idorder_schema_created(lk_idorder *o, const char *schema, int64_t id);
 /* DROP SCHEMA of a schema (only matters when it was created here). */
 void lk_idorder_schema_dropped(lk_idorder *o, const char *schema);
 
+/* The entry `schema.name` (touched before) was created here, not altered. */
+void lk_idorder_entry_created(lk_idorder *o, const char *schema, const char *name);
+
+/* The order DuckLake lists schemas in changes_made: with tables 0, the
+ * schemas created here (created_schema); with tables 1, the schemas of
+ * the tables and views created here (created_table / created_view are
+ * grouped by schema in this order). Names are borrowed; *out is owned by
+ * the caller. */
+size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***out);
+
 /* A table or view of `schema` was created or altered (CREATE, ALTER,
  * COMMENT, SET PARTITIONED BY): DuckLake puts an entry under its name. */
 void lk_idorder_entry_touched(lk_idorder *o, const char *schema, const char *name);

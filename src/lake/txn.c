@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* Test hook: TARN_CRASH_AT=<point> makes the process exit abruptly there,
@@ -309,20 +310,65 @@ static int64_t token_id(const char *tok)
     return colon && colon[1] != '"' ? strtoll(colon + 1, NULL, 10) : -1;
 }
 
+/* The schema a name token names ("created_table:\"s\".\"t\"" -> s), into
+ * out (at most size bytes). */
+static void token_schema(const char *tok, char *out, size_t size)
+{
+    const char *p = strchr(tok, ':');
+    size_t n = 0;
+    if (p && p[1] == '"') {
+        for (p += 2; *p && n + 1 < size; p++) {
+            if (*p == '"' && p[1] == '"')
+                p++;
+            else if (*p == '"')
+                break;
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+}
+
+/* Position of a name token's schema in DuckLake's listing order. */
+static size_t schema_rank(const char *tok, const char **order, size_t norder)
+{
+    char schema[512];
+    token_schema(tok, schema, sizeof(schema));
+    for (size_t i = 0; i < norder; i++)
+        if (strcasecmp(order[i], schema) == 0)
+            return i;
+    return norder;
+}
+
 /* changes_made lists the kinds in DuckLake's order; within a kind, ids in
- * ascending order (DuckLake keeps them in ordered sets) and names in the
- * order they were made. */
+ * ascending order (DuckLake keeps them in ordered sets), new schemas and
+ * the new tables' schemas in the order of DuckLake's hash sets
+ * (idorder.c), and names within one schema in the order they were made
+ * (DuckLake's order there depends on memory addresses). */
 static void build_changes(lk_txn *txn)
 {
     size_t nkinds = sizeof(TOKEN_ORDER) / sizeof(TOKEN_ORDER[0]);
     char **picked = xmalloc((txn->nchange_tokens + 1) * sizeof(char *));
+    const char **schemas = NULL, **tables = NULL;
+    size_t nschemas = lk_idorder_change_schemas(txn->ids, 0, &schemas);
+    size_t ntables = lk_idorder_change_schemas(txn->ids, 1, &tables);
     for (size_t k = 0; k < nkinds; k++) {
         size_t plen = strlen(TOKEN_ORDER[k]), n = 0;
+        int by_schema = strcmp(TOKEN_ORDER[k], "created_schema:") == 0 ? 1
+                        : strcmp(TOKEN_ORDER[k], "created_table:") == 0 ||
+                                strcmp(TOKEN_ORDER[k], "created_view:") == 0
+                            ? 2
+                            : 0;
         for (size_t i = 0; i < txn->nchange_tokens; i++)
             if (strncmp(txn->change_tokens[i], TOKEN_ORDER[k], plen) == 0)
                 picked[n++] = txn->change_tokens[i];
         for (size_t i = 1; i < n; i++) /* insertion sort: stable, lists are short */
-            for (size_t j = i; j > 0 && token_id(picked[j - 1]) > token_id(picked[j]); j--) {
+            for (size_t j = i;
+                 j > 0 && (by_schema == 1 ? schema_rank(picked[j - 1], schemas, nschemas) >
+                                                schema_rank(picked[j], schemas, nschemas)
+                           : by_schema == 2 ? schema_rank(picked[j - 1], tables, ntables) >
+                                                  schema_rank(picked[j], tables, ntables)
+                                            : token_id(picked[j - 1]) > token_id(picked[j]));
+                 j--) {
                 char *tmp = picked[j];
                 picked[j] = picked[j - 1];
                 picked[j - 1] = tmp;
@@ -334,6 +380,8 @@ static void build_changes(lk_txn *txn)
         }
     }
     free(picked);
+    free(schemas);
+    free(tables);
 }
 
 static void stats_sql(lk_txn *txn, const char *meta)

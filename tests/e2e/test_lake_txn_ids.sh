@@ -25,7 +25,7 @@ q() {
 
 # qn SQL — the same without the header line (one result).
 qn() {
-    q "$1" | tail -n +2
+    q "$1" | tail -n +2 | sed '/^$/d'
 }
 
 q "$ATTACH CREATE TABLE lake.seed (x INTEGER);" >/dev/null
@@ -101,6 +101,21 @@ want=$(printf 'Count\n10\n\nn\n90\n\nCount\n1\n\nonly\n1\n\nseeds\n3\n\nn\n90\n\
 check_eq "reads inside a transaction follow its statements" "$want" "$got"
 q "$ATTACH SELECT * FROM lake.items;" >/dev/null
 check_eq "a table dropped in the transaction is gone after it" "1" "$(grep -c 'does not exist' "$d/err")"
+
+# three schemas and a table in each, in one transaction: ids and the
+# changes_made order follow DuckLake's hash maps (expected orders taken from
+# libstdc++'s unordered_map with DuckDB's case-insensitive hash)
+q "$ATTACH BEGIN; CREATE SCHEMA lake.sales; CREATE SCHEMA lake.hr; CREATE SCHEMA lake.ops;
+CREATE TABLE lake.ops.t (i INTEGER); CREATE TABLE lake.sales.t (i INTEGER);
+CREATE TABLE lake.hr.t (i INTEGER); COMMIT;" >/dev/null
+snap=$(qn "$META SELECT max(snapshot_id) FROM m.ducklake_snapshot;")
+check_eq "new schemas numbered in DuckLake's order" "ops hr sales" \
+    "$(qn "$META SELECT schema_name FROM m.ducklake_schema WHERE begin_snapshot = $snap ORDER BY schema_id;" | paste -sd' ')"
+check_eq "their tables too" "hr sales ops" \
+    "$(qn "$META SELECT s.schema_name FROM m.ducklake_table t JOIN m.ducklake_schema s USING (schema_id) WHERE t.begin_snapshot = $snap ORDER BY t.table_id;" | paste -sd' ')"
+check_eq "changes_made lists them in DuckLake's order" \
+    'created_schema:"sales",created_schema:"hr",created_schema:"ops",created_table:"ops"."t",created_table:"sales"."t",created_table:"hr"."t"' \
+    "$(qn "$META SELECT changes_made FROM m.ducklake_snapshot_changes WHERE snapshot_id = $snap;" | sed 's/^"//; s/"$//; s/""/"/g')"
 
 # ROLLBACK brings back exactly the views the transaction changed
 got=$(q "$ATTACH BEGIN;

@@ -103,12 +103,44 @@ static void test_sequence(void **state)
     lk_idorder_free(o);
 }
 
+static void test_change_schemas(void **state)
+{
+    /* new schemas sales, hr, ops and a table in each (ops first): DuckLake
+     * lists the schemas as sales, hr, ops and the tables' schemas as ops,
+     * sales, hr (orders from libstdc++ with the same hash) */
+    lk_idorder *o = lk_idorder_new();
+    const char *names[] = {"sales", "hr", "ops"};
+    for (int i = 0; i < 3; i++)
+        lk_idorder_schema_created(o, names[i], i + 1);
+    const char *tables[] = {"ops", "sales", "hr"};
+    for (int i = 0; i < 3; i++) {
+        lk_idorder_entry_touched(o, tables[i], "t");
+        lk_idorder_entry_id(o, tables[i], "t", i + 4);
+        lk_idorder_entry_created(o, tables[i], "t");
+    }
+    const char **got = NULL;
+    assert_int_equal(lk_idorder_change_schemas(o, 0, &got), 3);
+    assert_string_equal(got[0], "sales");
+    assert_string_equal(got[1], "hr");
+    assert_string_equal(got[2], "ops");
+    free(got);
+    assert_int_equal(lk_idorder_change_schemas(o, 1, &got), 3);
+    assert_string_equal(got[0], "ops");
+    assert_string_equal(got[1], "sales");
+    assert_string_equal(got[2], "hr");
+    free(got);
+    /* ids: schemas first (ops, hr, sales), then tables (hr, sales, ops) */
+    assert_sequence(o, (const int64_t[]){3, 2, 1, 6, 5, 4}, 6);
+    lk_idorder_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash),
         cmocka_unit_test(test_map_order),
         cmocka_unit_test(test_sequence),
+        cmocka_unit_test(test_change_schemas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
