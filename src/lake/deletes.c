@@ -235,6 +235,8 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
             schedule_old_delete_file(lake, t, s);
         }
         int64_t id = lk_txn_new_file_id(txn);
+        txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
+        txn->del_file_ids[txn->ndel_file_ids++] = id;
         buf_clear(&b);
         buf_printf(&b, "INSERT INTO %s.ducklake_delete_file VALUES (%lld, %lld, %lld, NULL, %lld, ",
                    lake->meta, (long long)id, (long long)t->id, (long long)begin,

@@ -192,3 +192,124 @@ void lk_renumber_sql(lk_txn *txn, const char *meta)
     for (size_t i = 0; i < txn->ndeltas; i++)
         txn->deltas[i].table_id = lk_renumber_id(txn, txn->deltas[i].table_id);
 }
+
+/* ---- data and delete files ---- */
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static lk_table_delta *delta_of(lk_txn *txn, int64_t table_id)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        if (txn->deltas[i].table_id == table_id)
+            return &txn->deltas[i];
+    return NULL;
+}
+
+static void add_file_move(lk_txn *txn, int64_t from, int64_t to)
+{
+    if (from == to)
+        return;
+    txn->file_from = xrealloc(txn->file_from, (txn->nfile_renum + 1) * sizeof(int64_t));
+    txn->file_to = xrealloc(txn->file_to, (txn->nfile_renum + 1) * sizeof(int64_t));
+    txn->file_from[txn->nfile_renum] = from;
+    txn->file_to[txn->nfile_renum++] = to;
+}
+
+/* A table's new files take row ids from its base, in the order written,
+ * before its new inlined rows (only when none carries its own row ids). */
+static void plan_rows(lk_txn *txn, lk_table_delta *d)
+{
+    int64_t next = d->base_row_id;
+    for (size_t i = 0; i < txn->nfiles; i++) {
+        const lk_pending_file *p = &txn->files[i];
+        if (p->table_id == d->table_id && p->rowids_embedded)
+            return;
+    }
+    for (size_t i = 0; i < txn->nfiles; i++) {
+        lk_pending_file *p = &txn->files[i];
+        if (p->table_id != d->table_id)
+            continue;
+        p->row_id_start = next; /* lk_renumber_files_sql writes it */
+        next += p->record_count;
+    }
+    d->reorder_rows = 1;
+    d->inline_start = next;
+}
+
+void lk_renumber_files_plan(lk_txn *txn)
+{
+    /* only files this plan knows of (maintenance numbers its own) */
+    if (txn->cat.next_file_id - txn->base_file_id != (int64_t)(txn->nfiles + txn->ndel_file_ids))
+        return;
+    int64_t *tables = xmalloc((txn->ndeltas + txn->nfiles + 1) * sizeof(int64_t));
+    size_t nt = 0;
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        tables[nt++] = txn->deltas[i].table_id;
+    for (size_t i = 0; i < txn->nfiles; i++)
+        tables[nt++] = txn->files[i].table_id;
+    /* DuckLake walks a map keyed by table id (new tables after committed
+     * ones, in creation order: the order of their provisional ids) */
+    qsort(tables, nt, sizeof(int64_t), cmp_id);
+    int64_t slot = txn->base_file_id;
+    for (size_t i = 0; i < nt; i++) {
+        if (i && tables[i] == tables[i - 1])
+            continue;
+        lk_table_delta *d = delta_of(txn, tables[i]);
+        int files = 0;
+        for (size_t k = 0; k < txn->nfiles; k++)
+            if (txn->files[k].table_id == tables[i]) {
+                add_file_move(txn, txn->files[k].file_id, slot++);
+                files = 1;
+            }
+        if (!files && d && d->inlined)
+            slot++; /* DuckLake's marker increment for inlined-only data */
+        if (files && d && d->inlined)
+            plan_rows(txn, d);
+    }
+    free(tables);
+    for (size_t i = 0; i < txn->ndel_file_ids; i++)
+        add_file_move(txn, txn->del_file_ids[i], slot++);
+}
+
+void lk_renumber_files_sql(lk_txn *txn, const char *meta)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        if (!txn->deltas[i].reorder_rows)
+            continue;
+        for (size_t k = 0; k < txn->nfiles; k++)
+            if (txn->files[k].table_id == txn->deltas[i].table_id)
+                lk_txn_sql(txn,
+                           "UPDATE %s.ducklake_data_file SET row_id_start = %lld WHERE "
+                           "data_file_id = %lld",
+                           meta, (long long)txn->files[k].row_id_start,
+                           (long long)txn->files[k].file_id);
+    }
+    if (!txn->nfile_renum)
+        return;
+    static const char *const FILE_COLUMNS[][2] = {
+        {"ducklake_data_file", "data_file_id"},
+        {"ducklake_file_column_stats", "data_file_id"},
+        {"ducklake_file_partition_value", "data_file_id"},
+        {"ducklake_file_variant_stats", "data_file_id"},
+        {"ducklake_delete_file", "delete_file_id"},
+        {"ducklake_delete_file", "data_file_id"},
+    };
+    for (size_t i = 0; i < sizeof(FILE_COLUMNS) / sizeof(FILE_COLUMNS[0]); i++) {
+        const char *col = FILE_COLUMNS[i][1];
+        tarn_buf b = {0};
+        buf_printf(&b, "UPDATE %s.%s SET %s = CASE %s", meta, FILE_COLUMNS[i][0], col, col);
+        for (size_t k = 0; k < txn->nfile_renum; k++)
+            buf_printf(&b, " WHEN %lld THEN %lld", (long long)txn->file_from[k],
+                       (long long)txn->file_to[k]);
+        buf_printf(&b, " ELSE %s END WHERE %s IN (", col, col);
+        for (size_t k = 0; k < txn->nfile_renum; k++)
+            buf_printf(&b, "%s%lld", k ? ", " : "", (long long)txn->file_from[k]);
+        buf_putc(&b, ')');
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+}

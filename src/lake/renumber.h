@@ -15,6 +15,14 @@ int lk_renumber_plan(lk_txn *txn);
 /* Appends the statements that move the ids of this transaction's catalog
  * rows; call after every other catalog statement was queued. */
 void lk_renumber_sql(lk_txn *txn, const char *meta);
+/* Data files and delete files: DuckLake numbers a transaction's files at
+ * commit, table by table in table order (a table with only new inlined
+ * rows takes a number too), and gives a table's new files row ids before
+ * its new inlined rows. Decides both (before the pending rows move). */
+void lk_renumber_files_plan(lk_txn *txn);
+/* Appends the statements that apply lk_renumber_files_plan. */
+void lk_renumber_files_sql(lk_txn *txn, const char *meta);
+
 /* The final id of provisional id `id` (itself when it does not move). */
 int64_t lk_renumber_id(const lk_txn *txn, int64_t id);
 

@@ -108,6 +108,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     }
     txn->snapshot_id = txn->cat.snapshot_id + 1;
     txn->base_catalog_id = txn->cat.next_catalog_id;
+    txn->base_file_id = txn->cat.next_file_id;
     txn->ids = lk_idorder_new();
     txn->explicit_txn = explicit_txn;
     lake->txn = txn;
@@ -251,6 +252,9 @@ static void txn_free(lk_txn *txn)
     free(txn->dropped);
     free(txn->renum_from);
     free(txn->renum_to);
+    free(txn->del_file_ids);
+    free(txn->file_from);
+    free(txn->file_to);
     free(txn);
 }
 
@@ -450,6 +454,7 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
                            (long long)txn->cat.next_catalog_id,
                            (long long)(txn->cat.next_file_id + txn->file_id_bumps));
     stats_sql(txn, lake->meta);
+    lk_renumber_files_sql(txn, lake->meta);
     lk_renumber_sql(txn, lake->meta);
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", lake->meta,
@@ -557,6 +562,7 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         lk_txn_rollback(lake, con);
         return rc;
     }
+    lk_renumber_files_plan(txn);
     lk_write_move_pending(lake, con);
     lk_renumber_plan(txn);
     build_changes(txn);

@@ -31,19 +31,22 @@ typedef struct {
     char *path;     /* path relative to the table directory */
     char *abs_path; /* path as read by this session */
     int64_t record_count, file_size, footer_size, row_id_start;
+    int rowids_embedded; /* UPDATE images: the file carries its rows' ids */
 } lk_pending_file;
 
 /* Table-level effects accumulated for ducklake_table_stats. */
 typedef struct {
     int64_t table_id;
     int64_t added_records, added_bytes, next_row_id;
-    int64_t base_row_id; /* next_row_id before this transaction */
-    int pending_holes;   /* rows this transaction inserted were deleted or updated again */
-    int had_stats_row;   /* a ducklake_table_stats row existed before */
-    int stats_inserted;  /* this transaction inserted the column stats rows */
-    int inlined;         /* rows were inlined (next_file_id is bumped once) */
-    int got_file;        /* a Parquet data file was written */
-    lk_stats_set stats;  /* column stats of this commit's writes, merged at commit */
+    int64_t base_row_id;  /* next_row_id before this transaction */
+    int pending_holes;    /* rows this transaction inserted were deleted or updated again */
+    int64_t inline_start; /* at commit: first row id of the new inlined rows (see renumber.c) */
+    int reorder_rows;     /* the new files take row ids before the new inlined rows */
+    int had_stats_row;    /* a ducklake_table_stats row existed before */
+    int stats_inserted;   /* this transaction inserted the column stats rows */
+    int inlined;          /* rows were inlined (next_file_id is bumped once) */
+    int got_file;         /* a Parquet data file was written */
+    lk_stats_set stats;   /* column stats of this commit's writes, merged at commit */
     int touched;
 } lk_table_delta;
 
@@ -75,6 +78,11 @@ struct lk_txn {
     struct lk_idorder *ids;         /* DuckLake's catalog-map operations (idorder.h) */
     int64_t *renum_from, *renum_to; /* commit-time renumbering (renumber.h) */
     size_t nrenum;
+    int64_t base_file_id;  /* next_file_id when the transaction began */
+    int64_t *del_file_ids; /* delete files written (ids in allocation order) */
+    size_t ndel_file_ids;
+    int64_t *file_from, *file_to; /* commit-time file renumbering (renumber.h) */
+    size_t nfile_renum;
     /* Views to rebuild after the current statement (inside BEGIN … COMMIT,
      * where reads must see pending changes) and at commit: */
     int64_t *dirty; /* tables the statement changed */

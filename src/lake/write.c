@@ -241,7 +241,7 @@ typedef struct {
 
 static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, const char *name,
                           const char *abs, const lk_file_stats *fs, int64_t row_id_start,
-                          const file_partition *part)
+                          int with_rowid, const file_partition *part)
 {
     lk_txn *txn = lake->txn;
     tarn_buf b = {0};
@@ -276,6 +276,7 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
     p->file_size = fs->file_size;
     p->footer_size = fs->footer_size;
     p->row_id_start = row_id_start;
+    p->rowids_embedded = with_rowid;
 }
 
 /* Writes the rows of `source` into one new Parquet file under the table's
@@ -305,7 +306,7 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
         unlink(abs); /* an empty result writes no file and no snapshot */
     } else if (!rc && nfiles == 1) {
         int64_t file_id = lk_txn_new_file_id(txn);
-        register_file(lake, t, file_id, rel, abs, &files[0], d->next_row_id, part);
+        register_file(lake, t, file_id, rel, abs, &files[0], d->next_row_id, with_rowid, part);
         lk_stats_set st;
         lk_stats_init(&st, t);
         lk_write_file_stats(txn, lake->meta, t->id, file_id, &files[0], &st);
@@ -562,11 +563,12 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
     return 0;
 }
 
-/* DuckLake numbers a transaction's new rows when it commits, in the order
- * they were appended, so rows it inserted and deleted again leave no gap.
- * tarn numbered them on insert: close the gaps (only when there are any,
- * and only for a table that got no data file in this transaction, whose
- * row ranges are already fixed). */
+/* DuckLake numbers a transaction's new rows when it commits: a table's new
+ * data files first, then its new inlined rows, in the order they were
+ * appended, so rows inserted and deleted again leave no gap. tarn
+ * numbered them on insert: here the inlined rows move to where DuckLake
+ * puts them (renumber.c decided where the files go), closing any gaps. A
+ * table whose files carry their own row ids (UPDATE images) keeps them. */
 static void row_id_at_commit(tarn_buf *b, lk_lake *lake, duckdb_connection con, int64_t table_id,
                              const char *pins)
 {
@@ -574,24 +576,27 @@ static void row_id_at_commit(tarn_buf *b, lk_lake *lake, duckdb_connection con, 
     for (size_t i = 0; i < lake->txn->ndeltas; i++)
         if (lake->txn->deltas[i].table_id == table_id)
             d = &lake->txn->deltas[i];
-    int64_t kept = 0;
-    char *q = d && d->pending_holes && !d->got_file
-                  ? xasprintf("SELECT count(*) FROM %s WHERE row_id >= %lld", pins,
-                              (long long)d->base_row_id)
-                  : NULL;
-    if (!q || duck_query_int64(&kept, NULL, con, q) != 0) {
-        tarn_error_clear();
-        free(q);
+    int holes = d && d->pending_holes && (!d->got_file || d->reorder_rows);
+    if (!d || (!holes && !d->reorder_rows)) {
         buf_puts(b, "row_id");
         return;
     }
-    free(q);
-    int64_t base = d->base_row_id;
+    int64_t base = d->base_row_id, start = d->reorder_rows ? d->inline_start : base, kept = 0;
+    if (holes) {
+        char *q = xasprintf("SELECT count(*) FROM %s WHERE row_id >= %lld", pins, (long long)base);
+        int rc = duck_query_int64(&kept, NULL, con, q);
+        free(q);
+        if (rc) {
+            tarn_error_clear();
+            buf_puts(b, "row_id");
+            return;
+        }
+        d->next_row_id = start + kept;
+    }
     buf_printf(b,
                "CASE WHEN row_id >= %lld THEN %lld + row_number() OVER (PARTITION BY row_id >= "
                "%lld ORDER BY row_id) - 1 ELSE row_id END",
-               (long long)base, (long long)base, (long long)base);
-    d->next_row_id = base + kept;
+               (long long)base, (long long)start, (long long)base);
 }
 
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con)

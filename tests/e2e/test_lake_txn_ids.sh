@@ -117,6 +117,24 @@ check_eq "changes_made lists them in DuckLake's order" \
     'created_schema:"sales",created_schema:"hr",created_schema:"ops",created_table:"ops"."t",created_table:"sales"."t",created_table:"hr"."t"' \
     "$(qn "$META SELECT changes_made FROM m.ducklake_snapshot_changes WHERE snapshot_id = $snap;" | sed 's/^"//; s/"$//; s/""/"/g')"
 
+# files: DuckLake numbers them at commit, table by table in table order (a
+# table with only new inlined rows takes a number too), and gives a table's
+# new files row ids before its new inlined rows
+q "$ATTACH CREATE TABLE lake.f1 (i INTEGER); CREATE TABLE lake.f2 (i INTEGER);" >/dev/null
+q "$ATTACH BEGIN; INSERT INTO lake.f1 VALUES (1), (2), (3); INSERT INTO lake.f1 SELECT range FROM range(100, 150); COMMIT;
+BEGIN; INSERT INTO lake.f2 SELECT range FROM range(20); INSERT INTO lake.f1 SELECT range FROM range(200, 220); COMMIT;
+BEGIN; INSERT INTO lake.f1 VALUES (7); INSERT INTO lake.f2 SELECT range FROM range(30); COMMIT;" >/dev/null
+F1=$(qn "$META SELECT table_id FROM m.ducklake_table WHERE table_name = 'f1' AND end_snapshot IS NULL;")
+F2=$(qn "$META SELECT table_id FROM m.ducklake_table WHERE table_name = 'f2' AND end_snapshot IS NULL;")
+B=$(qn "$META SELECT min(data_file_id) FROM m.ducklake_data_file WHERE table_id IN ($F1, $F2);")
+check_eq "file ids and row ranges as DuckLake gives them" \
+    "$(printf 'f1,0,0,50\nf1,1,53,20\nf2,2,0,20\nf2,4,20,30')" \
+    "$(qn "$META SELECT CASE table_id WHEN $F1 THEN 'f1' ELSE 'f2' END, data_file_id - $B, row_id_start, record_count FROM m.ducklake_data_file WHERE table_id IN ($F1, $F2) ORDER BY data_file_id;")"
+check_eq "inlined rows after the files' rows" "$(printf '50,1\n51,2\n52,3\n73,7')" \
+    "$(qn "$ATTACH SELECT rowid, i FROM lake.f1 WHERE i < 10 ORDER BY rowid;")"
+check_eq "next_file_id counts the inlined-only table's number" "5" \
+    "$(qn "$META SELECT next_file_id - $B FROM m.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1;")"
+
 # ROLLBACK brings back exactly the views the transaction changed
 got=$(q "$ATTACH BEGIN;
 DROP TABLE lake.big;
