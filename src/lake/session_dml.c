@@ -140,8 +140,7 @@ static const char *read_alias(const sql_tokens *tk, size_t *i)
         *i += 2;
         return tk->toks[*i - 1].text;
     }
-    if (*i < tk->n &&
-        (tk->toks[*i].type == SQL_TOK_IDENT || tk->toks[*i].type == SQL_TOK_QIDENT)) {
+    if (*i < tk->n && (tk->toks[*i].type == SQL_TOK_IDENT || tk->toks[*i].type == SQL_TOK_QIDENT)) {
         for (size_t k = 0; k < sizeof(STOP) / sizeof(STOP[0]); k++)
             if (sql_tok_is_kw(&tk->toks[*i], STOP[k]))
                 return NULL;
@@ -153,6 +152,16 @@ static const char *read_alias(const sql_tokens *tk, size_t *i)
 
 /* FROM (identity scan) AS alias, rewritten from the rest of the statement
  * (USING becomes a comma: DELETE … USING x is a join with x). */
+/* alias.__tarn_fid, alias.__tarn_pos: the row's place, qualified so that
+ * the tables of a FROM / USING list cannot make it ambiguous. */
+static void qualified_identity(tarn_buf *m, const char *alias)
+{
+    quote_ident(m, alias);
+    buf_puts(m, ".__tarn_fid, ");
+    quote_ident(m, alias);
+    buf_puts(m, ".__tarn_pos");
+}
+
 static int match_from(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table *t,
                       const char *alias, const char *rest)
 {
@@ -196,8 +205,11 @@ static int do_delete(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     tarn_buf m = {0};
     if (!rc) {
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
-        buf_puts(&m, "SELECT __tarn_fid, __tarn_pos");
-        rc = match_from(&m, s, l, t, alias ? alias : t->name, buf_cstr(&rest));
+        /* USING may match a row several times: it is deleted once */
+        const char *al = alias ? alias : t->name;
+        buf_puts(&m, "SELECT DISTINCT ");
+        qualified_identity(&m, al);
+        rc = match_from(&m, s, l, t, al, buf_cstr(&rest));
     }
     int64_t n = 0;
     if (!rc)
@@ -265,7 +277,8 @@ static void free_assignments(assignment *a, size_t n)
     free(a);
 }
 
-static int build_update_select(tarn_buf *m, const lk_table *t, const assignment *a, size_t na)
+static int build_update_select(tarn_buf *m, const lk_table *t, const char *alias,
+                               const assignment *a, size_t na)
 {
     for (size_t k = 0; k < na; k++) {
         size_t c = 0;
@@ -276,17 +289,28 @@ static int build_update_select(tarn_buf *m, const lk_table *t, const assignment 
                                   "Binder Error: Referenced update column %s not found in table",
                                   a[k].column);
     }
-    buf_puts(m, "SELECT __tarn_fid, __tarn_pos, rowid AS __tarn_rowid");
+    /* a row a FROM list matches several times is updated once (DuckDB
+     * takes one of the matches too) */
+    buf_puts(m, "SELECT DISTINCT ON (");
+    qualified_identity(m, alias);
+    buf_puts(m, ") ");
+    qualified_identity(m, alias);
+    buf_puts(m, ", ");
+    quote_ident(m, alias);
+    buf_puts(m, ".rowid AS __tarn_rowid");
     for (size_t c = 0; c < t->ncols; c++) {
         buf_puts(m, ", ");
         const char *expr = NULL;
         for (size_t k = 0; k < na; k++)
             if (strcasecmp(t->cols[c].name, a[k].column) == 0)
                 expr = a[k].expr;
-        if (expr)
+        if (expr) {
             buf_printf(m, "(%s)", expr);
-        else
+        } else {
+            quote_ident(m, alias);
+            buf_putc(m, '.');
             quote_ident(m, t->cols[c].name);
+        }
         buf_puts(m, " AS ");
         quote_ident(m, t->cols[c].name);
     }
@@ -331,7 +355,7 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     tarn_buf m = {0};
     if (!rc) {
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
-        rc = build_update_select(&m, t, a, na);
+        rc = build_update_select(&m, t, alias ? alias : t->name, a, na);
     }
     if (!rc)
         rc = match_from(&m, s, l, t, alias ? alias : t->name, buf_cstr(&rest));
@@ -354,6 +378,22 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     return rc;
 }
 
+/* COPY q [(columns)] FROM …: whether this COPY loads into q. */
+static int copy_from(const sql_tokens *tk, const qname *q)
+{
+    size_t i = q->end;
+    if (i < tk->n && is_op(&tk->toks[i], "(")) {
+        for (int depth = 0; i < tk->n; i++) {
+            if (is_op(&tk->toks[i], "("))
+                depth++;
+            else if (is_op(&tk->toks[i], ")") && --depth == 0)
+                break;
+        }
+        i++;
+    }
+    return i < tk->n && sql_tok_is_kw(&tk->toks[i], "FROM");
+}
+
 int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                      const tarn_sink *sink, int *handled)
 {
@@ -365,6 +405,9 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     } else if (strcmp(kw, "DELETE") == 0) {
         if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "FROM"))
             i++;
+    } else if (strcmp(kw, "TRUNCATE") == 0) {
+        if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "TABLE"))
+            i++;
     }
     qname q;
     const char *schema = NULL, *name = NULL;
@@ -373,6 +416,8 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
     if (!l)
         return 0;
+    if (strcmp(kw, "COPY") == 0 && !copy_from(tk, &q))
+        return 0; /* COPY lake.t TO …: a read */
     *handled = 1;
     const lk_table *t = find_table(l, schema, name);
     if (!t)
@@ -384,9 +429,13 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
                               l->alias);
     if (strcmp(kw, "INSERT") == 0 && plain_query_insert(tk, &q, t))
         return do_insert_query(s, l, tk, sql, &q, t, sink);
-    if (strcmp(kw, "INSERT") == 0)
+    /* COPY lake.t FROM …: DuckDB loads the file into the stage, as for an
+     * INSERT */
+    if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "COPY") == 0)
         return do_insert(s, l, tk, sql, &q, t, sink);
-    if (strcmp(kw, "DELETE") == 0)
+    if (strcmp(kw, "TRUNCATE") == 0 && q.end < tk->n)
+        return tarn_error_set(TARN_EINVALID, "TRUNCATE takes one table name and nothing else");
+    if (strcmp(kw, "DELETE") == 0 || strcmp(kw, "TRUNCATE") == 0)
         return do_delete(s, l, tk, sql, &q, t, sink);
     return do_update(s, l, tk, sql, &q, t, sink);
 }
