@@ -21,7 +21,8 @@
 # (binary, default build/tarn), KEEP_TMP=1 keeps the work directory. See bench/README.md.
 #
 # The last line is key=value pairs: appends_per_s, files_before, files_after, compact_scan_ratio
-# (scan before / after compaction), merge_s, pruned_ratio (WHERE p = 42 / full scan),
+# (scan before / after compaction), merge_s, partitioned_insert_ratio (the partitioned INSERT /
+# DuckDB's COPY … PARTITION_BY), pruned_ratio (WHERE p = 42 / full scan),
 # pruned_ratio_parquet (the same over read_parquet), pruned_vs_parquet (lake filtered /
 # read_parquet filtered), files_read_filtered, files_read_full.
 set -euo pipefail
@@ -123,7 +124,7 @@ file_list() {
 parquet_on_disk() { find "$1" -name '*.parquet' | wc -l; }
 
 appends_per_s=NA files_before=NA files_after=NA compact_scan_ratio=NA merge_s=NA
-pruned_ratio=NA pruned_ratio_parquet=NA pruned_vs_parquet=NA files_read_filtered=NA files_read_full=NA
+insert_ratio=NA pruned_ratio=NA pruned_ratio_parquet=NA pruned_vs_parquet=NA files_read_filtered=NA files_read_full=NA
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 REPORT=$WORK/report.txt
 : >"$REPORT"
@@ -250,6 +251,16 @@ EOF
     run_tarn "$D" "$WORK/part.sql"
     insert_s=$(mark_span 0 1)
     p_files=$(csv_after n_files)
+    # baseline for the write: DuckDB's own partitioned COPY of the same rows
+    cat >"$WORK/pcopy.sql" <<EOF
+$MARK
+COPY (SELECT range AS id, (range % 100)::INT AS p, (range % 997) * 0.5 AS v, 's' || (range % 10000) AS s FROM range($ROWS)) TO 'pcopy' (FORMAT parquet, PARTITION_BY (p));
+$MARK
+EOF
+    run_tarn "$D" "$WORK/pcopy.sql"
+    pcopy_s=$(mark_span 0 1)
+    rm -rf "$D/pcopy"
+    insert_ratio=$(calc "$insert_s / $pcopy_s" %.1f)
 
     SEL_P="SELECT count(*), sum(v), min(s), max(id) FROM"
     AGG_P="$SEL_P lake.p"
@@ -276,6 +287,7 @@ EOF
 
     head_row "6. $ROWS rows, SET PARTITIONED BY (p), 100 values of p; SELECT count(*), sum(v), min(s), max(id)"
     row "INSERT … SELECT of $ROWS rows into 100 partitions" "${insert_s}s, $p_files data files"
+    row "baseline: COPY (same SELECT) TO dir (FORMAT parquet, PARTITION_BY (p))" "${pcopy_s}s (INSERT / COPY $insert_ratio)"
     row "lake: full scan / WHERE p = 42" "${full_s}s / ${filt_s}s"
     row "ratio filtered / full (1/100 of the rows)" "$pruned_ratio"
     row "read_parquet of the same files: full / WHERE p = 42" "${pq_full_s}s / ${pq_filt_s}s, ratio $pruned_ratio_parquet"
@@ -298,4 +310,4 @@ fi
 echo "tarn: $rev, load average before/after: $load_before / $load_after"
 cat "$REPORT"
 echo
-echo "appends_per_s=$appends_per_s files_before=$files_before files_after=$files_after compact_scan_ratio=$compact_scan_ratio merge_s=$merge_s pruned_ratio=$pruned_ratio pruned_ratio_parquet=$pruned_ratio_parquet pruned_vs_parquet=$pruned_vs_parquet files_read_filtered=$files_read_filtered files_read_full=$files_read_full"
+echo "appends_per_s=$appends_per_s files_before=$files_before files_after=$files_after compact_scan_ratio=$compact_scan_ratio merge_s=$merge_s partitioned_insert_ratio=$insert_ratio pruned_ratio=$pruned_ratio pruned_ratio_parquet=$pruned_ratio_parquet pruned_vs_parquet=$pruned_vs_parquet files_read_filtered=$files_read_filtered files_read_full=$files_read_full"
