@@ -33,9 +33,9 @@ int lk_bucket_check_count(const char *text, int32_t *n);
  * here) of DuckLake type `lake_type`: an INTEGER from 0 to n - 1. */
 void lk_bucket_key_expr(tarn_buf *b, const char *column, const char *lake_type, int32_t n);
 
-/* Registers murmur3_32(x) -> INTEGER on `con` (DuckLake's function: the
- * same value for every type it takes directly; a type hashed by its text
- * form is refused with a hint to cast it to VARCHAR). */
+/* Registers murmur3_32(x) -> INTEGER on `con`: DuckLake's function, the
+ * same value for every scalar type; a nested value (which DuckLake hashes
+ * by its text) is refused with a hint to cast it to VARCHAR. */
 int lk_bucket_register(duckdb_connection con);
 
 #endif
