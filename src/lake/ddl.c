@@ -9,6 +9,7 @@
 #include "lake/idorder.h"
 
 #include "duck/duck.h"
+#include "lake/bucket.h"
 #include "lake/colstats.h"
 #include "lake/txn.h"
 #include "lake/types.h"
@@ -883,7 +884,9 @@ static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
     int64_t *ids = xcalloc(op->nkeys ? op->nkeys : 1, sizeof(int64_t));
     for (size_t i = 0; i < op->nkeys; i++) {
         lk_column *c = top_column(t, op->key_columns[i], NULL);
-        if (!c || lk_type_is_nested(c->type)) {
+        int32_t buckets = 0; /* bucket(N) hashes a nested value by its text, as DuckLake does */
+        if (!c ||
+            (lk_type_is_nested(c->type) && !lk_bucket_parse(op->key_transforms[i], &buckets))) {
             free(ids);
             return tarn_error_set(TARN_EINVALID,
                                   "cannot partition by \"%s\": not a top-level column of a "

@@ -152,12 +152,8 @@ static int write_partitions(const flush_job *j, int64_t *rows)
             lk_write_key_expr(&where, tv, pk);
             buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
             quote_literal(&where, duck_table_get(&parts, r, k));
-            const lk_column *col = lk_table_column(tv, pk->column_id);
-            lk_write_hive_value(&dir, strcmp(pk->transform, "identity") == 0 ? col->name : pk->transform);
-            buf_putc(&dir, '=');
-            lk_write_hive_value(&dir, duck_table_get(&parts, r, k));
-            buf_putc(&dir, '/');
         }
+        lk_write_hive_dir(&dir, tv, (const char *const *)parts.cells + r * parts.ncols);
         rc = write_part(j, buf_cstr(&where), buf_cstr(&dir), parts.cells + r * parts.ncols, rows);
         buf_free(&where);
         buf_free(&dir);

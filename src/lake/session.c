@@ -19,6 +19,7 @@
 #include "tarn/session.h"
 
 #include "duck/duck.h"
+#include "lake/bucket.h"
 #include "lake/ddl.h"
 #include "lake/lake.h"
 #include "lake/rewrite.h"
@@ -53,7 +54,15 @@ int tarn_session_open(tarn_session **out)
         return rc;
     }
     duckdb_destroy_config(&cfg);
-    duckdb_connect(s->db, &s->con);
+    int rc = duckdb_connect(s->db, &s->con) == DuckDBSuccess
+                 ? lk_bucket_register(s->con)
+                 : tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
+    if (rc) {
+        duckdb_disconnect(&s->con);
+        duckdb_close(&s->db);
+        free(s);
+        return rc;
+    }
     *out = s;
     return 0;
 }

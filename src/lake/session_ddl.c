@@ -9,6 +9,7 @@
  * its rows are the table's first insert, in the same snapshot.
  */
 #include "duck/duck.h"
+#include "lake/bucket.h"
 #include "lake/ddl.h"
 #include "lake/rewrite.h"
 #include "lake/session_int.h"
@@ -19,6 +20,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -230,6 +232,45 @@ static int parse_alter_column(tarn_session *s, lk_lake *l, const sql_tokens *tk,
     return rc;
 }
 
+static int is_op(const sql_tokens *tk, size_t i, const char *op)
+{
+    return i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, op) == 0;
+}
+
+/* bucket(N, col) at *i (the name): the column and "bucket(N)", *i moved
+ * past the closing parenthesis. The errors are DuckLake's. */
+static int parse_bucket_key(const sql_tokens *tk, size_t *i, char **col, char **transform)
+{
+    static const char EXPECTED[] = "Expected bucket(bucket_count, column)";
+    size_t j = *i + 2, close = j;
+    int depth = 0, args = 1;
+    for (; close < tk->n && !(depth == 0 && is_op(tk, close, ")")); close++) {
+        depth += is_op(tk, close, "(") - is_op(tk, close, ")");
+        args += depth == 0 && is_op(tk, close, ",");
+    }
+    if (close >= tk->n || args != 2)
+        return tarn_error_set(TARN_EINVALID, "%s", EXPECTED);
+    /* the count: one token, or a sign and a number */
+    char count[64];
+    size_t c = j + (is_op(tk, j, "-") || is_op(tk, j, "+"));
+    const sql_token *num = &tk->toks[c];
+    int constant = num->type == SQL_TOK_NUMBER || (num->type == SQL_TOK_STRING && c == j);
+    if (!constant || !is_op(tk, c + 1, ","))
+        return tarn_error_set(TARN_EINVALID, "Bucket count must be a constant integer");
+    snprintf(count, sizeof(count), "%s%s", c != j ? tk->toks[j].text : "", num->text);
+    const sql_token *name = &tk->toks[c + 2];
+    if (c + 3 != close || (name->type != SQL_TOK_IDENT && name->type != SQL_TOK_QIDENT))
+        return tarn_error_set(TARN_EINVALID, "%s", EXPECTED);
+    int32_t buckets = 0;
+    int rc = lk_bucket_check_count(count, &buckets);
+    if (rc)
+        return rc;
+    *transform = xasprintf("bucket(%d)", (int)buckets);
+    *col = xstrdup(name->text);
+    *i = close + 1;
+    return 0;
+}
+
 /* Keys of SET PARTITIONED BY (k, …): col, year(col), month(col), day(col),
  * hour(col) or bucket(N, col). The strings live in static storage until
  * the next call (one ALTER at a time). */
@@ -265,10 +306,11 @@ static int parse_partition_keys(const sql_tokens *tk, size_t i, lk_alter *op)
             continue;
         }
         const char *fn = t->text;
-        if (strcasecmp(fn, "bucket") == 0 && i + 5 < tk->n) {
-            transforms[n] = xasprintf("bucket(%s)", tk->toks[i + 2].text);
-            cols[n++] = xstrdup(tk->toks[i + 4].text);
-            i += 6;
+        if (strcasecmp(fn, "bucket") == 0) {
+            int rc = parse_bucket_key(tk, &i, &cols[n], &transforms[n]);
+            if (rc)
+                return rc;
+            n++;
         } else if ((strcasecmp(fn, "year") == 0 || strcasecmp(fn, "month") == 0 ||
                     strcasecmp(fn, "day") == 0 || strcasecmp(fn, "hour") == 0) &&
                    i + 3 < tk->n) {

@@ -4,6 +4,7 @@
 #include "lake/write.h"
 
 #include "duck/duck.h"
+#include "lake/bucket.h"
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/filestats.h"
@@ -16,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define STAGE "temp.main.__tarn_stage"
@@ -352,6 +354,11 @@ int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k)
             return 0;
         }
     }
+    int32_t n = 0;
+    if (lk_bucket_parse(k->transform, &n)) {
+        lk_bucket_key_expr(b, c->name, c->type, n);
+        return 0;
+    }
     return tarn_error_set(TARN_EUNSUPPORTED,
                           "writing to a table partitioned by %s is not supported by tarn yet",
                           k->transform);
@@ -372,17 +379,43 @@ void lk_write_hive_value(tarn_buf *b, const char *v)
     }
 }
 
-static void hive_dir(tarn_buf *b, const lk_table *t, const duck_table *parts, size_t r)
+/* The hive key of partition key k: the column name for identity, else the
+ * transform's name (bucket(N) → bucket); a name an earlier key took
+ * (case-insensitively) becomes <name>_<column>, as DuckLake names them. */
+static char *hive_key_name(const lk_table *t, size_t k)
+{
+    char **names = xcalloc(k + 1, sizeof(char *));
+    for (size_t i = 0; i <= k; i++) {
+        const lk_partkey *pk = &t->keys[i];
+        const lk_column *c = lk_table_column(t, pk->column_id);
+        const char *col = c ? c->name : "";
+        const char *base = strcmp(pk->transform, "identity") == 0 ? col : pk->transform;
+        size_t len = strcspn(base, "(");
+        names[i] = xasprintf("%.*s", (int)len, base);
+        for (size_t j = 0; j < i; j++) {
+            if (strcasecmp(names[j], names[i]) == 0) {
+                char *longer = xasprintf("%s_%s", names[i], col);
+                free(names[i]);
+                names[i] = longer;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        free(names[i]);
+    char *name = names[k];
+    free(names);
+    return name;
+}
+
+void lk_write_hive_dir(tarn_buf *b, const lk_table *t, const char *const *values)
 {
     for (size_t k = 0; k < t->nkeys; k++) {
-        const lk_partkey *pk = &t->keys[k];
-        const lk_column *c = lk_table_column(t, pk->column_id);
-        tarn_buf key = {0};
-        buf_puts(&key, strcmp(pk->transform, "identity") == 0 ? c->name : pk->transform);
-        lk_write_hive_value(b, buf_cstr(&key));
-        buf_free(&key);
+        char *key = hive_key_name(t, k);
+        lk_write_hive_value(b, key);
+        free(key);
         buf_putc(b, '=');
-        lk_write_hive_value(b, duck_table_get(parts, r, k));
+        lk_write_hive_value(b, values[k]);
         buf_putc(b, '/');
     }
 }
@@ -434,8 +467,8 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
         if (with_rowid)
             buf_puts(&src, ", __tarn_rowid AS _ducklake_internal_row_id");
         buf_printf(&src, " FROM temp.main.__tarn_psrc WHERE %s ORDER BY rowid", buf_cstr(&where));
-        hive_dir(&dir, t, &parts, r);
         fp.values = parts.cells + r * parts.ncols;
+        lk_write_hive_dir(&dir, t, (const char *const *)fp.values);
         rc = write_one_file(lake, con, t, d, with_rowid, buf_cstr(&src), buf_cstr(&dir), &fp);
         buf_free(&where);
         buf_free(&src);

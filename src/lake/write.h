@@ -57,6 +57,11 @@ void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_
 /* The SQL expression of partition key k over the table's columns. */
 int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k);
 
+/* Appends the hive directories of one partition, "<key>=<value>/" per key
+ * of the table's spec, `values` being the keys' values as text (NULL for
+ * SQL NULL). */
+void lk_write_hive_dir(tarn_buf *b, const lk_table *t, const char *const *values);
+
 /* A hive directory value: unreserved characters as is, others %XX, NULL
  * as DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
 void lk_write_hive_value(tarn_buf *b, const char *v);
