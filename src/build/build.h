@@ -81,6 +81,9 @@ typedef struct {
      * table), and whether it was a full refresh. */
     char *watermark_from, *watermark_to;
     int full_refresh;
+    /* on_schema_change: what the build did about SELECT columns that
+     * differ from the table's ("added x; dropped y", "ignored …"), or NULL */
+    char *schema_change;
 } model_result;
 
 typedef enum {

@@ -124,7 +124,7 @@ static int run_counted(build_state *b, char *sql, int64_t *count)
 
 /* An existing table: close the changed (and gone) keys, open the changed
  * and new ones. */
-static int history_update(build_state *b, const strlist *cols, const strlist *track, const char *ts)
+static int history_update(build_state *b, strlist *cols, const strlist *track, const char *ts)
 {
     const model_annot *a = &b->m->annot;
     model_result *r = b->r;

@@ -124,7 +124,7 @@ static int stage_slice(build_state *b, strlist *cols)
 
 /* Writes the staged rows: the whole table on a first or full build, else
  * appended or merged by key. */
-static int write_slice(build_state *b, const strlist *cols, int rebuild)
+static int write_slice(build_state *b, strlist *cols, int rebuild)
 {
     const model_annot *a = &b->m->annot;
     model_result *r = b->r;

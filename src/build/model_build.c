@@ -88,9 +88,111 @@ static int target_columns(build_state *b, strlist *out)
     return rc;
 }
 
-/* The staged columns (plus `extra`, e.g. _tarn_partition) must be the
- * table's, in order: these strategies keep the table and add rows to it. */
-int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra)
+/* Column name and DuckDB type lists of a relation (`where` picks it in
+ * duckdb_columns()). */
+static int column_types(build_state *b, const char *where, strlist *names, strlist *types)
+{
+    tarn_buf sql = {0};
+    buf_printf(&sql,
+               "SELECT column_name, data_type FROM duckdb_columns() WHERE %s ORDER BY "
+               "column_index",
+               where);
+    qrows q;
+    int rc = query_rows(&q, b->c->s, buf_cstr(&sql));
+    buf_free(&sql);
+    for (size_t i = 0; !rc && i < q.nrows; i++) {
+        strlist_push(names, qrows_get(&q, i, 0));
+        strlist_push(types, qrows_get(&q, i, 1));
+    }
+    if (!rc)
+        qrows_free(&q);
+    return rc;
+}
+
+static int in_list(const strlist *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcasecmp(l->items[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* on_schema_change=sync: the table gains the SELECT's new columns (typed
+ * as staged) and loses the ones the SELECT no longer has (the strategy's
+ * own columns stay), through the lake inside the build's transaction. */
+static int sync_table(build_state *b, const strlist *stage, const strlist *have,
+                      const char *const *extra, size_t nextra, tarn_buf *note)
+{
+    strlist names = {0}, types = {0};
+    int rc = column_types(b,
+                          "database_name = 'temp' AND schema_name = 'main' AND table_name = "
+                          "'_tarn_stage'",
+                          &names, &types);
+    for (size_t i = 0; !rc && i < names.n; i++) {
+        if (in_list(have, names.items[i]) || !in_list(stage, names.items[i]))
+            continue;
+        tarn_buf sql = {0};
+        buf_printf(&sql, "ALTER TABLE %s ADD COLUMN ", b->target);
+        quote_ident(&sql, names.items[i]);
+        buf_printf(&sql, " %s", types.items[i]); /* a DuckDB type name from the catalog */
+        rc = mb_run(b, buf_cstr(&sql), NULL, 0);
+        buf_free(&sql);
+        buf_printf(note, "%sadded %s %s", note->len ? "; " : "", names.items[i], types.items[i]);
+    }
+    for (size_t i = 0; !rc && i < have->n; i++) {
+        int own = 0;
+        for (size_t k = 0; k < nextra && !own; k++)
+            own = strcasecmp(extra[k], have->items[i]) == 0;
+        if (own || in_list(stage, have->items[i]))
+            continue;
+        tarn_buf sql = {0};
+        buf_printf(&sql, "ALTER TABLE %s DROP COLUMN ", b->target);
+        quote_ident(&sql, have->items[i]);
+        rc = mb_run(b, buf_cstr(&sql), NULL, 0);
+        buf_free(&sql);
+        buf_printf(note, "%sdropped %s", note->len ? "; " : "", have->items[i]);
+    }
+    if (!rc)
+        b->altered = 1;
+    strlist_free(&names);
+    strlist_free(&types);
+    return rc;
+}
+
+/* Rebuilds the stage with exactly `cols` (the table's, strategy columns
+ * left out), in that order: a column the SELECT lacks is NULL. */
+static int reshape_stage(build_state *b, const strlist *stage, const strlist *cols)
+{
+    tarn_buf sql = {0};
+    buf_puts(&sql, "CREATE OR REPLACE TEMP TABLE _tarn_stage_shaped AS SELECT ");
+    for (size_t i = 0; i < cols->n; i++) {
+        if (i)
+            buf_puts(&sql, ", ");
+        if (in_list(stage, cols->items[i]))
+            quote_ident(&sql, cols->items[i]);
+        else
+            buf_puts(&sql, "NULL");
+        buf_puts(&sql, " AS ");
+        quote_ident(&sql, cols->items[i]);
+    }
+    buf_puts(&sql, " FROM " CG_STAGE);
+    int rc = mb_run(b, buf_cstr(&sql), NULL, 0);
+    buf_free(&sql);
+    if (!rc)
+        rc = mb_run(b, "DROP TABLE " CG_STAGE, NULL, 0);
+    if (!rc)
+        rc = mb_run(b, "ALTER TABLE temp.main._tarn_stage_shaped RENAME TO _tarn_stage", NULL, 0);
+    return rc;
+}
+
+/* The staged columns plus `extra` (columns the strategy adds, e.g.
+ * _tarn_partition) against the table's, in order. When they differ the
+ * model's on_schema_change says what happens: fail (the default: an
+ * error, nothing written), warn / ignore (write the table's columns: the
+ * SELECT's new ones are left out, its missing ones are NULL; warn says so
+ * in the run's output), sync (ALTER the table to the SELECT's columns
+ * first). On success `stage` lists the columns to write. */
+int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, size_t nextra)
 {
     strlist want = {0}, have = {0};
     strlist_copy(&want, stage);
@@ -100,6 +202,42 @@ int mb_check_columns(build_state *b, const strlist *stage, const char *const *ex
     int same = !rc && want.n == have.n;
     for (size_t i = 0; same && i < want.n; i++)
         same = strcasecmp(want.items[i], have.items[i]) == 0;
+    const char *mode = b->m->annot.on_schema_change ? b->m->annot.on_schema_change : "fail";
+    if (!rc && !same && strcmp(mode, "fail") != 0) {
+        tarn_buf note = {0};
+        if (strcmp(mode, "sync") == 0) {
+            rc = sync_table(b, stage, &have, extra, nextra, &note);
+            strlist_free(&have);
+            if (!rc)
+                rc = target_columns(b, &have);
+        }
+        strlist cols = {0}; /* the table's columns the stage must provide */
+        for (size_t i = 0; i < have.n; i++) {
+            int own = 0;
+            for (size_t k = 0; k < nextra && !own; k++)
+                own = strcasecmp(extra[k], have.items[i]) == 0;
+            if (!own)
+                strlist_push(&cols, have.items[i]);
+        }
+        for (size_t i = 0; strcmp(mode, "sync") != 0 && i < stage->n; i++)
+            if (!in_list(&cols, stage->items[i]))
+                buf_printf(&note, "%signored new column %s", note.len ? "; " : "", stage->items[i]);
+        for (size_t i = 0; strcmp(mode, "sync") != 0 && i < cols.n; i++)
+            if (!in_list(stage, cols.items[i]))
+                buf_printf(&note, "%s%s left NULL", note.len ? "; " : "", cols.items[i]);
+        if (!rc)
+            rc = reshape_stage(b, stage, &cols);
+        if (!rc) {
+            strlist_free(stage);
+            strlist_copy(stage, &cols);
+            free(b->r->schema_change);
+            b->r->schema_change =
+                xstrdup(note.len ? buf_cstr(&note) : "columns reordered to the table's");
+        }
+        strlist_free(&cols);
+        buf_free(&note);
+        same = 1;
+    }
     if (!rc && !same) {
         /* Name the SELECT's columns and the table's, apart from the ones
          * the strategy adds itself. */
@@ -115,8 +253,9 @@ int mb_check_columns(build_state *b, const strlist *stage, const char *const *ex
         const char *label = annot_strategy_label(&b->m->annot);
         rc = tarn_error_set(TARN_EINVALID,
                             "the SELECT's columns (%s) differ from %s's (%s%s%s%s%s): %s keeps the "
-                            "table's columns; change the table with ALTER TABLE (tarn sql), or "
-                            "drop it to rebuild it",
+                            "table's columns; set on_schema_change=sync (alter the table), "
+                            "ignore or warn (write the table's columns) in the model's "
+                            "materialize line, or drop the table to rebuild it",
                             w, b->m->name, h, added.n ? "; " : "", added.n ? label : "",
                             added.n ? " adds " : "", x, label);
         free(w);
@@ -170,8 +309,7 @@ static char *recover_error(build_state *b, const char *msg)
     char *out = NULL;
     if (query_exec(b->c->s, sql, NULL) != 0) {
         const tarn_model *m = b->m;
-        out = xasprintf("%s:%d: %s", m->path, m->body.items[m->body.n - 1].line,
-                        tarn_error_last());
+        out = xasprintf("%s:%d: %s", m->path, m->body.items[m->body.n - 1].line, tarn_error_last());
     }
     tarn_error_clear();
     free(sql);
@@ -188,13 +326,57 @@ static int build_replace(build_state *b)
     return rc;
 }
 
+/* An append inserts by position, so the SELECT's columns are checked
+ * against the table's first (a zero-row probe: the query is not run
+ * twice). When they differ and on_schema_change allows, the rows are
+ * staged and reshaped to the table's columns. */
 static int build_append(build_state *b)
 {
     char *q = mb_query_text(b, NULL);
-    char *sql = b->exists ? cg_append(b->target, q) : cg_replace(b->target, q);
-    int rc = mb_run(b, sql, &b->r->rows_written, 1);
+    if (!b->exists) {
+        char *sql = cg_replace(b->target, q);
+        int rc = mb_run(b, sql, &b->r->rows_written, 1);
+        free(sql);
+        free(q);
+        return rc;
+    }
+    b->staged = 1;
+    char *probe = xasprintf("CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\n%s\n) "
+                            "LIMIT 0",
+                            q);
+    int rc = mb_run(b, probe, NULL, 0);
+    free(probe);
+    strlist cols = {0};
+    if (!rc)
+        rc = mb_stage_columns(b, &cols);
+    strlist before = {0};
+    strlist_copy(&before, &cols);
+    if (!rc)
+        rc = mb_check_columns(b, &cols, NULL, 0);
+    int reshape = !rc && b->r->schema_change != NULL;
+    char *sql = NULL;
+    if (reshape) {
+        /* stage the rows for real and reshape them as the probe was (a
+         * sync already altered the table: keep what the probe said) */
+        char *note = b->r->schema_change;
+        b->r->schema_change = NULL;
+        rc = mb_stage(b, NULL);
+        strlist_free(&cols);
+        strlist_copy(&cols, &before);
+        if (!rc)
+            rc = mb_check_columns(b, &cols, NULL, 0);
+        free(b->r->schema_change);
+        b->r->schema_change = note;
+        sql = cg_append(b->target, "SELECT * FROM " CG_STAGE);
+    } else {
+        sql = cg_append(b->target, q);
+    }
+    if (!rc)
+        rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
     free(q);
+    strlist_free(&cols);
+    strlist_free(&before);
     return rc;
 }
 
@@ -351,11 +533,12 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
     if (n && strcmp(n, "0") != 0) {
         const char *nulls = qrows_get(&q, 0, 2), *first = qrows_get(&q, 0, 1);
         const char *col = a->partition_column;
-        char *filter = a->grain == GRAIN_DYNAMIC ? xasprintf("%s = {partition}", col)
-                                                 : xasprintf("tarn_partition(%s) = {partition}", col);
-        char *example = nulls && strcmp(nulls, "0") ? xasprintf("%s with NULL %s", nulls, col)
-                                                    : xasprintf("the first has %s = %s", col,
-                                                                first ? first : "?");
+        char *filter = a->grain == GRAIN_DYNAMIC
+                           ? xasprintf("%s = {partition}", col)
+                           : xasprintf("tarn_partition(%s) = {partition}", col);
+        char *example = nulls && strcmp(nulls, "0")
+                            ? xasprintf("%s with NULL %s", nulls, col)
+                            : xasprintf("the first has %s = %s", col, first ? first : "?");
         rc = tarn_error_set(TARN_EINVALID,
                             "partition %s: the SELECT returned %s row%s outside the partition "
                             "(%s); filter with WHERE %s",
@@ -412,8 +595,7 @@ static int build_dynamic_all(build_state *b, strlist *cols)
     if (rc)
         return rc;
     char *expr = cg_partition_expr(a->grain, a->partition_column);
-    char *sql = xasprintf("SELECT %s AS p, count(*) FROM " CG_STAGE " GROUP BY 1 ORDER BY 1",
-                          expr);
+    char *sql = xasprintf("SELECT %s AS p, count(*) FROM " CG_STAGE " GROUP BY 1 ORDER BY 1", expr);
     qrows q;
     rc = mb_run_rows(b, &q, sql);
     free(sql);

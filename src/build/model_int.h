@@ -41,8 +41,10 @@ int mb_stage(build_state *b, const char *partition);
 /* The staged columns, in order. */
 int mb_stage_columns(build_state *b, strlist *out);
 
-/* The staged columns plus `extra` must be the table's, in order. */
-int mb_check_columns(build_state *b, const strlist *stage, const char *const *extra, size_t nextra);
+/* The staged columns plus `extra` must be the table's, in order; else
+ * the model's on_schema_change decides (and `stage` is updated to the
+ * columns to write). */
+int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, size_t nextra);
 /* Each key column is a staged column, and no non-NULL key is staged twice
  * (the error names the keys; nothing has been written yet). */
 int mb_check_keys(build_state *b, const strlist *cols);

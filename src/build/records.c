@@ -122,9 +122,11 @@ static json_t *json_text_or_null(const char *s)
 char *build_details_json(const tarn_model *m, const model_result *r)
 {
     const model_annot *a = &m->annot;
-    if (a->strategy != STRAT_HISTORY && a->strategy != STRAT_INCREMENTAL)
+    if (a->strategy != STRAT_HISTORY && a->strategy != STRAT_INCREMENTAL && !r->schema_change)
         return NULL;
     json_t *o = json_object();
+    if (r->schema_change)
+        json_object_set_new(o, "schema_change", json_string(r->schema_change));
     if (a->strategy == STRAT_HISTORY) {
         json_object_set_new(o, "rows_opened", json_integer(r->rows_opened));
         json_object_set_new(o, "rows_closed", json_integer(r->rows_closed));
@@ -134,7 +136,7 @@ char *build_details_json(const tarn_model *m, const model_result *r)
             json_array_append_new(t, json_string(a->track.items[i]));
         json_object_set_new(o, "track", t);
         json_object_set_new(o, "deletes", json_string(a->deletes_close ? "close" : "keep"));
-    } else {
+    } else if (a->strategy == STRAT_INCREMENTAL) {
         json_object_set_new(o, "watermark_column", json_string(a->watermark));
         json_object_set_new(o, "watermark_from", json_text_or_null(r->watermark_from));
         json_object_set_new(o, "watermark_to", json_text_or_null(r->watermark_to));

@@ -508,6 +508,7 @@ void build_summary_free(build_summary *sum, size_t nmodels)
             free(r->tests_json);
             free(r->error);
             free(r->valid_at);
+            free(r->schema_change);
             free(r->watermark_from);
             free(r->watermark_to);
         }

@@ -174,6 +174,9 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
     if (r->status != MODEL_SKIPPED)
         fprintf(stderr, "  %.0f ms", r->duration_ms);
     fputc('\n', stderr);
+    if (r->schema_change)
+        fprintf(stderr, "          schema change (on_schema_change=%s): %s\n",
+                m->annot.on_schema_change ? m->annot.on_schema_change : "fail", r->schema_change);
     if (r->status != MODEL_SUCCESS && r->error) {
         /* The reason, indented, one line per line of the message. */
         const char *s = r->error;

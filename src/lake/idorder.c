@@ -330,7 +330,7 @@ void lk_idorder_entry_dropped(lk_idorder *o, const char *schema, const char *nam
 
 static void append_ids(int64_t **out, size_t *n, const record *r)
 {
-    if (!r)
+    if (!r || r->nids == 0) /* an altered table that took no id */
         return;
     *out = xrealloc(*out, (*n + r->nids + 1) * sizeof(**out));
     memcpy(*out + *n, r->ids, r->nids * sizeof(**out));
