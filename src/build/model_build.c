@@ -57,10 +57,10 @@ static const char *const partition_column[] = {CG_PARTITION_COLUMN};
 int mb_stage_columns(build_state *b, strlist *out)
 {
     qrows q;
+    /* pragma_table_info reads one relation (duckdb_columns() and
+     * information_schema list every column of every view of the lake) */
     int rc = query_rows(&q, b->c->s,
-                        "SELECT column_name FROM duckdb_columns() WHERE database_name = 'temp' "
-                        "AND schema_name = 'main' AND table_name = '_tarn_stage' ORDER BY "
-                        "column_index");
+                        "SELECT name FROM pragma_table_info('temp.main._tarn_stage') ORDER BY cid");
     for (size_t i = 0; !rc && i < q.nrows; i++)
         strlist_push(out, qrows_get(&q, i, 0));
     if (!rc)
@@ -71,13 +71,12 @@ int mb_stage_columns(build_state *b, strlist *out)
 static int target_columns(build_state *b, strlist *out)
 {
     tarn_buf sql = {0};
-    buf_puts(&sql, "SELECT column_name FROM information_schema.columns WHERE table_catalog = ");
-    quote_literal(&sql, b->c->lake);
-    buf_puts(&sql, " AND table_schema = ");
-    quote_literal(&sql, b->m->schema);
-    buf_puts(&sql, " AND table_name = ");
-    quote_literal(&sql, b->m->table);
-    buf_puts(&sql, " ORDER BY ordinal_position");
+    tarn_buf name = {0};
+    quote_qualified(&name, b->c->lake, b->m->schema, b->m->table);
+    buf_puts(&sql, "SELECT name FROM pragma_table_info(");
+    quote_literal(&sql, buf_cstr(&name));
+    buf_puts(&sql, ") ORDER BY cid");
+    buf_free(&name);
     qrows q;
     int rc = query_rows(&q, b->c->s, buf_cstr(&sql));
     buf_free(&sql);
@@ -88,15 +87,14 @@ static int target_columns(build_state *b, strlist *out)
     return rc;
 }
 
-/* Column name and DuckDB type lists of a relation (`where` picks it in
- * duckdb_columns()). */
-static int column_types(build_state *b, const char *where, strlist *names, strlist *types)
+/* Column name and DuckDB type lists of relation `rel` (a qualified name
+ * of tarn's own, e.g. the stage). */
+static int column_types(build_state *b, const char *rel, strlist *names, strlist *types)
 {
     tarn_buf sql = {0};
-    buf_printf(&sql,
-               "SELECT column_name, data_type FROM duckdb_columns() WHERE %s ORDER BY "
-               "column_index",
-               where);
+    buf_puts(&sql, "SELECT name, type FROM pragma_table_info(");
+    quote_literal(&sql, rel);
+    buf_puts(&sql, ") ORDER BY cid");
     qrows q;
     int rc = query_rows(&q, b->c->s, buf_cstr(&sql));
     buf_free(&sql);
@@ -124,10 +122,7 @@ static int sync_table(build_state *b, const strlist *stage, const strlist *have,
                       const char *const *extra, size_t nextra, tarn_buf *note)
 {
     strlist names = {0}, types = {0};
-    int rc = column_types(b,
-                          "database_name = 'temp' AND schema_name = 'main' AND table_name = "
-                          "'_tarn_stage'",
-                          &names, &types);
+    int rc = column_types(b, "temp.main._tarn_stage", &names, &types);
     for (size_t i = 0; !rc && i < names.n; i++) {
         if (in_list(have, names.items[i]) || !in_list(stage, names.items[i]))
             continue;

@@ -267,10 +267,15 @@ static int read_shape(lk_table *t, duckdb_connection con, const char *shape)
 static int read_constraints(lk_table *t, duckdb_connection con, const char *shape_name)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "SELECT column_name, column_default, is_nullable FROM duckdb_columns() WHERE "
-                 "database_name = 'temp' AND table_name = ");
-    quote_literal(&b, shape_name);
-    buf_puts(&b, " ORDER BY column_index");
+    /* pragma_table_info reads one table; duckdb_columns() would list (and
+     * bind) every column of every view of every lake attached */
+    tarn_buf name = {0};
+    quote_qualified(&name, "temp", "main", shape_name);
+    buf_puts(&b, "SELECT name, dflt_value, CASE WHEN \"notnull\" THEN 'false' ELSE 'true' END FROM "
+                 "pragma_table_info(");
+    quote_literal(&b, buf_cstr(&name));
+    buf_puts(&b, ") ORDER BY cid");
+    buf_free(&name);
     duck_table r;
     int rc = duck_table_query(&r, con, buf_cstr(&b));
     buf_free(&b);
@@ -356,6 +361,7 @@ static void inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
     }
     buf_putc(&b, ')');
     lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_meta_table(txn, '+', name);
     buf_free(&b);
     t->inlined = xrealloc(t->inlined, (t->ninlined + 1) * sizeof(lk_inlined));
     t->inlined[t->ninlined].name = name;
@@ -496,6 +502,7 @@ static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
     if (had_inlined && new_columns) {
         if (!fresh) {
             lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
+            lk_txn_meta_table(txn, '-', name);
             lk_txn_sql(txn, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_name = '%s'",
                        lake->meta, name);
             free(t->inlined[--t->ninlined].name);

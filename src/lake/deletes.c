@@ -136,6 +136,9 @@ static int inline_deletes(lk_lake *lake, duckdb_connection con, const file_delet
                "CREATE TABLE IF NOT EXISTS %s.ducklake_inlined_delete_%lld(file_id BIGINT, row_id "
                "BIGINT, begin_snapshot BIGINT)",
                lake->meta, (long long)fd->table_id);
+    char *made = xasprintf("ducklake_inlined_delete_%lld", (long long)fd->table_id);
+    lk_txn_meta_table(txn, '+', made);
+    free(made);
     /* the positions are copied now: the TEMP table is gone at commit time
      * only if the batch reads it after the drop, which it never does */
     lk_txn_sql(txn,

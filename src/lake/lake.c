@@ -568,6 +568,28 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops)
+{
+    if (!lake->meta_tables_loaded)
+        return;
+    for (size_t i = 0; i < ops->n; i++) {
+        const char *name = ops->items[i] + 1;
+        char **hit =
+            bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        if (ops->items[i][0] == '+' && !hit) {
+            lake->meta_tables =
+                xrealloc(lake->meta_tables, (lake->nmeta_tables + 1) * sizeof(char *));
+            lake->meta_tables[lake->nmeta_tables++] = xstrdup(name);
+            qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        } else if (ops->items[i][0] == '-' && hit) {
+            free(*hit);
+            size_t at = (size_t)(hit - lake->meta_tables);
+            memmove(hit, hit + 1, (lake->nmeta_tables - at - 1) * sizeof(char *));
+            lake->nmeta_tables--;
+        }
+    }
+}
+
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
 {
     if (!lake->meta_tables_loaded) {

@@ -19,6 +19,7 @@
 #define TARN_LAKE_LAKE_H
 
 #include "lake/model.h"
+#include "util/strlist.h"
 
 #include <duckdb.h>
 
@@ -67,9 +68,12 @@ typedef struct {
  * per commit, not a query per view. Tables a transaction creates appear
  * after its commit. */
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
-/* Forgets that list (after a commit or anything that creates or drops
- * catalog tables). */
+/* Forgets that list (after anything that creates or drops catalog tables
+ * without saying which). */
 void lk_lake_meta_tables_forget(lk_lake *lake);
+/* Applies a committed transaction's "+name" / "-name" operations to the
+ * list (when it is loaded). */
+void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
 
 /* The catalog as of committed snapshot `snap` (borrowed from the lake's
  * small cache of past catalogs: a snapshot's catalog never changes, and

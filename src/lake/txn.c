@@ -165,6 +165,11 @@ void lk_txn_view_dropped(lk_txn *txn, const char *schema, const char *name)
     txn->dropped[txn->ndropped++] = key;
 }
 
+void lk_txn_meta_table(lk_txn *txn, char op, const char *name)
+{
+    strlist_push_owned(&txn->meta_ops, xasprintf("%c%s", op, name));
+}
+
 void lk_txn_views_all(lk_txn *txn)
 {
     txn->views_all = txn->views_all_ever = 1;
@@ -250,6 +255,7 @@ static void txn_free(lk_txn *txn)
     for (size_t i = 0; i < txn->ndropped; i++)
         free(txn->dropped[i]);
     free(txn->dropped);
+    strlist_free(&txn->meta_ops);
     free(txn->renum_from);
     free(txn->renum_to);
     free(txn->del_file_ids);
@@ -597,7 +603,10 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     crash_point("after-commit");
-    lk_lake_meta_tables_forget(lake); /* the commit may have created some */
+    if (txn->nrenum) /* renamed inlined tables: read the list again */
+        lk_lake_meta_tables_forget(lake);
+    else
+        lk_lake_meta_tables_apply(lake, &txn->meta_ops);
     lake->txn = NULL;
     rc = promote(lake, txn, con);
     if (rc)

@@ -22,6 +22,7 @@
 #include "lake/lake.h"
 #include "lake/colstats_set.h"
 #include "util/buf.h"
+#include "util/strlist.h"
 
 #include <stdint.h>
 
@@ -93,6 +94,7 @@ struct lk_txn {
     int64_t *touched; /* every table whose view shows pending state */
     size_t ntouched;
     int views_all_ever; /* some statement needed every view rebuilt */
+    strlist meta_ops;   /* "+name" / "-name": catalog tables the commit creates / drops */
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
@@ -120,6 +122,10 @@ int64_t lk_txn_new_file_id(lk_txn *txn);
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* Remembers a file this transaction wrote (deleted on rollback). */
 void lk_txn_wrote(lk_txn *txn, const char *abs_path);
+
+/* Notes that the commit creates (op '+') or drops ('-') catalog table
+ * `name`, so that the lake's list of them stays right without a query. */
+void lk_txn_meta_table(lk_txn *txn, char op, const char *name);
 
 /* Notes that table `table_id`'s view must be rebuilt (its rows or its
  * definition changed in this transaction). */
