@@ -6,17 +6,25 @@
 #   MODELS=200 ROWS=1000000 bench/build_bench.sh   # quicker
 #
 # 1. A generated project of MODELS small models in LAYERS layers (layer 0 reads range(), every
-#    other model joins two models of the layer below): `tarn plan` time, a full `tarn run -j 2`,
-#    and the per-model overhead = (tarn run wall time − the summed time DuckDB alone takes for the
-#    same CREATE TABLE … AS SELECTs, in the same order) / MODELS. Target: < 5 ms per model.
+#    other model joins 1–3 models of the layer below): `tarn plan` time (no lake yet), a full
+#    `tarn run -j 2`, a second `tarn run` (everything unchanged: every model skipped), `tarn plan`
+#    on the built lake, and the per-model overhead = (tarn run wall time − summed DuckDB query
+#    time) / MODELS, with the query time taken two ways: what DuckDB alone takes for the same
+#    CREATE TABLE … AS SELECTs in the same order, and tarn's own query_ms of each build (the
+#    statements that evaluate the model's SQL, lake writes included). Target: < 5 ms per model.
+#    TRACE=1 also runs the first build under bench/sqltrace.c and prints where DuckDB time goes
+#    (bench/sqltrace_summary.py: lake view rebuilds, lake commits, model SQL, run records …).
 # 2. One model of ROWS rows (5 columns) built by tarn (a first build: CTAS into Parquet), against
 #    DuckDB's own COPY (<same SELECT>) TO 'x.parquet'. Target: ratio <= 1.05.
 #
 # Environment: MODELS (default 1000), LAYERS (10), MODEL_ROWS (rows per small model, 100), ROWS
 # (rows of the big model, 10000000), RUNS (repetitions of part 2, median reported, default 3),
-# PART (1, 2, all, or plan: only part 1's generation and `tarn plan`), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory.
-# The last line is key=value pairs: plan_s, run_s, duckdb_s, overhead_ms_per_model, big_tarn_s,
-# big_copy_s, big_ratio (medians), big_ratio_best (best run of each side).
+# PART (1, 2, all, or plan: only part 1's generation and `tarn plan`), TARN (binary, default
+# build/tarn), TRACE=1 (part 1 under sqltrace), KEEP_TMP=1 keeps the work directory.
+# The last line is key=value pairs: plan_s, run_s, duckdb_s, query_s, overhead_ms_per_model
+# (against DuckDB alone), overhead_q_ms_per_model (against tarn's query_ms), rerun_s (all
+# unchanged), rerun_ms_per_model, plan2_s, big_tarn_s, big_copy_s, big_ratio (medians),
+# big_ratio_best (best run of each side).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +61,8 @@ now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-plan_s=NA run_s=NA duckdb_s=NA overhead=NA big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA
+plan_s=NA run_s=NA duckdb_s=NA query_s=NA overhead=NA overhead_q=NA rerun_s=NA rerun_pm=NA plan2_s=NA
+big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA
 
 # ---------------------------------------------------------------- part 1: many small models
 
@@ -74,9 +83,15 @@ if [ "$PART" = all ] || [ "$PART" = 1 ] || [ "$PART" = plan ]; then
             if [ $l -eq 0 ]; then
                 sql="SELECT range AS id, range % 7 AS k, '$name' AS src FROM range($MODEL_ROWS)"
             else
+                # 1, 2 or 3 distinct models of the layer below
                 a=$(printf 'm%04d' $(((l - 1) * per + i % per)))
-                b=$(printf 'm%04d' $(((l - 1) * per + (i * 7 + 3) % per)))
-                sql="SELECT a.id, a.k + b.k AS k, '$name' AS src FROM l$((l - 1)).$a a JOIN l$((l - 1)).$b b USING (id)"
+                b=$(printf 'm%04d' $(((l - 1) * per + (i + 1) % per)))
+                c=$(printf 'm%04d' $(((l - 1) * per + (i + 2) % per)))
+                case $((i % 3)) in
+                0) sql="SELECT a.id, a.k AS k, '$name' AS src FROM l$((l - 1)).$a a" ;;
+                1) sql="SELECT a.id, a.k + b.k AS k, '$name' AS src FROM l$((l - 1)).$a a JOIN l$((l - 1)).$b b USING (id)" ;;
+                *) sql="SELECT a.id, a.k + b.k + c.k AS k, '$name' AS src FROM l$((l - 1)).$a a JOIN l$((l - 1)).$b b USING (id) JOIN l$((l - 1)).$c c USING (id)" ;;
+                esac
             fi
             echo "$sql" >"$P/models/l$l/$name.sql"
             stmts+=("CREATE TABLE l$l.$name AS $sql")
@@ -92,8 +107,13 @@ if [ "$PART" = all ] || [ "$PART" = 1 ] || [ "$PART" = plan ]; then
 fi
 
 if [ "$PART" = all ] || [ "$PART" = 1 ]; then
+    PRE=()
+    if [ "${TRACE:-0}" = 1 ]; then
+        cc -O2 -shared -fPIC -isystem deps/include bench/sqltrace.c -o bench/out/sqltrace.so -ldl
+        PRE=(env TARN_SQLTRACE="$WORK/trace.txt" TARN_SQLTRACE_MAX=300 LD_PRELOAD="$REPO/bench/out/sqltrace.so")
+    fi
     t0=$(now)
-    "$TARN" run -C "$P" -j 2 --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
+    "${PRE[@]}" "$TARN" run -C "$P" -j 2 --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
     run_s=$(calc "$(now) - $t0")
     log "tarn run -j 2: ${run_s} s"
 
@@ -101,11 +121,33 @@ if [ "$PART" = all ] || [ "$PART" = 1 ]; then
     "$BASELINE" "${stmts[@]}" >"$WORK/duckdb.out"
     duckdb_s=$(grep -o 'elapsed_s=[0-9.e-]*' "$WORK/duckdb.out" | cut -d= -f2 | awk '{s+=$1} END {printf "%.3f", s}')
     overhead=$(calc "($run_s - $duckdb_s) * 1000 / $n")
-    q_ms=$(python3 -c '
+    query_s=$(python3 -c '
 import json, sys
-print("%.3f" % sum(json.loads(l).get("query_ms", 0) for l in open(sys.argv[1]) if "model_finish" in l))' "$WORK/run.json")
+print("%.3f" % (sum(json.loads(l).get("query_ms", 0) for l in open(sys.argv[1]) if "model_finish" in l) / 1000))' "$WORK/run.json")
+    overhead_q=$(calc "($run_s - $query_s) * 1000 / $n")
     log "DuckDB alone: ${duckdb_s} s; tarn per-model overhead: ${overhead} ms (target < 5 ms)"
-    log "(inside tarn, the statements that run the models' SQL took ${q_ms} ms in total)"
+    log "inside tarn, the statements that run the models' SQL took ${query_s} s: ${overhead_q} ms per model besides"
+    if [ "${TRACE:-0}" = 1 ]; then
+        python3 bench/sqltrace_summary.py "$WORK/trace.txt" "$n" >&2
+    fi
+
+    # Nothing changed: every model is skipped as unchanged.
+    t0=$(now)
+    "$TARN" run -C "$P" -j 2 --json >"$WORK/rerun.json" 2>"$WORK/rerun.err" || die "second tarn run failed: $(tail -5 "$WORK/rerun.err")"
+    rerun_s=$(calc "$(now) - $t0")
+    rerun_pm=$(calc "$rerun_s * 1000 / $n")
+    unchanged=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == "run_finish":
+        print(o["unchanged"])' "$WORK/rerun.json")
+    [ "$unchanged" = "$n" ] || die "second run: $unchanged of $n models unchanged"
+    log "second tarn run (all $n unchanged, skipped): ${rerun_s} s, ${rerun_pm} ms per model"
+    t0=$(now)
+    "$TARN" plan -C "$P" >"$WORK/plan2.out"
+    plan2_s=$(calc "$(now) - $t0")
+    log "tarn plan on the built lake: ${plan2_s} s ($(head -1 "$WORK/plan2.out"))"
 fi
 
 # ---------------------------------------------------------------- part 2: one big model
@@ -141,4 +183,4 @@ for l in open(sys.argv[1]):
     log "$ROWS-row model: tarn ${big_tarn} s / DuckDB COPY ${big_copy} s = ${big_ratio} (median; best of each: ${big_ratio_best}; target <= 1.05)"
 fi
 
-echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s overhead_ms_per_model=$overhead big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best"
+echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s query_s=$query_s overhead_ms_per_model=$overhead overhead_q_ms_per_model=$overhead_q rerun_s=$rerun_s rerun_ms_per_model=$rerun_pm plan2_s=$plan2_s big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best"

@@ -14,9 +14,10 @@ build/tarn sql -f examples/quickstart.sql
 echo >&2
 echo "The lake is in demo/: its catalog is demo/meta.ducklake, its data path demo/data/." >&2
 
-# The example project (examples/shop): copied to demo/shop, built twice — the second run rebuilds
-# every model, each build one new snapshot — then the second run's snapshots, its history and the
-# daily revenue mart.
+# The example project (examples/shop): copied to demo/shop, built twice — the second run skips the
+# unchanged models and rebuilds the requested partitions and the mart that reads them, each build
+# one new snapshot — then the second run's snapshots, the history (with why each model ran) and
+# the daily revenue mart.
 echo >&2
 rm -rf demo/shop
 cp -r examples/shop demo/shop

@@ -23,11 +23,16 @@
  * one consistent state of the lake, and each build records exactly which
  * snapshots it read.
  *
+ * Change detection (change.h): a selected model whose SQL, config,
+ * inputs and table are as at its last successful build is skipped as
+ * unchanged (recorded, no snapshot); every build records its run_reason.
+ *
  * Parallelism: `-j N` is accepted but models build one at a time. A
- * tarn_session runs one statement at a time and a DuckDB catalog file can
- * be opened by one database instance only, so concurrent builds would need
- * a second connection into the same session, which the session API does
- * not offer. DuckDB still uses every core inside each query.
+ * tarn_session is one DuckDB connection with the lake's transaction as its
+ * C state, so concurrent builds would need a second, read-only connection
+ * into the same session (AT rewriting, lake views not recreated under it)
+ * and a way to hand its result to the writing session (README). DuckDB
+ * still uses every core inside each query.
  */
 #ifndef TARN_BUILD_BUILD_H
 #define TARN_BUILD_BUILD_H
@@ -49,9 +54,10 @@ const char *model_status_name(model_status s);
 
 /* An upstream table a build read, and the snapshot it read it at. */
 typedef struct {
-    char *table;  /* schema.table in the lake */
-    char *model;  /* the model that builds it, or NULL for a lake source */
+    char *table; /* schema.table in the lake */
+    char *model; /* the model that builds it, or NULL for a lake source */
     int64_t snapshot_id;
+    int64_t version; /* the last snapshot that changed it, as of snapshot_id */
 } upstream_read;
 
 typedef struct {
@@ -66,11 +72,11 @@ typedef struct {
     size_t nupstream;
     double started_at; /* epoch seconds */
     double duration_ms;
-    double query_ms; /* time in statements that evaluate the model's SQL */
+    double query_ms;         /* time in statements that evaluate the model's SQL */
     int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
-    int no_change;   /* succeeded without changing the table: no snapshot */
-    char *tests_json; /* data test results: JSON array, or NULL */
-    char *error;     /* why it failed, or why it was skipped */
+    int no_change;           /* succeeded without changing the table: no snapshot */
+    char *tests_json;        /* data test results: JSON array, or NULL */
+    char *error;             /* why it failed, or why it was skipped */
     /* history: versions opened (new and changed keys) and closed (changed
      * keys, and missing keys with deletes=close); rows_written counts the
      * opened ones. valid_at is this build's valid_from/valid_to. */
@@ -84,6 +90,12 @@ typedef struct {
     /* on_schema_change: what the build did about SELECT columns that
      * differ from the table's ("added x; dropped y", "ignored …"), or NULL */
     char *schema_change;
+    /* change detection (change.h) */
+    char *run_reason;        /* why it ran, or NULL */
+    int unchanged;           /* skipped: nothing it depends on changed */
+    const char *config_hash; /* its inputs, recorded with the build */
+    const char *source_files;
+    int64_t target_version; /* no_change: its table's version; else -1 */
 } model_result;
 
 typedef enum {
@@ -109,7 +121,7 @@ struct build_summary {
     size_t *run_order; /* the selected models, in build order */
     size_t nrun;
     model_result *results; /* one per project model; only the selected are used */
-    size_t succeeded, failed, skipped;
+    size_t succeeded, failed, skipped, unchanged;
     double started_at;
     double duration_ms;
 };
@@ -120,6 +132,7 @@ typedef struct {
     const char *from, *to;         /* --from / --to */
     int jobs;                      /* -j (accepted; builds run one at a time) */
     int full_refresh;              /* --full-refresh: incremental models start over */
+    int force;                     /* --force: build even what is unchanged */
     const char *selectors;         /* the selector text, for the run record */
     const char *tarn_version;
     void (*on_event)(void *ctx, const build_event *ev);
@@ -138,6 +151,15 @@ void build_summary_free(build_summary *sum, size_t nmodels);
  * incremental watermark_column, watermark_from, watermark_to,
  * full_refresh. NULL for the other strategies. */
 char *build_details_json(const tarn_model *m, const model_result *r);
+
+/* For `tarn plan`: why each selected model would run, or NULL when it
+ * would be skipped as unchanged (*out: one entry per model, free with
+ * build_reasons_free). A model downstream of one that would run counts as
+ * "upstream changed". `s` must have the lake attached (config/'s ATTACH),
+ * or `lake_attached` 0: every model runs for the first time. */
+int build_plan_reasons(char ***out, tarn_project *p, tarn_session *s, const build_opts *o,
+                       int lake_attached);
+void build_reasons_free(char **reasons, size_t nmodels);
 
 /* Runs the project's config/ statements; an error names file and line. */
 int build_run_config(tarn_project *p, tarn_session *s);

@@ -724,6 +724,12 @@ static char *extra_info(build_state *b, double total_ms)
     json_object_set_new(o, "upstream", json_loads(up, 0, NULL));
     free(up);
     json_object_set_new(o, "model_hash", json_string(m->hash));
+    if (r->run_reason)
+        json_object_set_new(o, "run_reason", json_string(r->run_reason));
+    if (r->config_hash)
+        json_object_set_new(o, "config_hash", json_string(r->config_hash));
+    if (r->source_files)
+        json_object_set_new(o, "source_files", json_loads(r->source_files, 0, NULL));
     if (r->tests_json)
         json_object_set_new(o, "tests", json_loads(r->tests_json, 0, NULL));
     json_t *tm = json_object();

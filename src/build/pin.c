@@ -48,7 +48,8 @@ static char *edits_apply(const char *text, text_edit *e, size_t n)
     return buf_detach(&b);
 }
 
-static void record_read(model_result *r, const char *table, const char *model, int64_t snap)
+static void record_read(model_result *r, const char *table, const char *model, int64_t snap,
+                        int64_t version)
 {
     for (size_t i = 0; i < r->nupstream; i++)
         if (strcmp(r->upstream[i].table, table) == 0)
@@ -58,6 +59,7 @@ static void record_read(model_result *r, const char *table, const char *model, i
     u->table = xstrdup(table);
     u->model = model ? xstrdup(model) : NULL;
     u->snapshot_id = snap;
+    u->version = version;
 }
 
 /* A read of history model `hm`'s view <table>_current: qualified, not
@@ -74,7 +76,8 @@ static text_edit current_view_edit(run_ctx *c, size_t mi, size_t hm, const table
     if (hm != mi && run_has_table(c, h->schema, h->table)) {
         char *t = xasprintf("%s.%s", h->schema, h->table);
         record_read(r, t, h->name,
-                    c->built_snapshot[hm] >= 0 ? c->built_snapshot[hm] : c->sum->start_snapshot);
+                    c->built_snapshot[hm] >= 0 ? c->built_snapshot[hm] : c->sum->start_snapshot,
+                    change_version(&c->chg, h->schema, h->table));
         free(t);
     }
     return (text_edit){.offset = ref->offset, .len = ref->len, .text = buf_detach(&b)};
@@ -141,7 +144,7 @@ char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *
             buf_printf(&b, " AT (VERSION => %lld)", (long long)snap);
         if (snap >= 0 && (size_t)up != mi) {
             char *t = xasprintf("%s.%s", schema, table);
-            record_read(r, t, model, snap);
+            record_read(r, t, model, snap, change_version(&c->chg, schema, table));
             free(t);
         }
         e[n].offset = ref->offset;
@@ -179,6 +182,7 @@ char *pin_upstream_json(const model_result *r)
         json_object_set_new(o, "table", json_string(u->table));
         json_object_set_new(o, "model", u->model ? json_string(u->model) : json_null());
         json_object_set_new(o, "snapshot_id", json_integer(u->snapshot_id));
+        json_object_set_new(o, "version", json_integer(u->version));
         json_array_append_new(a, o);
     }
     char *s = json_dumps(a, JSON_COMPACT);

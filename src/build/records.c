@@ -27,13 +27,15 @@ int records_ensure(tarn_session *s, const char *cat)
         {"tarn_run", "(run_id BIGINT NOT NULL, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, "
                      "status VARCHAR, selectors VARCHAR, start_snapshot_id BIGINT, "
                      "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
-                     "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR)"},
+                     "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR, "
+                     "models_unchanged INTEGER)"},
         {"tarn_model_run",
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
          "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
-         "error VARCHAR, note VARCHAR, tests VARCHAR, details VARCHAR)"},
+         "error VARCHAR, note VARCHAR, tests VARCHAR, details VARCHAR, run_reason VARCHAR, "
+         "config_hash VARCHAR, target_version BIGINT, source_files VARCHAR)"},
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
                            "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
@@ -48,26 +50,25 @@ int records_ensure(tarn_session *s, const char *cat)
         if (rc)
             return tarn_error_prefix(rc, "creating %s", defs[i][0]);
     }
-    /* Columns added after the first release of these tables. */
-    tarn_buf b = {0};
-    buf_puts(&b, "ALTER TABLE ");
-    table_name(&b, cat, "tarn_model_run");
-    buf_puts(&b, " ADD COLUMN IF NOT EXISTS note VARCHAR");
-    int rc = query_exec(s, buf_cstr(&b), NULL);
-    buf_clear(&b);
-    buf_puts(&b, "ALTER TABLE ");
-    table_name(&b, cat, "tarn_model_run");
-    buf_puts(&b, " ADD COLUMN IF NOT EXISTS tests VARCHAR");
-    if (!rc)
-        rc = query_exec(s, buf_cstr(&b), NULL);
-    buf_clear(&b);
-    buf_puts(&b, "ALTER TABLE ");
-    table_name(&b, cat, "tarn_model_run");
-    buf_puts(&b, " ADD COLUMN IF NOT EXISTS details VARCHAR");
-    if (!rc)
-        rc = query_exec(s, buf_cstr(&b), NULL);
-    buf_free(&b);
-    return rc ? tarn_error_prefix(rc, "upgrading tarn_model_run") : 0;
+    /* Columns added after the first release of these tables: a lake built
+     * by an older tarn gets them on its next run. */
+    static const char *const added[][2] = {
+        {"tarn_model_run", "note VARCHAR"},         {"tarn_model_run", "tests VARCHAR"},
+        {"tarn_model_run", "details VARCHAR"},      {"tarn_model_run", "run_reason VARCHAR"},
+        {"tarn_model_run", "config_hash VARCHAR"},  {"tarn_model_run", "target_version BIGINT"},
+        {"tarn_model_run", "source_files VARCHAR"}, {"tarn_run", "models_unchanged INTEGER"},
+    };
+    for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+        tarn_buf b = {0};
+        buf_puts(&b, "ALTER TABLE ");
+        table_name(&b, cat, added[i][0]);
+        buf_printf(&b, " ADD COLUMN IF NOT EXISTS %s", added[i][1]);
+        int rc = query_exec(s, buf_cstr(&b), NULL);
+        buf_free(&b);
+        if (rc)
+            return tarn_error_prefix(rc, "upgrading %s", added[i][0]);
+    }
+    return 0;
 }
 
 static void put_time(tarn_buf *b, double t)
@@ -89,13 +90,19 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
     table_name(&b, cat, "tarn_run");
-    buf_printf(&b, " VALUES (%lld, ", (long long)sum->run_id);
+    /* Columns named, so that a lake whose tables gained columns from a
+     * later tarn still takes this one's rows. */
+    buf_printf(&b,
+               " (run_id, started_at, finished_at, status, selectors, start_snapshot_id, "
+               "end_snapshot_id, models_total, models_succeeded, models_failed, models_skipped, "
+               "tarn_version, models_unchanged) VALUES (%lld, ",
+               (long long)sum->run_id);
     put_time(&b, sum->started_at);
     buf_puts(&b, ", NULL, 'running', ");
     quote_literal(&b, selectors);
     buf_printf(&b, ", %lld, NULL, %zu, 0, 0, 0, ", (long long)sum->start_snapshot, sum->nrun);
     quote_literal(&b, version);
-    buf_puts(&b, ")");
+    buf_puts(&b, ", 0)");
     return buf_detach(&b);
 }
 
@@ -108,9 +115,10 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
     put_time(&b, sum->started_at + sum->duration_ms / 1000.0);
     buf_printf(&b,
                ", status = '%s', end_snapshot_id = %lld, models_succeeded = %zu, "
-               "models_failed = %zu, models_skipped = %zu WHERE run_id = %lld",
+               "models_failed = %zu, models_skipped = %zu, models_unchanged = %zu WHERE run_id = "
+               "%lld",
                sum->failed ? "failed" : "success", (long long)end_snapshot, sum->succeeded,
-               sum->failed, sum->skipped, (long long)sum->run_id);
+               sum->failed, sum->skipped, sum->unchanged, (long long)sum->run_id);
     return buf_detach(&b);
 }
 
@@ -164,14 +172,22 @@ static void put_snapshot(tarn_buf *b, const char *cat, const model_result *r)
     buf_puts(b, ")");
 }
 
-void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
-                   const model_result *r, const char *upstream_json)
+void records_model_insert(tarn_buf *b, const char *cat)
+{
+    buf_puts(b, "INSERT INTO ");
+    table_name(b, cat, "tarn_model_run");
+    buf_puts(b, " (run_id, model, target, path, strategy, status, snapshot_id, rows_written, "
+                "rows_deleted, partitions, upstream, model_hash, started_at, finished_at, "
+                "duration_ms, query_ms, error, note, tests, details, run_reason, config_hash, "
+                "target_version, source_files) VALUES ");
+}
+
+void records_model_values(tarn_buf *out, const char *cat, int64_t run_id, const tarn_model *m,
+                          const model_result *r, const char *upstream_json)
 {
     tarn_buf b = {0};
     double finished = r->started_at + r->duration_ms / 1000.0;
-    buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_model_run");
-    buf_printf(&b, " VALUES (%lld, ", (long long)run_id);
+    buf_printf(&b, "(%lld, ", (long long)run_id);
     quote_literal(&b, m->name);
     buf_puts(&b, ", ");
     quote_literal(&b, m->name);
@@ -210,13 +226,37 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     put_time(&b, finished);
     buf_printf(&b, ", %.3f, %.3f, ", r->duration_ms, r->query_ms);
     quote_literal(&b, r->error);
-    buf_puts(&b, r->no_change ? ", 'no change: no snapshot written', " : ", NULL, ");
+    buf_puts(&b, r->no_change   ? ", 'no change: no snapshot written', "
+                 : r->unchanged ? ", 'unchanged', "
+                                : ", NULL, ");
     quote_literal(&b, r->tests_json);
     buf_puts(&b, ", ");
     char *details = build_details_json(m, r);
     quote_literal(&b, details);
     free(details);
+    buf_puts(&b, ", ");
+    quote_literal(&b, r->run_reason);
+    buf_puts(&b, ", ");
+    quote_literal(&b, r->config_hash);
+    buf_puts(&b, ", ");
+    if (r->status == MODEL_SUCCESS && r->no_change)
+        put_int(&b, r->target_version, 1);
+    else
+        put_snapshot(&b, cat, r);
+    buf_puts(&b, ", ");
+    quote_literal(&b, r->source_files);
     buf_puts(&b, ")");
+    buf_append(out, b.ptr, b.len);
+    buf_free(&b);
+}
+
+void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
+                   const model_result *r, const char *upstream_json)
+{
+    tarn_buf b = {0};
+    double finished = r->started_at + r->duration_ms / 1000.0;
+    records_model_insert(&b, cat);
+    records_model_values(&b, cat, run_id, m, r, upstream_json);
     strlist_push_owned(out, buf_detach(&b));
     if (!m->annot.grain || r->status == MODEL_SKIPPED)
         return;
@@ -226,7 +266,8 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
          * failure the last good snapshot and row count are kept. */
         buf_puts(&b, "INSERT INTO ");
         table_name(&b, cat, "tarn_partition");
-        buf_puts(&b, " SELECT ");
+        buf_puts(&b, " (model, target, \"partition\", status, snapshot_id, \"rows\", run_id, "
+                     "updated_at, error) SELECT ");
         quote_literal(&b, m->name);
         buf_puts(&b, ", ");
         quote_literal(&b, m->name);
@@ -242,8 +283,9 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         strlist_push_owned(out, buf_detach(&b));
         buf_puts(&b, "UPDATE ");
         table_name(&b, cat, "tarn_partition");
-        buf_printf(&b, " SET status = '%s', run_id = %lld, updated_at = ",
-                   model_status_name(r->status), (long long)run_id);
+        buf_printf(&b,
+                   " SET status = '%s', run_id = %lld, updated_at = ", model_status_name(r->status),
+                   (long long)run_id);
         put_time(&b, finished);
         buf_puts(&b, ", error = ");
         quote_literal(&b, r->error);

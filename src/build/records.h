@@ -4,10 +4,15 @@
  *
  *   tarn_run        one row per `tarn run`: when, selectors, status, counts
  *   tarn_model_run  one row per model per run: status, snapshot, rows,
- *                   partitions, upstream snapshots read, hash, timings, error,
- *                   note (e.g. a build that changed nothing wrote no snapshot),
- *                   data test results, strategy details (JSON: history
- *                   rows_opened/rows_closed, incremental watermark_from/to)
+ *                   partitions, upstream snapshots (and table versions) read,
+ *                   hash, timings, error, note (e.g. a build that changed
+ *                   nothing wrote no snapshot; 'unchanged' for a model skipped
+ *                   by change detection), data test results, strategy details
+ *                   (JSON: history rows_opened/rows_closed, incremental
+ *                   watermark_from/to), and what change detection compares
+ *                   (change.h): run_reason, config_hash, target_version (its
+ *                   table's version after the build), source_files (file
+ *                   fingerprints)
  *   tarn_partition  the current state of every partition of every
  *                   partitioned model: status, last good snapshot and rows,
  *                   last error — one query answers "which slices are built"
@@ -21,6 +26,7 @@
 #define TARN_BUILD_RECORDS_H
 
 #include "build/build.h"
+#include "util/buf.h"
 
 /* Creates the three tables in catalog database `cat` if missing. */
 int records_ensure(tarn_session *s, const char *cat);
@@ -37,5 +43,12 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
  * snapshot (read from ducklake_snapshot in the same transaction). */
 void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
                    const model_result *r, const char *upstream_json);
+
+/* The same tarn_model_run row as a VALUES tuple "(…)" appended to `b`,
+ * after records_model_insert's "INSERT INTO … VALUES " (several rows, comma
+ * separated, make one statement: the models skipped as unchanged). */
+void records_model_insert(tarn_buf *b, const char *cat);
+void records_model_values(tarn_buf *b, const char *cat, int64_t run_id, const tarn_model *m,
+                          const model_result *r, const char *upstream_json);
 
 #endif

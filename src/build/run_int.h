@@ -6,6 +6,8 @@
 #define TARN_BUILD_RUN_INT_H
 
 #include "build/build.h"
+#include "build/change.h"
+#include "util/buf.h"
 
 /* How a table reference that is not a model's target resolves. */
 typedef enum {
@@ -33,10 +35,12 @@ typedef struct {
     strlist lake_schemas;
     source_entry *sources;
     size_t nsources;
-    int64_t *built_snapshot; /* per model: its snapshot in this run, or -1 */
-    strlist *partitions;     /* per model: the slices this run builds */
+    int64_t *built_snapshot;   /* per model: its snapshot in this run, or -1 */
+    strlist *partitions;       /* per model: the slices this run builds */
     const char *watermark_sql; /* the building model's {watermark}: a typed literal, or
                                   NULL (replaced by SQL NULL) */
+    change_ctx chg;            /* change detection */
+    tarn_buf unchanged_rows;   /* one INSERT of the models skipped as unchanged */
 } run_ctx;
 
 /* "schema.table" in lower case (caller frees). */

@@ -68,8 +68,8 @@ int run_has_table(const run_ctx *c, const char *schema, const char *table)
 
 static char *ref_key(const table_ref *r)
 {
-    char *k = xasprintf("%s.%s.%s", r->catalog ? r->catalog : "", r->schema ? r->schema : "",
-                        r->table);
+    char *k =
+        xasprintf("%s.%s.%s", r->catalog ? r->catalog : "", r->schema ? r->schema : "", r->table);
     char *l = lower_dup(k);
     free(k);
     return l;
@@ -173,8 +173,7 @@ static int load_lake_tables(run_ctx *c)
     for (size_t i = 0; i < q.nrows; i++) {
         char *k = run_table_key(qrows_get(&q, i, 0), qrows_get(&q, i, 1));
         const char *type = qrows_get(&q, i, 2);
-        strlist_push_owned(type && strcmp(type, "VIEW") == 0 ? &c->lake_views : &c->lake_tables,
-                           k);
+        strlist_push_owned(type && strcmp(type, "VIEW") == 0 ? &c->lake_views : &c->lake_tables, k);
     }
     qrows_free(&q);
     sql = (tarn_buf){0};
@@ -207,11 +206,10 @@ static void local_names(strlist *out, const tarn_model *m)
             j = 1;
             if (j + 1 < tk.n && sql_tok_is_kw(&tk.toks[j], "OR"))
                 j += 2;
-            while (j < tk.n && (sql_tok_is_kw(&tk.toks[j], "TEMP") ||
-                                sql_tok_is_kw(&tk.toks[j], "TEMPORARY") ||
-                                sql_tok_is_kw(&tk.toks[j], "TABLE") ||
-                                sql_tok_is_kw(&tk.toks[j], "VIEW") ||
-                                sql_tok_is_kw(&tk.toks[j], "MACRO")))
+            while (j < tk.n &&
+                   (sql_tok_is_kw(&tk.toks[j], "TEMP") || sql_tok_is_kw(&tk.toks[j], "TEMPORARY") ||
+                    sql_tok_is_kw(&tk.toks[j], "TABLE") || sql_tok_is_kw(&tk.toks[j], "VIEW") ||
+                    sql_tok_is_kw(&tk.toks[j], "MACRO")))
                 j++;
             if (j + 2 < tk.n && sql_tok_is_kw(&tk.toks[j], "IF"))
                 j += 3;
@@ -298,8 +296,8 @@ static void check_model_reads(run_ctx *c, size_t mi, const unsigned char *sel, d
             if (up >= 0) {
                 const tarn_model *um = &c->p->models[up];
                 if (!sel[up] && !run_has_table(c, um->schema, um->table)) {
-                    char *fix = xasprintf("build it first, or select it too: tarn run +%s",
-                                          m->name);
+                    char *fix =
+                        xasprintf("build it first, or select it too: tarn run +%s", m->name);
                     diag_add(d, m->path, line, fix,
                              "%s reads %s, which %s builds but which is not in lake \"%s\" yet",
                              m->name, um->name, um->path, c->lake);
@@ -358,13 +356,70 @@ static int skip_reason(run_ctx *c, size_t mi, const unsigned char *sel, model_re
     for (size_t i = 0; i < m->nup; i++) {
         size_t u = m->up[i].model;
         const model_result *ur = &c->sum->results[u];
-        if (!sel[u] || (ur->status != MODEL_FAILED && ur->status != MODEL_SKIPPED))
+        if (!sel[u] || ur->unchanged || (ur->status != MODEL_FAILED && ur->status != MODEL_SKIPPED))
             continue;
         r->error = xasprintf("upstream %s %s", c->p->models[u].name,
                              ur->status == MODEL_FAILED ? "failed" : "was skipped");
         return 1;
     }
     return 0;
+}
+
+static void record_alone(run_ctx *c, size_t mi, const model_result *r)
+{
+    strlist recs = {0};
+    records_model(&recs, c->cat, c->sum->run_id, &c->p->models[mi], r, "[]");
+    for (size_t i = 0; i < recs.n; i++)
+        if (query_exec(c->s, recs.items[i], NULL) != 0)
+            tarn_error_clear();
+    strlist_free(&recs);
+}
+
+/* One model of the run: skipped (its upstream failed, or nothing it
+ * depends on changed) or built. */
+static void run_model(run_ctx *c, size_t mi, size_t index)
+{
+    build_summary *out = c->sum;
+    const tarn_model *m = &c->p->models[mi];
+    model_result *r = &out->results[mi];
+    char *why = NULL;
+    if (!skip_reason(c, mi, c->o->selected, r)) {
+        why = change_reason(&c->chg, mi, c->o, NULL);
+        r->unchanged = why == NULL;
+    }
+    if (!why) {
+        r->status = MODEL_SKIPPED;
+        r->started_at = now_s();
+        if (r->unchanged) {
+            /* one INSERT for all of them, at the end of the run */
+            if (c->unchanged_rows.len)
+                buf_puts(&c->unchanged_rows, ", ");
+            else
+                records_model_insert(&c->unchanged_rows, c->cat);
+            records_model_values(&c->unchanged_rows, c->cat, out->run_id, m, r, "[]");
+            out->unchanged++;
+        } else {
+            record_alone(c, mi, r);
+            out->skipped++;
+        }
+        emit(c, BUILD_MODEL_FINISH, mi, index);
+        return;
+    }
+    r->run_reason = why;
+    r->config_hash = c->chg.config_hash[mi];
+    r->source_files = c->chg.files_json[mi];
+    r->target_version = change_version(&c->chg, m->schema, m->table);
+    emit(c, BUILD_MODEL_START, mi, index);
+    model_build(c, mi, r);
+    if (r->status == MODEL_SUCCESS) {
+        out->succeeded++;
+        if (!r->no_change)
+            change_set_version(&c->chg, m->schema, m->table, r->snapshot_id);
+    } else {
+        out->failed++;
+    }
+    emit(c, BUILD_MODEL_FINISH, mi, index);
+    r->config_hash = r->source_files = NULL; /* owned by c->chg */
 }
 
 static void ctx_free(run_ctx *c)
@@ -379,6 +434,8 @@ static void ctx_free(run_ctx *c)
     }
     free(c->sources);
     free(c->built_snapshot);
+    change_free(&c->chg);
+    buf_free(&c->unchanged_rows);
     if (c->partitions)
         for (size_t i = 0; i < c->p->nmodels; i++)
             strlist_free(&c->partitions[i]);
@@ -415,6 +472,8 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     if (rc)
         return rc;
     rc = records_ensure(c->s, c->cat);
+    if (!rc)
+        rc = change_load(&c->chg, p, c->s, c->lake, c->cat, sel);
     if (rc)
         return rc;
     tarn_buf sql = {0};
@@ -456,30 +515,10 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         return rc;
     }
     emit(&c, BUILD_RUN_START, 0, 0);
-    for (size_t k = 0; k < out->nrun; k++) {
-        size_t mi = out->run_order[k];
-        model_result *r = &out->results[mi];
-        if (skip_reason(&c, mi, o->selected, r)) {
-            r->status = MODEL_SKIPPED;
-            r->started_at = now_s();
-            strlist recs = {0};
-            records_model(&recs, c.cat, out->run_id, &p->models[mi], r, "[]");
-            for (size_t i = 0; i < recs.n; i++)
-                if (query_exec(s, recs.items[i], NULL) != 0)
-                    tarn_error_clear();
-            strlist_free(&recs);
-            out->skipped++;
-            emit(&c, BUILD_MODEL_FINISH, mi, k + 1);
-            continue;
-        }
-        emit(&c, BUILD_MODEL_START, mi, k + 1);
-        model_build(&c, mi, r);
-        if (r->status == MODEL_SUCCESS)
-            out->succeeded++;
-        else
-            out->failed++;
-        emit(&c, BUILD_MODEL_FINISH, mi, k + 1);
-    }
+    for (size_t k = 0; k < out->nrun; k++)
+        run_model(&c, out->run_order[k], k + 1);
+    if (c.unchanged_rows.len && query_exec(s, buf_cstr(&c.unchanged_rows), NULL) != 0)
+        tarn_error_clear();
     out->duration_ms = mono_ms() - t0;
     int64_t end = out->start_snapshot;
     if (tarn_session_snapshot(s, c.lake, &end) != 0)
@@ -511,6 +550,7 @@ void build_summary_free(build_summary *sum, size_t nmodels)
             free(r->schema_change);
             free(r->watermark_from);
             free(r->watermark_to);
+            free(r->run_reason);
         }
     free(sum->results);
     free(sum->run_order);

@@ -17,14 +17,15 @@
 #include <string.h>
 
 const char cmd_history_usage[] =
-    "usage: tarn history [MODEL] [--limit N] [--format table|csv|json] [-C DIR]\n"
+    "usage: tarn history [MODEL] [--limit N] [--all] [--format table|csv|json] [-C DIR]\n"
     "\n"
     "Lists model builds, newest first: time, run id, model, status, snapshot,\n"
-    "rows written, duration, partitions and message (the error, or a note).\n"
-    "With MODEL, only its\n"
-    "builds. The records live in the lake's catalog (table tarn_model_run).\n"
+    "rows written, duration, partitions, why it ran (reason) and message (the\n"
+    "error, or a note). With MODEL, only its builds. The records live in the\n"
+    "lake's catalog (table tarn_model_run).\n"
     "\n"
     "  --limit N           at most N builds (default 50)\n"
+    "  --all               also the models skipped as unchanged\n"
     "  --format FORMAT     table (default), csv or json\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
 
@@ -32,6 +33,7 @@ int cmd_history(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
     long limit = 50;
+    int all = 0;
     render_format fmt = RENDER_TABLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
@@ -40,7 +42,9 @@ int cmd_history(int argc, char **argv)
             fputs(cmd_history_usage, stdout);
             return CLI_OK;
         }
-        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+        if (strcmp(a, "--all") == 0) {
+            all = 1;
+        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
             if (m < 0)
                 goto usage;
             dir = val;
@@ -97,15 +101,32 @@ int cmd_history(int argc, char **argv)
             cat = NULL;
         }
     }
+    /* A lake last built by an older tarn has no run_reason column yet. */
+    int has_reason = 0;
     if (cat) {
         buf_clear(&sql);
-        buf_puts(&sql, "SELECT strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS time, run_id, model, "
-                       "status, snapshot_id AS snapshot, rows_written AS rows, "
-                       "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, coalesce(error, note) AS message "
-                       "FROM ");
+        buf_puts(&sql, "SELECT count(*) FROM duckdb_columns() WHERE database_name = ");
+        quote_literal(&sql, cat);
+        buf_puts(&sql, " AND table_name = 'tarn_model_run' AND column_name = 'run_reason'");
+        int64_t n = 0;
+        if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0)
+            tarn_error_clear();
+        has_reason = n > 0;
+    }
+    if (cat) {
+        buf_clear(&sql);
+        buf_printf(&sql,
+                   "SELECT strftime(finished_at, '%%Y-%%m-%%d %%H:%%M:%%S') AS time, run_id, "
+                   "model, status, snapshot_id AS snapshot, rows_written AS rows, "
+                   "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, %s AS reason, "
+                   "coalesce(error, note) AS message FROM ",
+                   has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)");
         quote_qualified(&sql, cat, NULL, "tarn_model_run");
+        buf_puts(&sql, " WHERE true");
+        if (!all)
+            buf_puts(&sql, " AND coalesce(note, '') <> 'unchanged'");
         if (name) {
-            buf_puts(&sql, " WHERE model = ");
+            buf_puts(&sql, " AND model = ");
             quote_literal(&sql, name);
         }
         buf_printf(&sql, " ORDER BY run_id DESC, started_at DESC LIMIT %ld", limit);

@@ -55,7 +55,8 @@ static const init_file files[] = {
                         "5,bob,5.75,2024-05-03 08:00:00\n"},
     {"models/staging/stg_orders.sql",
      "-- Orders with clean names. No annotation: the table staging.stg_orders is\n"
-     "-- replaced by this SELECT's rows on every run.\n"
+     "-- replaced by this SELECT's rows on every run where something it depends\n"
+     "-- on changed (its SQL, config/, data/orders.csv).\n"
      "SELECT order_id, lower(customer) AS customer, amount, ordered_at\n"
      "FROM raw.orders\n"
      "WHERE amount > 0\n"},

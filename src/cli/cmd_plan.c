@@ -1,7 +1,10 @@
 /*
  * cmd_plan.c — `tarn plan`: what `tarn run` would build, in order, with
- * each model's strategy, partitions and inputs — without opening the lake
- * or running anything.
+ * each model's strategy, partitions and inputs, and whether it would run
+ * and why or be skipped as unchanged — without running anything: the lake
+ * is only attached (config/'s ATTACH statements, not the rest of config/)
+ * to read its run records, and not even that when its catalog file does
+ * not exist yet.
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
@@ -16,16 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char cmd_plan_usage[] =
-    "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--json] [-C DIR]\n"
+    "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--force] [--json]\n"
+    "                 [-C DIR]\n"
     "\n"
-    "Lists the models `tarn run` would build with the same arguments, in build\n"
-    "order: strategy, partitions, the models and sources each reads. Nothing\n"
-    "is run and the lake is not opened.\n"
+    "Lists the models `tarn run` would consider with the same arguments, in\n"
+    "build order: strategy, partitions, the models and sources each reads, and\n"
+    "whether it would run (and why) or be skipped as unchanged. Nothing is\n"
+    "run; the lake is only read.\n"
     "\n"
     "  --partition P       as for tarn run\n"
     "  --from A --to B     as for tarn run\n"
+    "  --force             as for tarn run\n"
     "  --json              one JSON object on stdout\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
 
@@ -35,6 +42,28 @@ static json_t *strlist_json(const strlist *l)
     for (size_t i = 0; i < l->n; i++)
         json_array_append_new(a, json_string(l->items[i]));
     return a;
+}
+
+/* Why each selected model would run (build_plan_reasons), reading the
+ * lake when it exists; NULL (reported) when it cannot be read. */
+static char **plan_reasons(cli_project *cp, const build_opts *o)
+{
+    const char *path = cp->p->lake_path;
+    /* A local catalog file that does not exist yet: a first run, and no
+     * ATTACH (which would create it). */
+    int exists = !path || strchr(path, ':') || access(path, F_OK) == 0;
+    if (exists && cli_project_attach(cp) != CLI_OK) {
+        fputs("tarn: plan: cannot read the lake; whether models would run is not shown\n", stderr);
+        tarn_error_clear();
+        return NULL;
+    }
+    char **why = NULL;
+    if (build_plan_reasons(&why, cp->p, cp->s, o, exists) != 0) {
+        cli_report(tarn_error_last());
+        tarn_error_clear();
+        return NULL;
+    }
+    return why;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -53,6 +82,8 @@ int cmd_plan(int argc, char **argv)
         }
         if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--force") == 0) {
+            o.force = 1;
         } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
             if (m < 0)
                 goto usage;
@@ -90,12 +121,19 @@ int cmd_plan(int argc, char **argv)
         return CLI_USAGE;
     }
     tarn_project *p = cp.p;
+    o.selected = sel;
+    char **why = plan_reasons(&cp, &o);
     json_t *jmodels = json_array();
-    size_t n = 0, total = 0;
-    for (size_t k = 0; k < p->nmodels; k++)
+    size_t n = 0, total = 0, runs = 0;
+    for (size_t k = 0; k < p->nmodels; k++) {
         total += sel[p->order[k]];
-    if (!json)
-        printf("%zu model%s to build, in order:\n", total, total == 1 ? "" : "s");
+        runs += sel[p->order[k]] && why && why[p->order[k]];
+    }
+    if (!json && why)
+        printf("%zu model%s selected, in order (%zu would run, %zu would skip):\n", total,
+               total == 1 ? "" : "s", runs, total - runs);
+    else if (!json)
+        printf("%zu model%s selected, in order:\n", total, total == 1 ? "" : "s");
     for (size_t k = 0; k < p->nmodels && status == CLI_OK; k++) {
         size_t mi = p->order[k];
         if (!sel[mi])
@@ -118,8 +156,7 @@ int cmd_plan(int argc, char **argv)
             json_object_set_new(o1, "strategy", json_string(annot_strategy_label(&m->annot)));
             if (m->annot.grain) {
                 json_object_set_new(o1, "partitioned", json_string(grain_name(m->annot.grain)));
-                json_object_set_new(o1, "partition_column",
-                                    json_string(m->annot.partition_column));
+                json_object_set_new(o1, "partition_column", json_string(m->annot.partition_column));
             }
             if (m->annot.key.n)
                 json_object_set_new(o1, "key", strlist_json(&m->annot.key));
@@ -133,6 +170,10 @@ int cmd_plan(int argc, char **argv)
             json_object_set_new(o1, "upstream", strlist_json(&ups));
             json_object_set_new(o1, "sources", strlist_json(&m->sources));
             json_object_set_new(o1, "model_hash", json_string(m->hash));
+            if (why) {
+                json_object_set_new(o1, "would_run", json_boolean(why[mi] != NULL));
+                json_object_set_new(o1, "reason", json_string(why[mi] ? why[mi] : "unchanged"));
+            }
             json_array_append_new(jmodels, o1);
         } else {
             tarn_buf line = {0};
@@ -165,6 +206,10 @@ int cmd_plan(int argc, char **argv)
             printf("%s\n", buf_cstr(&line));
             buf_free(&line);
             printf("       %s\n", m->path);
+            if (why && why[mi])
+                printf("       would run: %s\n", why[mi]);
+            else if (why)
+                printf("       would skip: unchanged\n");
             if (ups.n) {
                 char *u = strlist_join(&ups, ", ");
                 printf("       reads models: %s\n", u);
@@ -191,6 +236,7 @@ int cmd_plan(int argc, char **argv)
     } else {
         json_decref(jmodels);
     }
+    build_reasons_free(why, p->nmodels);
     free(sel);
     cli_project_close(&cp);
     strlist_free(&sels);

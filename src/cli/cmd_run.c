@@ -25,21 +25,25 @@
 
 const char cmd_run_usage[] =
     "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B]\n"
-    "                [--full-refresh] [--json] [-C DIR]\n"
+    "                [--full-refresh] [--force] [--json] [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
     "dependency order, each as one DuckLake snapshot. A failed model stops\n"
-    "the models downstream of it, not its siblings.\n"
+    "the models downstream of it, not its siblings. A model whose SQL, config,\n"
+    "input tables and files and own table are as at its last successful build\n"
+    "is skipped as unchanged; each build records why it ran (run_reason).\n"
     "\n"
     "Selectors: NAME (schema.table, table or file), +NAME (and upstream),\n"
     "NAME+ (and downstream), tag:TAG, path:DIR.\n"
     "\n"
-    "  -j, --jobs N        accepted for compatibility; models build one at a\n"
-    "                      time (see README: one session runs one statement)\n"
+    "  -j, --jobs N        accepted, but models build one at a time (see\n"
+    "                      README: the lake has one transaction per session)\n"
+    "  --force             build the selected models even when unchanged\n"
     "  --partition P       build slice P of partitioned models\n"
     "  --from A --to B     build every slice from A to B (both included)\n"
     "  --full-refresh      rebuild incremental models from scratch (their\n"
-    "                      watermark starts over); history tables are kept\n"
+    "                      watermark starts over); history tables are kept;\n"
+    "                      every selected model runs (run_reason: forced)\n"
     "  --json              one JSON object per event on stdout\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "  -h, --help          show this help\n"
@@ -96,8 +100,18 @@ static void json_model_event(const build_event *ev)
     json_object_set_new(o, "strategy", json_string(annot_strategy_label(&m->annot)));
     json_object_set_new(o, "index", json_integer((json_int_t)ev->index));
     json_object_set_new(o, "total", json_integer((json_int_t)ev->summary->nrun));
+    if (ev->type == BUILD_MODEL_START)
+        json_object_set_new(o, "run_reason",
+                            r->run_reason ? json_string(r->run_reason) : json_null());
     if (ev->type == BUILD_MODEL_FINISH) {
         json_object_set_new(o, "status", json_string(model_status_name(r->status)));
+        if (r->status == MODEL_SKIPPED)
+            json_object_set_new(
+                o, "reason",
+                json_string(r->unchanged ? "unchanged" : (r->error ? r->error : "skipped")));
+        else
+            json_object_set_new(o, "run_reason",
+                                r->run_reason ? json_string(r->run_reason) : json_null());
         json_object_set_new(o, "snapshot_id",
                             r->snapshot_id >= 0 ? json_integer(r->snapshot_id) : json_null());
         json_object_set_new(o, "no_change", json_boolean(r->no_change));
@@ -141,6 +155,7 @@ static void json_run_event(const build_event *ev)
         json_object_set_new(o, "succeeded", json_integer((json_int_t)s->succeeded));
         json_object_set_new(o, "failed", json_integer((json_int_t)s->failed));
         json_object_set_new(o, "skipped", json_integer((json_int_t)s->skipped));
+        json_object_set_new(o, "unchanged", json_integer((json_int_t)s->unchanged));
         json_object_set_new(o, "duration_ms", json_real(s->duration_ms));
     }
     json_emit(o);
@@ -172,7 +187,9 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
             fprintf(stderr, "  %zu partitions", r->partitions.n);
     }
     if (r->status != MODEL_SKIPPED)
-        fprintf(stderr, "  %.0f ms", r->duration_ms);
+        fprintf(stderr, "  %.0f ms  (%s)", r->duration_ms, r->run_reason ? r->run_reason : "");
+    else if (r->unchanged)
+        fputs(" unchanged", stderr);
     fputc('\n', stderr);
     if (r->schema_change)
         fprintf(stderr, "          schema change (on_schema_change=%s): %s\n",
@@ -202,8 +219,8 @@ static void on_event(void *ctx, const build_event *ev)
     switch (ev->type) {
     case BUILD_RUN_START:
         fprintf(stderr, "tarn: run %lld: %zu model%s, lake \"%s\" at snapshot %lld\n",
-                (long long)s->run_id, s->nrun, s->nrun == 1 ? "" : "s",
-                ev->project->lake_alias, (long long)s->start_snapshot);
+                (long long)s->run_id, s->nrun, s->nrun == 1 ? "" : "s", ev->project->lake_alias,
+                (long long)s->start_snapshot);
         break;
     case BUILD_MODEL_START:
         if (rc->tty) {
@@ -217,9 +234,11 @@ static void on_event(void *ctx, const build_event *ev)
         human_model_finish(rc, ev);
         break;
     case BUILD_RUN_FINISH:
-        fprintf(stderr, "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped in %.1f s\n",
+        fprintf(stderr,
+                "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped, %zu unchanged in "
+                "%.1f s\n",
                 (long long)s->run_id, s->failed ? "failed" : "succeeded", s->succeeded, s->failed,
-                s->skipped, s->duration_ms / 1000.0);
+                s->skipped, s->unchanged, s->duration_ms / 1000.0);
         break;
     }
 }
@@ -240,6 +259,10 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
         }
         if (strcmp(a, "--full-refresh") == 0) {
             rc->o.full_refresh = 1;
+            continue;
+        }
+        if (strcmp(a, "--force") == 0) {
+            rc->o.force = 1;
             continue;
         }
         if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {

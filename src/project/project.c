@@ -139,8 +139,10 @@ static void find_lake(tarn_project *p, diag_list *d, const config_file *cf, cons
             strncmp(tk.toks[i].text, "ducklake:", 9) == 0) {
             if (i + 2 < tk.n && sql_tok_is_kw(&tk.toks[i + 1], "AS") &&
                 (tk.toks[i + 2].type == SQL_TOK_IDENT || tk.toks[i + 2].type == SQL_TOK_QIDENT)) {
-                if (!p->lake_alias)
+                if (!p->lake_alias) {
                     p->lake_alias = xstrdup(tk.toks[i + 2].text);
+                    p->lake_path = xstrdup(tk.toks[i].text + 9);
+                }
             } else {
                 diag_add(d, cf->path, st->line,
                          "name the lake: ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH "
@@ -419,8 +421,8 @@ static void link_models(tarn_project *p)
                 if (up == (long)i)
                     continue; /* reading its own previous state is not an edge */
                 if (up >= 0) {
-                    add_edge(m, (size_t)up, body_line_of(st, ref->offset == REF_NO_OFFSET ? 0
-                                                                                         : ref->offset));
+                    add_edge(m, (size_t)up,
+                             body_line_of(st, ref->offset == REF_NO_OFFSET ? 0 : ref->offset));
                 } else {
                     tarn_buf b = {0};
                     ref_display(&b, ref);
@@ -517,6 +519,7 @@ void project_free(tarn_project *p)
     strlist_free(&p->tests);
     env_free(&p->env);
     free(p->lake_alias);
+    free(p->lake_path);
     free(p->dir);
     free(p);
 }

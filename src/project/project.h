@@ -35,14 +35,14 @@ typedef struct {
 } model_edge;
 
 typedef struct {
-    char *name;   /* schema.table — the model's name and its target in the lake */
+    char *name; /* schema.table — the model's name and its target in the lake */
     char *schema;
     char *table;
-    char *path;   /* models/…/x.sql, relative to the project folder */
+    char *path; /* models/…/x.sql, relative to the project folder */
     char *text;
     model_annot annot;
     model_body body;
-    char hash[65]; /* model hash (hash.h) */
+    char hash[65];  /* model hash (hash.h) */
     model_edge *up; /* models this one reads (no self-references) */
     size_t nup;
     size_t *down; /* models that read this one */
@@ -51,7 +51,7 @@ typedef struct {
 } tarn_model;
 
 typedef struct {
-    char *path;    /* config/x.sql */
+    char *path;      /* config/x.sql */
     sql_stmt *stmts; /* after ${VAR} expansion */
     size_t nstmts;
 } config_file;
@@ -60,7 +60,8 @@ typedef struct {
     char *dir;
     config_file *config;
     size_t nconfig;
-    char *lake_alias; /* AS name of the ducklake ATTACH in config/ */
+    char *lake_alias;   /* AS name of the ducklake ATTACH in config/ */
+    char *lake_path;    /* what follows 'ducklake:' in that ATTACH */
     tarn_model *models; /* sorted by path */
     size_t nmodels;
     size_t *order; /* a topological order: upstream before downstream */

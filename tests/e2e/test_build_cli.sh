@@ -14,17 +14,19 @@ check_eq "the mart's rows" "order_date,orders,revenue
 2024-05-01,2,19.50
 2024-05-02,2,23.25
 2024-05-03,1,5.75" "$OUT"
-(cd "$t/p" && "$TARN" run >/dev/null 2>&1) && ok "run from inside the project folder" ||
+(cd "$t/p" && "$TARN" run --force >/dev/null 2>&1) && ok "run from inside the project folder" ||
     fail "run from inside the project folder"
 
 # plan
 run_ok "plan" "$t/p" plan
-check_eq "plan lists the models in order" "2 models to build, in order:
+check_eq "plan lists the models in order" "2 models selected, in order (0 would run, 2 would skip):
   1. staging.stg_orders               replace
        models/staging/stg_orders.sql
+       would skip: unchanged
        reads sources: raw.orders
   2. marts.orders_daily               merge key=order_date
        models/marts/orders_daily.sql
+       would skip: unchanged
        reads models: staging.stg_orders" "$OUT"
 run_ok "plan --json" "$t/p" plan --json marts.orders_daily
 check_eq "plan json" "1 marts.orders_daily merge ['staging.stg_orders']" \

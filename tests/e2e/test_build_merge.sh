@@ -47,7 +47,7 @@ check_eq "the NULL-key row was replaced, not duplicated" ",us,nobody,changed" \
 # A merge that changes nothing writes no snapshot (as DuckLake does for an empty transaction) and
 # is recorded as a success at the current snapshot.
 snap=$(snapshots "$d")
-run_ok "merge with nothing changed" "$d" run core.dim_customer
+run_ok "merge with nothing changed" "$d" run --force core.dim_customer
 check_eq "no snapshot" "$snap" "$(snapshots "$d")"
 check_eq "recorded with a note" "success,$((snap - 1)),0,no change: no snapshot written" \
     "$(lakeq "$d" "SELECT status, snapshot_id, rows_written, note FROM __tarn_meta_lake.tarn_model_run ORDER BY run_id DESC LIMIT 1")"
@@ -84,10 +84,14 @@ SQL
 run_rc "a key that is not a column" 1 "$d" run core.dim_customer
 contains "it names the key" "key column nope is not a column of the SELECT" "$ERR"
 
-# Append: every run inserts what the SELECT returns.
-run_ok "append run" "$d" run core.visits_log
-check_eq "appended again" "4" "$(lakeq "$d" "SELECT count(*) FROM lake.core.visits_log")"
-check_eq "append extra info" "append,2" \
-    "$(lakeq "$d" "SELECT j->>'strategy', j->>'rows_written' FROM (SELECT commit_extra_info::JSON AS j FROM ducklake_snapshots('lake') ORDER BY snapshot_id DESC LIMIT 1)")"
+# Append: a run inserts what the SELECT returns; with its input unchanged the model is skipped
+# (the same rows are not appended twice).
+run_ok "append run, input unchanged" "$d" run core.visits_log
+check_eq "not appended twice" "2" "$(lakeq "$d" "SELECT count(*) FROM lake.core.visits_log")"
+echo "3,2024-05-03" >>"$d/data/visits.csv"
+run_ok "append run, input changed" "$d" run core.visits_log
+check_eq "appended again" "5" "$(lakeq "$d" "SELECT count(*) FROM lake.core.visits_log")"
+check_eq "append extra info" "append,3,source file changed: data/visits.csv" \
+    "$(lakeq "$d" "SELECT j->>'strategy', j->>'rows_written', j->>'run_reason' FROM (SELECT commit_extra_info::JSON AS j FROM ducklake_snapshots('lake') ORDER BY snapshot_id DESC LIMIT 1)")"
 
 finish

@@ -9,7 +9,7 @@
 d=$(project basic)
 
 run_ok "first run builds every model" "$d" run
-check_eq "run status on stderr" "tarn: run 1 succeeded: 3 succeeded, 0 failed, 0 skipped" \
+check_eq "run status on stderr" "tarn: run 1 succeeded: 3 succeeded, 0 failed, 0 skipped, 0 unchanged" \
     "$(printf '%s\n' "$ERR" | grep '^tarn: run 1 succeeded' | sed 's/ in .*//')"
 check_eq "staging.items rows" "1,pen,1.50
 2,book,12.00
@@ -42,10 +42,14 @@ marts.summary,success,3,1" \
 check_eq "tarn_run row" "1,success,0,3,3,0,0" \
     "$(lakeq "$d" "SELECT run_id, status, start_snapshot_id, end_snapshot_id, models_succeeded, models_failed, models_skipped FROM __tarn_meta_lake.tarn_run")"
 
-# A re-run rebuilds the same contents, one new snapshot per model.
+# A re-run skips the unchanged models (tests/e2e/test_build_skip.sh); a forced one rebuilds the
+# same contents, one new snapshot per model.
 before=$(lake_dump "$d")
 run_ok "second run" "$d" run
 check_eq "re-run is idempotent" "$before" "$(lake_dump "$d")"
+check_eq "no new snapshot" "4" "$(snapshots "$d")"
+run_ok "forced run" "$d" run --force
+check_eq "forced re-run is idempotent" "$before" "$(lake_dump "$d")"
 check_eq "three more snapshots" "7" "$(snapshots "$d")"
 check_eq "second run reads the upstream it just built" "4" \
     "$(lakeq "$d" "SELECT j->'upstream'->0->>'snapshot_id' FROM (SELECT commit_extra_info::JSON AS j FROM ducklake_snapshots('lake') WHERE commit_message = 'tarn: build marts.summary (replace)' ORDER BY snapshot_id DESC LIMIT 1)")"
@@ -102,7 +106,8 @@ for line in sys.stdin:
     if o.get("schema_version") != 1 or "event" not in o:
         print("bad:", line)
 ')"
-check_eq "event sequence" "run_start model_start model_finish model_start model_finish model_start model_finish model_start model_finish run_finish" \
+# marts.other is unchanged: one model_finish event (status skipped, reason unchanged).
+check_eq "event sequence" "run_start model_finish model_start model_finish model_start model_finish model_start model_finish run_finish" \
     "$(printf '%s\n' "$OUT" | python3 -c '
 import json, sys
 print(" ".join(json.loads(l)["event"] for l in sys.stdin))')"
@@ -113,6 +118,13 @@ for l in sys.stdin:
     o = json.loads(l)
     if o["event"] == "model_finish" and o["model"] == "staging.items":
         print(o["model"], o["status"], o["rows_written"], o["snapshot_id"] > 0)')"
+check_eq "the unchanged model's event" "marts.other skipped unchanged" \
+    "$(printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if o["event"] == "model_finish" and o["status"] == "skipped":
+        print(o["model"], o["status"], o["reason"])')"
 
 # Selectors: one model, upstream, tags.
 run_ok "select one model" "$d" run marts.summary --json

@@ -1,4 +1,4 @@
--- Customers with normalized emails. No annotation: replaced on every run.
+-- Customers with normalized emails. No annotation: replaced when it changes.
 SELECT customer_id,
        name,
        lower(trim(email)) AS email,

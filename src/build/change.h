@@ -1,0 +1,77 @@
+/*
+ * change.h — change detection: whether a model must be built, and why
+ * (design §5). Internal to build/.
+ *
+ * A model is skipped when everything its build depends on is as it was at
+ * its last successful build, as recorded in the lake (tarn_model_run):
+ *
+ *   - its model hash (normalized SQL + write-affecting annotations);
+ *   - its config hash: the config/ statements that reach it (those that
+ *     create a name its SQL mentions — a macro, a source view, an attached
+ *     database — followed transitively, plus every statement that defines
+ *     no name and is not known to be harmless), and its data tests;
+ *   - the version of every lake table it read (the last snapshot that
+ *     changed that table: inserted, deleted, altered or created it);
+ *   - the files its SQL and those config statements name (size and
+ *     modification time; the contents' MD5 for files up to 1 MB);
+ *   - its own table's version: a table dropped or changed outside tarn
+ *     is rebuilt.
+ *
+ * Some models always run: with --force, time-partitioned models (the
+ * current slice, or the requested ones), --partition on a dynamic model,
+ * incremental models, manual models (tarn cannot know what their script
+ * depends on or does), and models whose SQL calls a non-deterministic
+ * function (now(), random(), …) or reads something tarn cannot version
+ * (a lake view, a DuckDB table config/ does not define, a remote file it
+ * cannot stat).
+ */
+#ifndef TARN_BUILD_CHANGE_H
+#define TARN_BUILD_CHANGE_H
+
+#include "build/build.h"
+
+#include <jansson.h>
+
+/* What the last successful build of a model recorded. */
+typedef struct {
+    int found;
+    char *model_hash, *config_hash;
+    int64_t target_version; /* -1 when not recorded */
+    json_t *upstream;       /* [{table, version}, …] or NULL */
+    json_t *files;          /* {literal: fingerprint} or NULL */
+} change_prev;
+
+typedef struct {
+    tarn_project *p;
+    tarn_session *s;
+    const char *lake, *cat;
+    char (*config_hash)[65]; /* per model */
+    char **files_json;       /* per model: {literal: fingerprint} (JSON text) */
+    char **always;           /* per model: why it always runs, or NULL */
+    change_prev *prev;       /* per model */
+    strlist ver_keys;        /* "schema.table", lower case */
+    int64_t *ver_vals;       /* the version of each */
+    strlist fp_keys;         /* fingerprinted literals (a cache) */
+    strlist fp_vals;         /* their fingerprint, or "" when not a file */
+} change_ctx;
+
+/* Loads what change detection needs for the selected models: their config
+ * hashes and file fingerprints, the lake's table versions and the records
+ * of their last successful builds. `cat` may be NULL (no lake yet: every
+ * model runs for the first time). */
+int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *lake, const char *cat,
+                const unsigned char *sel);
+void change_free(change_ctx *cc);
+
+/* The current version of lake table schema.table, or -1 when missing. */
+int64_t change_version(const change_ctx *cc, const char *schema, const char *table);
+void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v);
+
+/* Why model `mi` must be built (caller frees), or NULL to skip it as
+ * unchanged. `will_run` (optional, for `tarn plan`): per model, 1 when it
+ * would be built before `mi` in the same run, so that reading it counts as
+ * an upstream change. */
+char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
+                    const unsigned char *will_run);
+
+#endif
