@@ -6,8 +6,9 @@
 # source view reruns only the models that use it; a harmless SET reruns nothing, another SET every
 # model; a changed source file reruns its readers; --force reruns all; a failed build is retried;
 # a table dropped or written outside tarn is rebuilt; a non-deterministic model always runs;
-# run_reason in commit_extra_info, tarn_model_run, --json events, plan and history; a lake whose
-# records predate run_reason still works.
+# history models and readers of their current view; incremental models always run; run_reason in
+# commit_extra_info, tarn_model_run, --json events, plan and history; a lake whose records predate
+# run_reason still works.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
@@ -183,6 +184,21 @@ run_ok "partitioned run again" "$e" run facts.events_daily --partition 2024-05-0
 check_eq "partition requested" "facts.events_daily:success/partition requested" "$(reasons)"
 run_ok "current slice" "$e" run facts.events_daily --json
 check_eq "current partition" "facts.events_daily:success/current partition" "$(reasons)"
+
+# History models are skipped like any other; a model reading <table>_current follows the history
+# table's version. Incremental models always run (their watermark decides what is new).
+h=$(project scd)
+run_ok "history project" "$h" run
+run_ok "history project again" "$h" run --json
+check_eq "all unchanged" "3" "$(reasons | grep -c ':skipped/unchanged$')"
+sed -i 's/^2,bob,rome,silver$/2,bob,rome,gold/' "$h/data/customers.csv"
+run_ok "history project after a source change" "$h" run core.dim_customer+ --json
+check_eq "the history model and the reader of its current view ran" "core.dim_customer:success/source file changed: data/customers.csv
+marts.customers_by_tier:success/upstream changed: core.dim_customer" "$(reasons)"
+f=$(project feed)
+run_ok "incremental project" "$f" run
+run_ok "incremental project again" "$f" run --json
+check_eq "incremental models always run" "2" "$(reasons | grep -c ':success/incremental$')"
 
 # A lake whose records were written by a tarn without change detection: the columns are added,
 # every model runs once ("no change record"), then skips.
