@@ -587,13 +587,21 @@ static int load_versions(change_ctx *cc)
  * the newer ones); empty when the table does not exist. */
 static int record_columns(change_ctx *cc, strlist *out)
 {
-    tarn_buf q = {0};
-    buf_puts(&q, "SELECT column_name FROM duckdb_columns() WHERE database_name = ");
-    quote_literal(&q, cc->cat);
-    buf_puts(&q, " AND schema_name = 'main' AND table_name = 'tarn_model_run'");
+    /* pragma_table_info reads the one table (duckdb_columns() binds every
+     * view of the lake); a missing table is an error there: no columns */
+    tarn_buf q = {0}, name = {0};
+    quote_qualified(&name, cc->cat, "main", "tarn_model_run");
+    buf_puts(&q, "SELECT name FROM pragma_table_info(");
+    quote_literal(&q, buf_cstr(&name));
+    buf_puts(&q, ") ORDER BY cid");
     qrows r;
     int rc = query_rows(&r, cc->s, buf_cstr(&q));
     buf_free(&q);
+    buf_free(&name);
+    if (rc) {
+        tarn_error_clear();
+        return 0;
+    }
     for (size_t i = 0; !rc && i < r.nrows; i++)
         strlist_push(out, qrows_get(&r, i, 0));
     if (!rc)

@@ -105,9 +105,12 @@ int cmd_history(int argc, char **argv)
     int has_reason = 0;
     if (cat) {
         buf_clear(&sql);
-        buf_puts(&sql, "SELECT count(*) FROM duckdb_columns() WHERE database_name = ");
-        quote_literal(&sql, cat);
-        buf_puts(&sql, " AND table_name = 'tarn_model_run' AND column_name = 'run_reason'");
+        tarn_buf runs = {0};
+        quote_qualified(&runs, cat, "main", "tarn_model_run");
+        buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
+        quote_literal(&sql, buf_cstr(&runs));
+        buf_puts(&sql, ") WHERE name = 'run_reason'");
+        buf_free(&runs);
         int64_t n = 0;
         if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0)
             tarn_error_clear();
