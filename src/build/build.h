@@ -151,6 +151,10 @@ void build_summary_free(build_summary *sum, size_t nmodels);
  * incremental watermark_column, watermark_from, watermark_to,
  * full_refresh. NULL for the other strategies. */
 char *build_details_json(const tarn_model *m, const model_result *r);
+/* The same figures added to JSON object `o` (a jansson json_t), for the
+ * commit's extra info and the --json events alike. */
+struct json_t;
+void build_details_merge(struct json_t *o, const tarn_model *m, const model_result *r);
 
 /* For `tarn plan`: why each selected model would run, or NULL when it
  * would be skipped as unchanged (*out: one entry per model, free with

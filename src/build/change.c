@@ -4,6 +4,7 @@
  * reason a model runs.
  */
 #include "build/change.h"
+#include "build/run_int.h"
 
 #include "project/hash.h"
 #include "project/query.h"
@@ -725,17 +726,9 @@ void change_free(change_ctx *cc)
     memset(cc, 0, sizeof(*cc));
 }
 
-static char *table_key(const char *schema, const char *table)
-{
-    char *k = xasprintf("%s.%s", schema, table);
-    char *l = lower_dup(k);
-    free(k);
-    return l;
-}
-
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table)
 {
-    char *k = table_key(schema, table);
+    char *k = run_table_key(schema, table);
     long i = strlist_find(&cc->ver_keys, k);
     free(k);
     return i >= 0 ? cc->ver_vals[i] : -1;
@@ -743,7 +736,7 @@ int64_t change_version(const change_ctx *cc, const char *schema, const char *tab
 
 void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v)
 {
-    char *k = table_key(schema, table);
+    char *k = run_table_key(schema, table);
     long i = strlist_find(&cc->ver_keys, k);
     if (i >= 0) {
         cc->ver_vals[i] = v;

@@ -714,12 +714,7 @@ static char *extra_info(build_state *b, double total_ms)
     }
     json_object_set_new(o, "rows_written", json_integer(r->rows_written));
     json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
-    char *details = build_details_json(m, r);
-    json_t *d = details ? json_loads(details, 0, NULL) : NULL;
-    if (d)
-        json_object_update(o, d);
-    json_decref(d);
-    free(details);
+    build_details_merge(o, m, r);
     char *up = pin_upstream_json(r);
     json_object_set_new(o, "upstream", json_loads(up, 0, NULL));
     free(up);

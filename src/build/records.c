@@ -155,6 +155,16 @@ char *build_details_json(const tarn_model *m, const model_result *r)
     return s;
 }
 
+void build_details_merge(json_t *o, const tarn_model *m, const model_result *r)
+{
+    char *details = build_details_json(m, r);
+    json_t *d = details ? json_loads(details, 0, NULL) : NULL;
+    if (d)
+        json_object_update(o, d);
+    json_decref(d);
+    free(details);
+}
+
 /* The snapshot id column: inside a successful build's commit, the
  * snapshot being committed (its row is inserted first, see lake/txn.c). */
 static void put_snapshot(tarn_buf *b, const char *cat, const model_result *r)

@@ -118,12 +118,7 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "rows_written", json_integer(r->rows_written));
         json_object_set_new(o, "rows_deleted", json_integer(r->rows_deleted));
         json_object_set_new(o, "partitions", json_strlist(&r->partitions));
-        char *details = build_details_json(m, r);
-        json_t *d = details ? json_loads(details, 0, NULL) : NULL;
-        if (d)
-            json_object_update(o, d);
-        json_decref(d);
-        free(details);
+        build_details_merge(o, m, r);
         json_t *up = json_array();
         for (size_t i = 0; i < r->nupstream; i++) {
             json_t *u = json_object();
