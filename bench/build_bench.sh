@@ -37,8 +37,8 @@ RUNS=${RUNS:-3}
 PART=${PART:-all}
 SRC_TARN=${TARN:-$REPO/build/tarn}
 
-die() { echo "build_bench: $*" >&2; exit 1; }
-log() { echo "# $*" >&2; }
+BENCH=build_bench
+. "$REPO/bench/lib.sh"
 
 [[ $MODELS =~ ^[0-9]+$ && $LAYERS =~ ^[0-9]+$ && $MODELS -ge $LAYERS && $LAYERS -ge 1 ]] ||
     die "MODELS and LAYERS must be integers, MODELS >= LAYERS >= 1"
@@ -48,18 +48,7 @@ cc -O2 -std=c17 -Wall -Wextra -isystem deps/include bench/duckdb_baseline.c -o b
     -Ldeps/lib -lduckdb -Wl,-rpath,"$REPO/deps/lib"
 BASELINE=$REPO/bench/out/duckdb_baseline
 
-WORK=$(mktemp -d /tmp/tarn-build-bench.XXXXXX)
-cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
-# A private copy of the binary, so a concurrent rebuild cannot change it mid-run.
-mkdir -p "$WORK/bin"
-cp "$SRC_TARN" "$WORK/bin/tarn"
-TARN=$WORK/bin/tarn
-export LD_LIBRARY_PATH=$REPO/deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-
-now() { date +%s.%N; }
-calc() { awk "BEGIN { printf \"${2:-%.3f}\", $1 }"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+bench_setup tarn-build-bench
 
 plan_s=NA run_s=NA duckdb_s=NA query_s=NA overhead=NA overhead_q=NA rerun_s=NA rerun_pm=NA plan2_s=NA
 big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA

@@ -19,8 +19,8 @@ RUNS=${RUNS:-3}
 INSERTS=${INSERTS:-1000}
 SRC_TARN=${TARN:-$REPO/build/tarn}
 
-die() { echo "lake_bench: $*" >&2; exit 1; }
-log() { echo "# $*" >&2; }
+BENCH=lake_bench
+. "$REPO/bench/lib.sh"
 
 [[ $ROWS =~ ^[0-9]+$ && $ROWS -ge 100 ]] || die "ROWS must be an integer >= 100"
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS must be a positive integer"
@@ -38,16 +38,7 @@ cc -O2 -std=c17 -Wall -Wextra -isystem deps/include bench/duckdb_baseline.c -o b
     -Ldeps/lib -lduckdb -Wl,-rpath,"$REPO/deps/lib"
 BASELINE=$REPO/bench/out/duckdb_baseline
 
-WORK=$(mktemp -d /tmp/tarn-bench.XXXXXX)
-cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
-
-# A private copy of the binary, so a concurrent rebuild of build/tarn cannot change it mid-run
-# (its RUNPATH is $ORIGIN/../deps/lib, hence LD_LIBRARY_PATH for the copy).
-mkdir -p "$WORK/bin"
-cp "$SRC_TARN" "$WORK/bin/tarn"
-TARN=$WORK/bin/tarn
-export LD_LIBRARY_PATH=$REPO/deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bench_setup tarn-bench
 
 SELECT_SQL="SELECT range AS id, (range % 1000)::INT AS k, random() AS v, 's' || (range % 10000) AS s, TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS ts FROM range($ROWS)"
 AGG="count(*), sum(v), min(s), max(ts), count(DISTINCT k)"
@@ -57,9 +48,8 @@ ATTACH="ATTACH 'ducklake:meta.ducklake' AS lake (DATA_PATH 'data/')"
 # ---------------------------------------------------------------- helpers
 
 # median of the arguments (mean of the two middle values for an even count)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 # calc EXPR [FORMAT] — floating-point arithmetic through awk
-calc() { awk "BEGIN {printf \"${2:-%.3f}\", $1}"; }
+
 
 # run_tarn DIR SCRIPT — runs `tarn sql --format csv -f SCRIPT` in DIR under /usr/bin/time.
 # Sets P_WALL (whole-process wall seconds), P_RSS (max RSS, KiB), P_CPU (user + system CPU

@@ -36,8 +36,8 @@ RUNS=${RUNS:-3}
 PART=${PART:-all}
 SRC_TARN=${TARN:-$REPO/build/tarn}
 
-die() { echo "lake_bench2: $*" >&2; exit 1; }
-log() { echo "# $*" >&2; }
+BENCH=lake_bench2
+. "$REPO/bench/lib.sh"
 
 [[ $APPENDS =~ ^[0-9]+$ && $APPENDS -ge 10 ]] || die "APPENDS must be an integer >= 10"
 [[ $APPEND_ROWS =~ ^[0-9]+$ && $APPEND_ROWS -ge 1 ]] || die "APPEND_ROWS must be a positive integer"
@@ -47,23 +47,9 @@ log() { echo "# $*" >&2; }
 [ -x "$SRC_TARN" ] || die "$SRC_TARN not found; run make -j2 first"
 [ -f deps/lib/libduckdb.so ] || die "deps/lib/libduckdb.so not found; run scripts/deps.sh"
 
-WORK=$(mktemp -d /tmp/tarn-bench2.XXXXXX)
-cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
-
-# A private copy of the binary, so a concurrent rebuild of build/tarn cannot change it mid-run
-# (its RUNPATH is $ORIGIN/../deps/lib, hence LD_LIBRARY_PATH for the copy).
-mkdir -p "$WORK/bin"
-cp "$SRC_TARN" "$WORK/bin/tarn"
-TARN=$WORK/bin/tarn
-export LD_LIBRARY_PATH=$REPO/deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bench_setup tarn-bench2
 
 MARK="SELECT 'BENCH_MARK ' || epoch_us(get_current_timestamp()) AS m;"
-
-# ---------------------------------------------------------------- helpers (as in lake_bench.sh)
-
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-calc() { awk "BEGIN {printf \"${2:-%.3f}\", $1}"; }
 
 # run_tarn DIR SCRIPT — `tarn sql --format csv -f SCRIPT` in DIR; stdout in $WORK/last.out,
 # MARKS = the BENCH_MARK timestamps it printed (µs), P_WALL = whole-process seconds.
