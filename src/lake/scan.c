@@ -48,6 +48,7 @@ typedef struct {
     size_t n;
     int has_inline_deletes;
     int has_pending;
+    int any_partitioned; /* some committed file was written under a partition spec */
 } scan_input;
 
 static void input_free(scan_input *in)
@@ -84,7 +85,8 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
     char *dir = lk_lake_table_dir(lake, cat, t);
     char *sql = xasprintf(
         "SELECT d.data_file_id, d.path, d.path_is_relative, d.row_id_start, d.begin_snapshot, "
-        "d.partial_max, x.path, x.path_is_relative, x.partial_max, d.record_count FROM "
+        "d.partial_max, x.path, x.path_is_relative, x.partial_max, d.record_count, "
+        "d.partition_id IS NOT NULL FROM "
         "%s.ducklake_data_file d "
         "LEFT JOIN (SELECT * FROM %s.ducklake_delete_file WHERE table_id = %lld AND %lld >= "
         "begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)) x USING "
@@ -114,6 +116,8 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
         }
         v = duck_table_get(&r, i, 9);
         f->record_count = v ? strtoll(v, NULL, 10) : 0;
+        v = duck_table_get(&r, i, 10);
+        in->any_partitioned |= v && strcmp(v, "true") == 0;
     }
     duck_table_free(&r);
     free(dir);
@@ -783,7 +787,9 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
 {
     int nested = has_nested(t);
     int64_t since = layout_since(t->cols, t->ncols);
-    int rc = load_partition_constants(in, lake, con, t);
+    /* partition values only exist for files written under a spec: an
+     * unpartitioned table costs no query for them */
+    int rc = in->any_partitioned ? load_partition_constants(in, lake, con, t) : 0;
     char *done = xcalloc(in->n, 1);
     for (size_t i = 0; i < in->n && !rc; i++) {
         if (done[i])
