@@ -428,6 +428,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
         column_rows(lake, &nt, &nt.cols[i]);
     if (limit > 0)
         inlined_table(lake, &nt, sv);
+    lk_txn_schema_changed(txn, nt.id);
     lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)", lake->meta,
                (long long)txn->snapshot_id, (long long)sv, (long long)nt.id);
     token_name(txn, "created_table", schema, name);
@@ -496,6 +497,7 @@ static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
     char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
     int had_inlined = t->ninlined > 0;
     int fresh = !had_inlined || t->inlined[t->ninlined - 1].schema_version != sv;
+    lk_txn_schema_changed(txn, t->id);
     if (fresh)
         lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)",
                    lake->meta, (long long)txn->snapshot_id, (long long)sv, (long long)t->id);

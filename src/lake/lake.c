@@ -300,6 +300,7 @@ static void lake_free(lk_lake *lake)
     free(lake->limit_vals);
     lk_lake_meta_tables_forget(lake);
     lk_lake_past_forget(lake);
+    lk_lake_schema_versions_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
     free(lake->alias);
@@ -381,6 +382,7 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
 {
     lk_lake_meta_tables_forget(lake);
     lk_lake_past_forget(lake);
+    lk_lake_schema_versions_forget(lake);
     lk_catalog fresh;
     int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
     if (rc)
@@ -531,8 +533,84 @@ void lk_lake_meta_tables_forget(lk_lake *lake)
     lake->meta_tables_loaded = 0;
 }
 
+void lk_lake_schema_versions_forget(lk_lake *lake)
+{
+    free(lake->sv_ids);
+    free(lake->sv_at);
+    lake->sv_ids = lake->sv_at = NULL;
+    lake->nsv = 0;
+    lake->sv_loaded = 0;
+}
+
+static void sv_set(lk_lake *lake, int64_t id, int64_t at)
+{
+    for (size_t i = 0; i < lake->nsv; i++)
+        if (lake->sv_ids[i] == id) {
+            lake->sv_at[i] = at;
+            return;
+        }
+    lake->sv_ids = xrealloc(lake->sv_ids, (lake->nsv + 1) * sizeof(int64_t));
+    lake->sv_at = xrealloc(lake->sv_at, (lake->nsv + 1) * sizeof(int64_t));
+    lake->sv_ids[lake->nsv] = id;
+    lake->sv_at[lake->nsv++] = at;
+}
+
+int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    if (!lake->sv_loaded) {
+        char *q = xasprintf("SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
+                            "WHERE table_id IS NOT NULL GROUP BY table_id",
+                            lake->meta);
+        duck_table r;
+        int rc = duck_table_query(&r, con, q);
+        free(q);
+        if (rc) {
+            tarn_error_clear();
+            return -1;
+        }
+        for (size_t i = 0; i < r.nrows; i++)
+            sv_set(lake, strtoll(duck_table_get(&r, i, 0), NULL, 10),
+                   strtoll(duck_table_get(&r, i, 1), NULL, 10));
+        duck_table_free(&r);
+        lake->sv_loaded = 1;
+    }
+    for (size_t i = 0; i < lake->nsv; i++)
+        if (lake->sv_ids[i] == table_id)
+            return lake->sv_at[i];
+    return -1;
+}
+
+void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot)
+{
+    for (size_t i = 0; lake->sv_loaded && i < n; i++)
+        sv_set(lake, ids[i], snapshot);
+}
+
+int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
+{
+    for (size_t i = 0; i < lake->nlive; i++)
+        if (lake->live[i] == snap)
+            return 1;
+    char *q = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
+                        lake->meta, (long long)snap);
+    int64_t n = 0;
+    if (duck_query_int64(&n, NULL, con, q) != 0) {
+        tarn_error_clear();
+        n = 0;
+    }
+    free(q);
+    if (n > 0) {
+        lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));
+        lake->live[lake->nlive++] = snap;
+    }
+    return n > 0;
+}
+
 void lk_lake_past_forget(lk_lake *lake)
 {
+    free(lake->live);
+    lake->live = NULL;
+    lake->nlive = 0;
     for (size_t i = 0; i < lake->npast; i++)
         lk_catalog_free(&lake->past[i]);
     lake->npast = lake->past_next = 0;

@@ -48,6 +48,11 @@ typedef struct lk_lake {
     int meta_tables_loaded;
     lk_catalog past[8];      /* catalogs at past snapshots read with AT (…), */
     size_t npast, past_next; /* kept until maintenance may rewrite history */
+    int64_t *live;           /* snapshots known to exist (not expired) */
+    size_t nlive;
+    int64_t *sv_ids, *sv_at; /* per table: the snapshot of its last schema change */
+    size_t nsv;
+    int sv_loaded;
     struct lk_lake *next;
 } lk_lake;
 
@@ -79,8 +84,20 @@ void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
  * small cache of past catalogs: a snapshot's catalog never changes, and
  * builds read the same pinned snapshots statement after statement). */
 int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap);
+/* Whether snapshot `snap` exists (was not expired); remembered until
+ * maintenance runs. */
+int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
 /* Forgets the cached past catalogs (maintenance rewrites history). */
 void lk_lake_past_forget(lk_lake *lake);
+
+/* The snapshot of table `table_id`'s last schema change (from
+ * ducklake_schema_versions, read once and kept up to date by commits), or
+ * -1 when unknown. */
+int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* A commit at `snapshot` changed the schemas of tables `ids`. */
+void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot);
+/* Forgets those snapshots (read them again when next needed). */
+void lk_lake_schema_versions_forget(lk_lake *lake);
 
 /* Attaches (creating when absent) the lake described by `opts`. */
 int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts);

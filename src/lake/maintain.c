@@ -53,6 +53,7 @@ int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_a
     int rc = FUNCTIONS[k].run(out, &c);
     lk_lake_meta_tables_forget(l); /* maintenance creates and drops catalog tables */
     lk_lake_past_forget(l);        /* and expires or rewrites snapshots */
+    lk_lake_schema_versions_forget(l);
     if (rc) {
         free(*out);
         *out = NULL;

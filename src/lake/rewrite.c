@@ -108,12 +108,34 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
     return rc;
 }
 
+/* Whether schema.name reads at `snap` as the committed catalog has it
+ * now: the table existed under this name since before `snap` and its
+ * schema has not changed since (ducklake_schema_versions). Then *cat is
+ * that catalog, and a time-travel read costs no catalog load (builds read
+ * every upstream at a pinned snapshot). */
+static int unchanged_since(const lk_catalog **cat, tarn_session *s, lk_lake *l, const char *schema,
+                           const char *name, int64_t snap)
+{
+    lk_catalog *now = &l->cat;
+    if (snap > now->snapshot_id)
+        return 0;
+    lk_schema *sc = lk_catalog_schema(now, schema);
+    const lk_table *t = sc ? lk_catalog_table(now, sc->id, name) : NULL;
+    if (!t || t->begin > snap || sc->begin > snap)
+        return 0;
+    int64_t changed = lk_lake_schema_changed_at(l, s->con, t->id);
+    if (changed < 0 || changed > snap || !lk_lake_snapshot_exists(l, s->con, snap))
+        return 0; /* an expired snapshot: the full load says so */
+    *cat = now;
+    return 1;
+}
+
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
 static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,
                       int64_t snap, int flags)
 {
     const lk_catalog *cat = lk_txn_catalog(l);
-    if (snap >= 0) {
+    if (snap >= 0 && !unchanged_since(&cat, s, l, schema, name, snap)) {
         int rc = lk_lake_catalog_at(&cat, l, s->con, snap);
         if (rc)
             return rc;

@@ -170,6 +170,11 @@ void lk_txn_meta_table(lk_txn *txn, char op, const char *name)
     strlist_push_owned(&txn->meta_ops, xasprintf("%c%s", op, name));
 }
 
+void lk_txn_schema_changed(lk_txn *txn, int64_t table_id)
+{
+    add_id_once(&txn->schema_changed, &txn->nschema_changed, table_id);
+}
+
 void lk_txn_views_all(lk_txn *txn)
 {
     txn->views_all = txn->views_all_ever = 1;
@@ -256,6 +261,7 @@ static void txn_free(lk_txn *txn)
         free(txn->dropped[i]);
     free(txn->dropped);
     strlist_free(&txn->meta_ops);
+    free(txn->schema_changed);
     free(txn->renum_from);
     free(txn->renum_to);
     free(txn->del_file_ids);
@@ -603,10 +609,13 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     crash_point("after-commit");
-    if (txn->nrenum) /* renamed inlined tables: read the list again */
+    if (txn->nrenum) { /* renamed inlined tables, moved ids: read again */
         lk_lake_meta_tables_forget(lake);
-    else
+        lk_lake_schema_versions_forget(lake);
+    } else {
         lk_lake_meta_tables_apply(lake, &txn->meta_ops);
+        lk_lake_schema_changed(lake, txn->schema_changed, txn->nschema_changed, txn->snapshot_id);
+    }
     lake->txn = NULL;
     rc = promote(lake, txn, con);
     if (rc)

@@ -93,8 +93,10 @@ struct lk_txn {
     int views_all;    /* the statement changed schemas or lake views */
     int64_t *touched; /* every table whose view shows pending state */
     size_t ntouched;
-    int views_all_ever; /* some statement needed every view rebuilt */
-    strlist meta_ops;   /* "+name" / "-name": catalog tables the commit creates / drops */
+    int views_all_ever;      /* some statement needed every view rebuilt */
+    strlist meta_ops;        /* "+name" / "-name": catalog tables the commit creates / drops */
+    int64_t *schema_changed; /* tables whose schema this transaction changed */
+    size_t nschema_changed;
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
@@ -126,6 +128,10 @@ void lk_txn_wrote(lk_txn *txn, const char *abs_path);
 /* Notes that the commit creates (op '+') or drops ('-') catalog table
  * `name`, so that the lake's list of them stays right without a query. */
 void lk_txn_meta_table(lk_txn *txn, char op, const char *name);
+
+/* Notes that table `table_id`'s schema changes in this transaction (a new
+ * ducklake_schema_versions row). */
+void lk_txn_schema_changed(lk_txn *txn, int64_t table_id);
 
 /* Notes that table `table_id`'s view must be rebuilt (its rows or its
  * definition changed in this transaction). */
