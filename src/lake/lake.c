@@ -298,9 +298,7 @@ static void lake_free(lk_lake *lake)
     lk_catalog_free(&lake->cat);
     free(lake->limit_ids);
     free(lake->limit_vals);
-    lk_lake_meta_tables_forget(lake);
-    lk_lake_past_forget(lake);
-    lk_lake_schema_versions_forget(lake);
+    lk_lake_caches_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
     free(lake->alias);
@@ -380,9 +378,7 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con)
 
 int lk_lake_reload(lk_lake *lake, duckdb_connection con)
 {
-    lk_lake_meta_tables_forget(lake);
-    lk_lake_past_forget(lake);
-    lk_lake_schema_versions_forget(lake);
+    lk_lake_caches_forget(lake);
     lk_catalog fresh;
     int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
     if (rc)
@@ -523,7 +519,7 @@ int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t tab
     return t ? table_view(lake, con, cat, t) : 0;
 }
 
-void lk_lake_meta_tables_forget(lk_lake *lake)
+static void lk_lake_meta_tables_forget(lk_lake *lake)
 {
     for (size_t i = 0; i < lake->nmeta_tables; i++)
         free(lake->meta_tables[i]);
@@ -533,7 +529,7 @@ void lk_lake_meta_tables_forget(lk_lake *lake)
     lake->meta_tables_loaded = 0;
 }
 
-void lk_lake_schema_versions_forget(lk_lake *lake)
+static void lk_lake_schema_versions_forget(lk_lake *lake)
 {
     free(lake->sv_ids);
     free(lake->sv_at);
@@ -606,7 +602,7 @@ int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
     return n > 0;
 }
 
-void lk_lake_past_forget(lk_lake *lake)
+static void lk_lake_past_forget(lk_lake *lake)
 {
     free(lake->live);
     lake->live = NULL;
@@ -692,6 +688,27 @@ int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *
     return bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name) != NULL;
 }
 
+/* DROP VIEW IF EXISTS alias.schema.name (a table's view in the alias
+ * database). */
+static int drop_view_named(lk_lake *lake, duckdb_connection con, const char *schema,
+                           const char *name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "DROP VIEW IF EXISTS ");
+    quote_qualified(&b, lake->alias, schema, name);
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                            const lk_table *t)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+    if (sc && drop_view_named(lake, con, sc->name, t->name) != 0)
+        tarn_error_clear();
+}
+
 int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
@@ -705,11 +722,7 @@ int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
             lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
             if (sc && lk_catalog_table((lk_catalog *)cat, sc->id, name))
                 continue; /* replaced: its new view is built below */
-            tarn_buf b = {0};
-            buf_puts(&b, "DROP VIEW IF EXISTS ");
-            quote_qualified(&b, lake->alias, schema, name);
-            rc = duck_exec(con, buf_cstr(&b));
-            buf_free(&b);
+            rc = drop_view_named(lake, con, schema, name);
         }
         for (size_t i = 0; i < txn->ndirty && !rc; i++)
             rc = lk_lake_refresh_table_view(lake, con, txn->dirty[i]);
@@ -743,20 +756,6 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
-static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                            const lk_table *t)
-{
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-    if (!sc)
-        return;
-    tarn_buf b = {0};
-    buf_puts(&b, "DROP VIEW IF EXISTS ");
-    quote_qualified(&b, lake->alias, sc->name, t->name);
-    if (duck_exec(con, buf_cstr(&b)) != 0)
-        tarn_error_clear();
-    buf_free(&b);
-}
-
 static int64_t token_table_id(const lk_catalog *cat, const char *token)
 {
     const char *colon = strchr(token, ':');
@@ -780,16 +779,6 @@ static int64_t token_table_id(const lk_catalog *cat, const char *token)
             return t->id;
     }
     return -1;
-}
-
-static int add_unique(int64_t **ids, size_t *n, int64_t id)
-{
-    for (size_t i = 0; i < *n; i++)
-        if ((*ids)[i] == id)
-            return 0;
-    *ids = xrealloc(*ids, (*n + 1) * sizeof(int64_t));
-    (*ids)[(*n)++] = id;
-    return 1;
 }
 
 int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog *working,
@@ -845,7 +834,7 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         const lk_table *now = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
         lk_schema *sc = was ? lk_catalog_schema_by_id((lk_catalog *)cat, was->schema_id) : NULL;
         int replaced = sc && !now && lk_catalog_table((lk_catalog *)cat, sc->id, was->name);
-        if (was && !replaced && add_unique(&ids, &nids, id) &&
+        if (was && !replaced && lk_ids_add(&ids, &nids, id) &&
             (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
             drop_table_view(lake, con, old, was);
     }
@@ -857,11 +846,11 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         if (strncmp(tokens[i], "inlined_insert:", 15) != 0) {
             int64_t id = token_table_id(cat, tokens[i]);
             if (id >= 0 && lk_catalog_table_by_id((lk_catalog *)cat, id))
-                add_unique(&ids, &nids, id);
+                lk_ids_add(&ids, &nids, id);
         }
     for (size_t i = 0; i < ntouched; i++)
         if (lk_catalog_table_by_id((lk_catalog *)cat, touched[i]))
-            add_unique(&ids, &nids, touched[i]);
+            lk_ids_add(&ids, &nids, touched[i]);
     int rc = 0;
     for (size_t i = 0; i < nids && !rc; i++)
         rc = table_view(lake, con, cat, lk_catalog_table_by_id((lk_catalog *)cat, ids[i]));
@@ -951,4 +940,11 @@ static int64_t inline_limit_query(lk_lake *lake, duckdb_connection con, const lk
         limit = lake->inline_limit;
     free(v);
     return limit;
+}
+
+void lk_lake_caches_forget(lk_lake *lake)
+{
+    lk_lake_meta_tables_forget(lake);
+    lk_lake_past_forget(lake);
+    lk_lake_schema_versions_forget(lake);
 }

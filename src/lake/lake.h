@@ -73,9 +73,6 @@ typedef struct {
  * per commit, not a query per view. Tables a transaction creates appear
  * after its commit. */
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
-/* Forgets that list (after anything that creates or drops catalog tables
- * without saying which). */
-void lk_lake_meta_tables_forget(lk_lake *lake);
 /* Applies a committed transaction's "+name" / "-name" operations to the
  * list (when it is loaded). */
 void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
@@ -87,8 +84,6 @@ int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection 
 /* Whether snapshot `snap` exists (was not expired); remembered until
  * maintenance runs. */
 int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
-/* Forgets the cached past catalogs (maintenance rewrites history). */
-void lk_lake_past_forget(lk_lake *lake);
 
 /* The snapshot of table `table_id`'s last schema change (from
  * ducklake_schema_versions, read once and kept up to date by commits), or
@@ -96,8 +91,12 @@ void lk_lake_past_forget(lk_lake *lake);
 int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* A commit at `snapshot` changed the schemas of tables `ids`. */
 void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot);
-/* Forgets those snapshots (read them again when next needed). */
-void lk_lake_schema_versions_forget(lk_lake *lake);
+
+/* Forgets all the above (the catalog-table list, past catalogs, live
+ * snapshots, schema-change snapshots): after maintenance, a reload, a
+ * commit by another process, or a commit that renumbered ids. They are
+ * read again when next needed. */
+void lk_lake_caches_forget(lk_lake *lake);
 
 /* Attaches (creating when absent) the lake described by `opts`. */
 int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *opts);

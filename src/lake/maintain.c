@@ -51,9 +51,9 @@ int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_a
                               a->pos[0]);
     mt_call c = {s, l, a, FUNCTIONS[k].name};
     int rc = FUNCTIONS[k].run(out, &c);
-    lk_lake_meta_tables_forget(l); /* maintenance creates and drops catalog tables */
-    lk_lake_past_forget(l);        /* and expires or rewrites snapshots */
-    lk_lake_schema_versions_forget(l);
+    /* maintenance creates and drops catalog tables, and expires or
+     * rewrites snapshots */
+    lk_lake_caches_forget(l);
     if (rc) {
         free(*out);
         *out = NULL;

@@ -55,11 +55,19 @@ static const char *const ID_COLUMNS[][2] = {
     {"ducklake_tag", "object_id"},
 };
 
+static void map_add(lk_idmap *m, int64_t from, int64_t to)
+{
+    m->from = xrealloc(m->from, (m->n + 1) * sizeof(int64_t));
+    m->to = xrealloc(m->to, (m->n + 1) * sizeof(int64_t));
+    m->from[m->n] = from;
+    m->to[m->n++] = to;
+}
+
 int64_t lk_renumber_id(const lk_txn *txn, int64_t id)
 {
-    for (size_t i = 0; i < txn->nrenum; i++)
-        if (txn->renum_from[i] == id)
-            return txn->renum_to[i];
+    for (size_t i = 0; i < txn->renum.n; i++)
+        if (txn->renum.from[i] == id)
+            return txn->renum.to[i];
     return id;
 }
 
@@ -81,12 +89,8 @@ int lk_renumber_plan(lk_txn *txn)
         free(seq);
         return 0;
     }
-    txn->renum_from = xmalloc(n * sizeof(int64_t));
-    txn->renum_to = xmalloc(n * sizeof(int64_t));
-    for (size_t i = 0; i < n; i++) {
-        txn->renum_from[txn->nrenum] = seq[i];
-        txn->renum_to[txn->nrenum++] = base + (int64_t)i;
-    }
+    for (size_t i = 0; i < n; i++)
+        map_add(&txn->renum, seq[i], base + (int64_t)i);
     free(seq);
     /* "altered_table:3" → "altered_table:4"; name tokens stay */
     for (size_t i = 0; i < txn->nchange_tokens; i++) {
@@ -104,22 +108,22 @@ int lk_renumber_plan(lk_txn *txn)
     return 1;
 }
 
-/* CASE col WHEN 3 THEN 4 … END, and the IN list of the provisional ids. */
-static void case_expr(tarn_buf *b, const lk_txn *txn, const char *col)
+/* Appends UPDATE meta.table SET col = CASE col WHEN 3 THEN 4 … END WHERE
+ * [where AND] col IN (the provisional ids): the id column moves by `m`. */
+static void update_ids(lk_txn *txn, const char *meta, const char *table, const char *col,
+                       const char *where, const lk_idmap *m)
 {
-    buf_printf(b, "CASE %s", col);
-    for (size_t i = 0; i < txn->nrenum; i++)
-        buf_printf(b, " WHEN %lld THEN %lld", (long long)txn->renum_from[i],
-                   (long long)txn->renum_to[i]);
-    buf_printf(b, " ELSE %s END", col);
-}
-
-static void in_list(tarn_buf *b, const lk_txn *txn)
-{
-    buf_putc(b, '(');
-    for (size_t i = 0; i < txn->nrenum; i++)
-        buf_printf(b, "%s%lld", i ? ", " : "", (long long)txn->renum_from[i]);
-    buf_putc(b, ')');
+    tarn_buf b = {0};
+    buf_printf(&b, "UPDATE %s.%s SET %s = CASE %s", meta, table, col, col);
+    for (size_t i = 0; i < m->n; i++)
+        buf_printf(&b, " WHEN %lld THEN %lld", (long long)m->from[i], (long long)m->to[i]);
+    buf_printf(&b, " ELSE %s END WHERE %s%s%s IN (", col, where ? where : "", where ? " AND " : "",
+               col);
+    for (size_t i = 0; i < m->n; i++)
+        buf_printf(&b, "%s%lld", i ? ", " : "", (long long)m->from[i]);
+    buf_putc(&b, ')');
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    buf_free(&b);
 }
 
 /* Inlined-data tables are named ducklake_inlined_data_<table>_<version>
@@ -169,26 +173,14 @@ static void rename_inlined(lk_txn *txn, const char *meta)
 
 void lk_renumber_sql(lk_txn *txn, const char *meta)
 {
-    if (!txn->nrenum)
+    if (!txn->renum.n)
         return;
     rename_inlined(txn, meta);
-    for (size_t i = 0; i < sizeof(ID_COLUMNS) / sizeof(ID_COLUMNS[0]); i++) {
-        tarn_buf b = {0};
-        buf_printf(&b, "UPDATE %s.%s SET %s = ", meta, ID_COLUMNS[i][0], ID_COLUMNS[i][1]);
-        case_expr(&b, txn, ID_COLUMNS[i][1]);
-        buf_printf(&b, " WHERE %s IN ", ID_COLUMNS[i][1]);
-        in_list(&b, txn);
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
-        buf_free(&b);
-    }
+    for (size_t i = 0; i < sizeof(ID_COLUMNS) / sizeof(ID_COLUMNS[0]); i++)
+        update_ids(txn, meta, ID_COLUMNS[i][0], ID_COLUMNS[i][1], NULL, &txn->renum);
     /* options scoped to a schema or a table (ducklake_set_option) */
-    tarn_buf b = {0};
-    buf_printf(&b, "UPDATE %s.ducklake_metadata SET scope_id = ", meta);
-    case_expr(&b, txn, "scope_id");
-    buf_puts(&b, " WHERE scope IN ('schema', 'table') AND scope_id IN ");
-    in_list(&b, txn);
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
-    buf_free(&b);
+    update_ids(txn, meta, "ducklake_metadata", "scope_id", "scope IN ('schema', 'table')",
+               &txn->renum);
     for (size_t i = 0; i < txn->ndeltas; i++)
         txn->deltas[i].table_id = lk_renumber_id(txn, txn->deltas[i].table_id);
 }
@@ -201,22 +193,10 @@ static int cmp_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static lk_table_delta *delta_of(lk_txn *txn, int64_t table_id)
-{
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        if (txn->deltas[i].table_id == table_id)
-            return &txn->deltas[i];
-    return NULL;
-}
-
 static void add_file_move(lk_txn *txn, int64_t from, int64_t to)
 {
-    if (from == to)
-        return;
-    txn->file_from = xrealloc(txn->file_from, (txn->nfile_renum + 1) * sizeof(int64_t));
-    txn->file_to = xrealloc(txn->file_to, (txn->nfile_renum + 1) * sizeof(int64_t));
-    txn->file_from[txn->nfile_renum] = from;
-    txn->file_to[txn->nfile_renum++] = to;
+    if (from != to)
+        map_add(&txn->file_renum, from, to);
 }
 
 /* A table's new files take row ids from its base, in the order written,
@@ -258,7 +238,7 @@ void lk_renumber_files_plan(lk_txn *txn)
     for (size_t i = 0; i < nt; i++) {
         if (i && tables[i] == tables[i - 1])
             continue;
-        lk_table_delta *d = delta_of(txn, tables[i]);
+        lk_table_delta *d = lk_txn_find_delta(txn, tables[i]);
         int files = 0;
         for (size_t k = 0; k < txn->nfiles; k++)
             if (txn->files[k].table_id == tables[i]) {
@@ -288,8 +268,6 @@ void lk_renumber_files_sql(lk_txn *txn, const char *meta)
                            meta, (long long)txn->files[k].row_id_start,
                            (long long)txn->files[k].file_id);
     }
-    if (!txn->nfile_renum)
-        return;
     static const char *const FILE_COLUMNS[][2] = {
         {"ducklake_data_file", "data_file_id"},
         {"ducklake_file_column_stats", "data_file_id"},
@@ -298,18 +276,6 @@ void lk_renumber_files_sql(lk_txn *txn, const char *meta)
         {"ducklake_delete_file", "delete_file_id"},
         {"ducklake_delete_file", "data_file_id"},
     };
-    for (size_t i = 0; i < sizeof(FILE_COLUMNS) / sizeof(FILE_COLUMNS[0]); i++) {
-        const char *col = FILE_COLUMNS[i][1];
-        tarn_buf b = {0};
-        buf_printf(&b, "UPDATE %s.%s SET %s = CASE %s", meta, FILE_COLUMNS[i][0], col, col);
-        for (size_t k = 0; k < txn->nfile_renum; k++)
-            buf_printf(&b, " WHEN %lld THEN %lld", (long long)txn->file_from[k],
-                       (long long)txn->file_to[k]);
-        buf_printf(&b, " ELSE %s END WHERE %s IN (", col, col);
-        for (size_t k = 0; k < txn->nfile_renum; k++)
-            buf_printf(&b, "%s%lld", k ? ", " : "", (long long)txn->file_from[k]);
-        buf_putc(&b, ')');
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
-        buf_free(&b);
-    }
+    for (size_t i = 0; txn->file_renum.n && i < sizeof(FILE_COLUMNS) / sizeof(FILE_COLUMNS[0]); i++)
+        update_ids(txn, meta, FILE_COLUMNS[i][0], FILE_COLUMNS[i][1], NULL, &txn->file_renum);
 }

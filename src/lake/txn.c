@@ -99,7 +99,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_copy(&txn->cat, &lake->cat);
     else if (!rc) {
-        lk_lake_meta_tables_forget(lake); /* another process committed */
+        lk_lake_caches_forget(lake); /* another process committed */
         rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
     }
     if (rc) {
@@ -140,19 +140,20 @@ void lk_txn_sql(lk_txn *txn, const char *fmt, ...)
     txn->stmts[txn->nstmts++] = s;
 }
 
-static void add_id_once(int64_t **ids, size_t *n, int64_t id)
+int lk_ids_add(int64_t **ids, size_t *n, int64_t id)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*ids)[i] == id)
-            return;
+            return 0;
     *ids = xrealloc(*ids, (*n + 1) * sizeof(int64_t));
     (*ids)[(*n)++] = id;
+    return 1;
 }
 
 void lk_txn_view_dirty(lk_txn *txn, int64_t table_id)
 {
-    add_id_once(&txn->dirty, &txn->ndirty, table_id);
-    add_id_once(&txn->touched, &txn->ntouched, table_id);
+    lk_ids_add(&txn->dirty, &txn->ndirty, table_id);
+    lk_ids_add(&txn->touched, &txn->ntouched, table_id);
 }
 
 void lk_txn_view_dropped(lk_txn *txn, const char *schema, const char *name)
@@ -172,7 +173,7 @@ void lk_txn_meta_table(lk_txn *txn, char op, const char *name)
 
 void lk_txn_schema_changed(lk_txn *txn, int64_t table_id)
 {
-    add_id_once(&txn->schema_changed, &txn->nschema_changed, table_id);
+    lk_ids_add(&txn->schema_changed, &txn->nschema_changed, table_id);
 }
 
 void lk_txn_views_all(lk_txn *txn)
@@ -196,13 +197,21 @@ void lk_txn_wrote(lk_txn *txn, const char *abs_path)
     txn->written[txn->nwritten++] = xstrdup(abs_path);
 }
 
+lk_table_delta *lk_txn_find_delta(lk_txn *txn, int64_t table_id)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++)
+        if (txn->deltas[i].table_id == table_id)
+            return &txn->deltas[i];
+    return NULL;
+}
+
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     lk_txn *txn = lake->txn;
     lk_txn_view_dirty(txn, table_id); /* every write to the table goes through here */
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        if (txn->deltas[i].table_id == table_id)
-            return &txn->deltas[i];
+    lk_table_delta *found = lk_txn_find_delta(txn, table_id);
+    if (found)
+        return found;
     txn->deltas = xrealloc(txn->deltas, (txn->ndeltas + 1) * sizeof(lk_table_delta));
     lk_table_delta *d = &txn->deltas[txn->ndeltas++];
     memset(d, 0, sizeof(*d));
@@ -262,11 +271,11 @@ static void txn_free(lk_txn *txn)
     free(txn->dropped);
     strlist_free(&txn->meta_ops);
     free(txn->schema_changed);
-    free(txn->renum_from);
-    free(txn->renum_to);
+    free(txn->renum.from);
+    free(txn->renum.to);
     free(txn->del_file_ids);
-    free(txn->file_from);
-    free(txn->file_to);
+    free(txn->file_renum.from);
+    free(txn->file_renum.to);
     free(txn);
 }
 
@@ -538,7 +547,7 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
  * rebuild cost queries per table in the lake, per commit). */
 static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
-    if (txn->nrenum)
+    if (txn->renum.n)
         return promote_renumbered(lake, txn, con);
     lk_catalog old = lake->cat;
     lake->cat = txn->cat;
@@ -609,9 +618,8 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         return rc;
     }
     crash_point("after-commit");
-    if (txn->nrenum) { /* renamed inlined tables, moved ids: read again */
-        lk_lake_meta_tables_forget(lake);
-        lk_lake_schema_versions_forget(lake);
+    if (txn->renum.n) { /* renamed inlined tables, moved ids: read again */
+        lk_lake_caches_forget(lake);
     } else {
         lk_lake_meta_tables_apply(lake, &txn->meta_ops);
         lk_lake_schema_changed(lake, txn->schema_changed, txn->nschema_changed, txn->snapshot_id);

@@ -35,6 +35,15 @@ typedef struct {
     int rowids_embedded; /* UPDATE images: the file carries its rows' ids */
 } lk_pending_file;
 
+/* Provisional ids and the ids they become at commit (renumber.c). */
+typedef struct {
+    int64_t *from, *to;
+    size_t n;
+} lk_idmap;
+
+/* Adds `id` to the set ids[0..n) unless it is there; 1 when added. */
+int lk_ids_add(int64_t **ids, size_t *n, int64_t id);
+
 /* Table-level effects accumulated for ducklake_table_stats. */
 typedef struct {
     int64_t table_id;
@@ -75,15 +84,13 @@ struct lk_txn {
     int stage_rowid;                     /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */
     int has_message;
-    int64_t base_catalog_id;        /* next_catalog_id when the transaction began */
-    struct lk_idorder *ids;         /* DuckLake's catalog-map operations (idorder.h) */
-    int64_t *renum_from, *renum_to; /* commit-time renumbering (renumber.h) */
-    size_t nrenum;
-    int64_t base_file_id;  /* next_file_id when the transaction began */
-    int64_t *del_file_ids; /* delete files written (ids in allocation order) */
+    int64_t base_catalog_id; /* next_catalog_id when the transaction began */
+    struct lk_idorder *ids;  /* DuckLake's catalog-map operations (idorder.h) */
+    lk_idmap renum;          /* commit-time catalog id renumbering (renumber.h) */
+    int64_t base_file_id;    /* next_file_id when the transaction began */
+    int64_t *del_file_ids;   /* delete files written (ids in allocation order) */
     size_t ndel_file_ids;
-    int64_t *file_from, *file_to; /* commit-time file renumbering (renumber.h) */
-    size_t nfile_renum;
+    lk_idmap file_renum; /* commit-time file id renumbering (renumber.h) */
     /* Views to rebuild after the current statement (inside BEGIN … COMMIT,
      * where reads must see pending changes) and at commit: */
     int64_t *dirty; /* tables the statement changed */
@@ -122,6 +129,8 @@ int64_t lk_txn_new_file_id(lk_txn *txn);
 /* The table delta for `table_id` (created on first use, reading the
  * committed ducklake_table_stats row). */
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* The table delta for `table_id` when there is one (no query, none made). */
+lk_table_delta *lk_txn_find_delta(lk_txn *txn, int64_t table_id);
 /* Remembers a file this transaction wrote (deleted on rollback). */
 void lk_txn_wrote(lk_txn *txn, const char *abs_path);
 

@@ -605,10 +605,7 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
 static void row_id_at_commit(tarn_buf *b, lk_lake *lake, duckdb_connection con, int64_t table_id,
                              const char *pins)
 {
-    lk_table_delta *d = NULL;
-    for (size_t i = 0; i < lake->txn->ndeltas; i++)
-        if (lake->txn->deltas[i].table_id == table_id)
-            d = &lake->txn->deltas[i];
+    lk_table_delta *d = lk_txn_find_delta(lake->txn, table_id);
     int holes = d && d->pending_holes && (!d->got_file || d->reorder_rows);
     if (!d || (!holes && !d->reorder_rows)) {
         buf_puts(b, "row_id");
