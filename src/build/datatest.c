@@ -6,6 +6,7 @@
 #include "project/query.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/quote.h"
 
 #include <jansson.h>
@@ -79,16 +80,8 @@ static void ref_table(tarn_buf *b, run_ctx *c, size_t mi, const data_test *t)
 static int custom_sql(char **out, run_ctx *c, size_t mi, const data_test *t, model_result *r)
 {
     char *text = NULL;
-    FILE *f = fopen(t->path, "rb");
-    if (!f)
-        return tarn_error_set(TARN_ENOTFOUND, "cannot read %s", t->path);
-    tarn_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_append(&b, chunk, n);
-    fclose(f);
-    text = buf_detach(&b);
+    if (fs_read_file(&text, t->path) != 0)
+        return tarn_error_code();
     model_body body;
     diag_list d = {0};
     int errs = body_parse(&body, &d, t->path, text, 0);

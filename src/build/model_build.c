@@ -54,41 +54,10 @@ int mb_run_rows(build_state *b, qrows *out, const char *sql)
 
 static const char *const partition_column[] = {CG_PARTITION_COLUMN};
 
-int mb_stage_columns(build_state *b, strlist *out)
-{
-    qrows q;
-    /* pragma_table_info reads one relation (duckdb_columns() and
-     * information_schema list every column of every view of the lake) */
-    int rc = query_rows(&q, b->c->s,
-                        "SELECT name FROM pragma_table_info('temp.main._tarn_stage') ORDER BY cid");
-    for (size_t i = 0; !rc && i < q.nrows; i++)
-        strlist_push(out, qrows_get(&q, i, 0));
-    if (!rc)
-        qrows_free(&q);
-    return rc;
-}
-
-static int target_columns(build_state *b, strlist *out)
-{
-    tarn_buf sql = {0};
-    tarn_buf name = {0};
-    quote_qualified(&name, b->c->lake, b->m->schema, b->m->table);
-    buf_puts(&sql, "SELECT name FROM pragma_table_info(");
-    quote_literal(&sql, buf_cstr(&name));
-    buf_puts(&sql, ") ORDER BY cid");
-    buf_free(&name);
-    qrows q;
-    int rc = query_rows(&q, b->c->s, buf_cstr(&sql));
-    buf_free(&sql);
-    for (size_t i = 0; !rc && i < q.nrows; i++)
-        strlist_push(out, qrows_get(&q, i, 0));
-    if (!rc)
-        qrows_free(&q);
-    return rc;
-}
-
-/* Column name and DuckDB type lists of relation `rel` (a qualified name
- * of tarn's own, e.g. the stage). */
+/* Column names (and DuckDB types, when `types` is not NULL) of relation
+ * `rel`, a qualified name. pragma_table_info reads the one relation;
+ * duckdb_columns() and information_schema list (and bind) every column of
+ * every view of the lake. */
 static int column_types(build_state *b, const char *rel, strlist *names, strlist *types)
 {
     tarn_buf sql = {0};
@@ -100,10 +69,25 @@ static int column_types(build_state *b, const char *rel, strlist *names, strlist
     buf_free(&sql);
     for (size_t i = 0; !rc && i < q.nrows; i++) {
         strlist_push(names, qrows_get(&q, i, 0));
-        strlist_push(types, qrows_get(&q, i, 1));
+        if (types)
+            strlist_push(types, qrows_get(&q, i, 1));
     }
     if (!rc)
         qrows_free(&q);
+    return rc;
+}
+
+int mb_stage_columns(build_state *b, strlist *out)
+{
+    return column_types(b, CG_STAGE, out, NULL);
+}
+
+static int target_columns(build_state *b, strlist *out)
+{
+    tarn_buf name = {0};
+    quote_qualified(&name, b->c->lake, b->m->schema, b->m->table);
+    int rc = column_types(b, buf_cstr(&name), out, NULL);
+    buf_free(&name);
     return rc;
 }
 
@@ -122,7 +106,7 @@ static int sync_table(build_state *b, const strlist *stage, const strlist *have,
                       const char *const *extra, size_t nextra, tarn_buf *note)
 {
     strlist names = {0}, types = {0};
-    int rc = column_types(b, "temp.main._tarn_stage", &names, &types);
+    int rc = column_types(b, CG_STAGE, &names, &types);
     for (size_t i = 0; !rc && i < names.n; i++) {
         if (in_list(have, names.items[i]) || !in_list(stage, names.items[i]))
             continue;

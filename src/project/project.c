@@ -11,6 +11,7 @@
 #include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,27 +29,6 @@ static char *path_join(const char *dir, const char *rel)
         return xstrdup(rel);
     size_t n = strlen(dir);
     return xasprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
-}
-
-static int read_file(char **out, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tarn_error_set(errno == ENOENT ? TARN_ENOTFOUND : TARN_ERROR, "cannot read %s: %s",
-                              path, strerror(errno));
-    tarn_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_append(&b, chunk, n);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        buf_free(&b);
-        return tarn_error_set(TARN_ERROR, "cannot read %s", path);
-    }
-    *out = buf_detach(&b);
-    return 0;
 }
 
 static int is_dir(const char *path)
@@ -158,7 +138,7 @@ static void load_config(tarn_project *p, diag_list *d)
 {
     char *envpath = path_join(p->dir, ".env");
     char *envtext = NULL;
-    if (read_file(&envtext, envpath) == 0) {
+    if (fs_read_file(&envtext, envpath) == 0) {
         env_parse(&p->env, d, ".env", envtext);
         free(envtext);
     } else {
@@ -173,7 +153,7 @@ static void load_config(tarn_project *p, diag_list *d)
         config_file *cf = &p->config[p->nconfig++];
         cf->path = xstrdup(files.items[i]);
         char *full = path_join(p->dir, cf->path), *raw = NULL;
-        if (read_file(&raw, full) != 0) {
+        if (fs_read_file(&raw, full) != 0) {
             diag_add(d, cf->path, 0, NULL, "%s", tarn_error_last());
             tarn_error_clear();
             free(full);
@@ -323,7 +303,7 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
     memset(m, 0, sizeof(*m));
     m->path = xstrdup(path);
     char *full = path_join(p->dir, path);
-    if (read_file(&m->text, full) != 0) {
+    if (fs_read_file(&m->text, full) != 0) {
         diag_add(d, path, 0, NULL, "%s", tarn_error_last());
         tarn_error_clear();
         m->text = xstrdup("");

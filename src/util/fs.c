@@ -7,6 +7,7 @@
 #include "util/buf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +20,8 @@ int fs_mkdir_p(const char *dir)
             continue;
         *s = 0;
         if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            int rc = tarn_error_set(TARN_ERROR, "cannot create directory %s: %s", p,
-                                    strerror(errno));
+            int rc =
+                tarn_error_set(TARN_ERROR, "cannot create directory %s: %s", p, strerror(errno));
             free(p);
             return rc;
         }
@@ -31,4 +32,25 @@ int fs_mkdir_p(const char *dir)
         rc = tarn_error_set(TARN_ERROR, "cannot create directory %s: %s", p, strerror(errno));
     free(p);
     return rc;
+}
+
+int fs_read_file(char **out, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tarn_error_set(errno == ENOENT ? TARN_ENOTFOUND : TARN_ERROR, "cannot read %s: %s",
+                              path, strerror(errno));
+    tarn_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_append(&b, chunk, n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        buf_free(&b);
+        return tarn_error_set(TARN_ERROR, "cannot read %s", path);
+    }
+    *out = buf_detach(&b);
+    return 0;
 }

@@ -6,5 +6,8 @@
 
 /* Creates `dir` and its missing parents (like mkdir -p). */
 int fs_mkdir_p(const char *dir);
+/* Reads the whole file at `path` into *out (NUL-terminated; the caller
+ * frees). A missing file is TARN_ENOTFOUND, with the reason in the error. */
+int fs_read_file(char **out, const char *path);
 
 #endif
