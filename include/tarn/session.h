@@ -62,4 +62,41 @@ int tarn_session_commit_sql(tarn_session *s, const char *alias, const char *sql)
  * transaction's base snapshot, or the latest committed one). */
 int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out);
 
+/* ---- readers: the session's DuckDB on other threads ----
+ *
+ * A tarn_session runs one statement at a time, and a lake's open
+ * transaction is C state of the session. What can run beside it is a
+ * read: a reader is a second DuckDB connection to the session's database,
+ * which sees what the session committed (its lakes' views and catalogs,
+ * the DuckDB objects it made outside TEMP, attached databases) but none of
+ * its per-connection state (TEMP objects, settings, USE, its open
+ * transaction). tarn_session_reader_sql turns a statement into the text a
+ * reader runs to do what the session would. `tarn run -j N` uses readers
+ * to evaluate models' queries while the session writes. */
+typedef struct tarn_reader tarn_reader;
+
+/* Opens a reader on `s`'s database (on the session's thread). *out is
+ * owned by the caller: close it with tarn_reader_close, before the
+ * session. */
+int tarn_reader_open(tarn_reader **out, tarn_session *s);
+void tarn_reader_close(tarn_reader *r);
+
+/* Runs `sql` (one or more statements) on the reader, discarding results.
+ * Any one thread may use a reader at a time; the error is in that
+ * thread's tarn_error_last(). */
+int tarn_reader_exec(tarn_reader *r, const char *sql);
+
+/* Asks the reader's running statement to stop (from any thread). */
+void tarn_reader_interrupt(tarn_reader *r);
+
+/* The text a reader runs to do what statement `sql` does in the session
+ * now: its lake reads rewritten as tarn_session_exec rewrites them (AT
+ * clauses, rowid, ducklake_* functions), after statements that set the
+ * reader at the snapshot the session reads each lake at. Only for
+ * statements the session hands to DuckDB: queries, SET/RESET, USE, and
+ * CREATE/DROP of objects outside the lakes; anything the lake carries out
+ * itself fails (TARN_EUNSUPPORTED), as does a call inside BEGIN … COMMIT
+ * (a reader cannot see the open transaction). *out: caller frees. */
+int tarn_session_reader_sql(tarn_session *s, const char *sql, char **out);
+
 #endif

@@ -27,12 +27,11 @@
  * inputs and table are as at its last successful build is skipped as
  * unchanged (recorded, no snapshot); every build records its run_reason.
  *
- * Parallelism: `-j N` is accepted but models build one at a time. A
- * tarn_session is one DuckDB connection with the lake's transaction as its
- * C state, so concurrent builds would need a second, read-only connection
- * into the same session (AT rewriting, lake views not recreated under it)
- * and a way to hand its result to the writing session (README). DuckDB
- * still uses every core inside each query.
+ * Parallelism (-j N, prefetch.h): builds commit one at a time — a lake
+ * has one writer, and a build's transaction is the session's — but up to
+ * N-1 worker threads evaluate the queries of models whose upstream models
+ * are built, each on its own connection, while the main thread builds. A
+ * failure skips only its downstream; independent models go on.
  */
 #ifndef TARN_BUILD_BUILD_H
 #define TARN_BUILD_BUILD_H
@@ -96,6 +95,7 @@ typedef struct {
     const char *config_hash; /* its inputs, recorded with the build */
     const char *source_files;
     int64_t target_version; /* no_change: its table's version; else -1 */
+    int prefetched;         /* -j: a worker evaluated its query ahead of the build */
 } model_result;
 
 typedef enum {
@@ -122,6 +122,8 @@ struct build_summary {
     size_t nrun;
     model_result *results; /* one per project model; only the selected are used */
     size_t succeeded, failed, skipped, unchanged;
+    int jobs;        /* queries evaluated at once: -j, or 1 when workers could not start */
+    char *jobs_note; /* why the run went one model at a time although -j > 1, or NULL */
     double started_at;
     double duration_ms;
 };
@@ -130,7 +132,7 @@ typedef struct {
     const unsigned char *selected; /* one byte per model */
     const char *partition;         /* --partition */
     const char *from, *to;         /* --from / --to */
-    int jobs;                      /* -j (accepted; builds run one at a time) */
+    int jobs;                      /* -j: queries evaluated at once (prefetch.h) */
     int full_refresh;              /* --full-refresh: incremental models start over */
     int force;                     /* --force: build even what is unchanged */
     const char *selectors;         /* the selector text, for the run record */

@@ -7,6 +7,7 @@
 
 #include "build/build.h"
 #include "build/change.h"
+#include "build/prefetch.h"
 #include "util/buf.h"
 
 /* How a table reference that is not a model's target resolves. */
@@ -41,6 +42,7 @@ typedef struct {
                                   NULL (replaced by SQL NULL) */
     change_ctx chg;            /* change detection */
     tarn_buf unchanged_rows;   /* one INSERT of the models skipped as unchanged */
+    prefetch *pf;              /* -j > 1: the workers, or NULL */
 } run_ctx;
 
 /* "schema.table" in lower case (caller frees). */

@@ -375,9 +375,10 @@ static void record_alone(run_ctx *c, size_t mi, const model_result *r)
     strlist_free(&recs);
 }
 
-/* One model of the run: skipped (its upstream failed, or nothing it
- * depends on changed) or built. */
-static void run_model(run_ctx *c, size_t mi, size_t index)
+/* Whether model mi builds: 0 when it is skipped (its upstream failed, or
+ * nothing it depends on changed; recorded and reported here), 1 when it
+ * builds (its run reason set). */
+static int model_decide(run_ctx *c, size_t mi, size_t index)
 {
     build_summary *out = c->sum;
     const tarn_model *m = &c->p->models[mi];
@@ -403,13 +404,21 @@ static void run_model(run_ctx *c, size_t mi, size_t index)
             out->skipped++;
         }
         emit(c, BUILD_MODEL_FINISH, mi, index);
-        return;
+        return 0;
     }
     r->run_reason = why;
     r->config_hash = c->chg.config_hash[mi];
     r->source_files = c->chg.files_json[mi];
     r->target_version = change_version(&c->chg, m->schema, m->table);
-    emit(c, BUILD_MODEL_START, mi, index);
+    return 1;
+}
+
+/* Builds model mi, decided to build (its START event already out). */
+static void model_execute(run_ctx *c, size_t mi, size_t index)
+{
+    build_summary *out = c->sum;
+    const tarn_model *m = &c->p->models[mi];
+    model_result *r = &out->results[mi];
     model_build(c, mi, r);
     if (r->status == MODEL_SUCCESS) {
         out->succeeded++;
@@ -420,6 +429,154 @@ static void run_model(run_ctx *c, size_t mi, size_t index)
     }
     emit(c, BUILD_MODEL_FINISH, mi, index);
     r->config_hash = r->source_files = NULL; /* owned by c->chg */
+}
+
+static void run_model(run_ctx *c, size_t mi, size_t index)
+{
+    if (!model_decide(c, mi, index))
+        return;
+    emit(c, BUILD_MODEL_START, mi, index);
+    model_execute(c, mi, index);
+}
+
+/* ---- -j N: queries evaluated ahead (prefetch.h) ---------------------- */
+
+typedef enum { RS_WAITING = 0, RS_READY, RS_COMPUTING, RS_COMPUTED, RS_DONE } run_state;
+
+typedef struct {
+    unsigned char *state;  /* run_state per model */
+    unsigned char *direct; /* no worker job for it: the main thread evaluates it */
+    size_t *index;         /* its position in the run's events */
+    size_t next_index, remaining;
+} par_run;
+
+static int upstream_done(const run_ctx *c, const par_run *pr, size_t mi)
+{
+    const tarn_model *m = &c->p->models[mi];
+    for (size_t i = 0; i < m->nup; i++) {
+        size_t u = m->up[i].model;
+        if (c->o->selected[u] && pr->state[u] != RS_DONE)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether a worker can evaluate model mi's query ahead: a lone query
+ * (no setup statements, which run in the session), not sliced into
+ * partitions, no {watermark} (it depends on the build's own table), and no
+ * lake view read (a view reads the lake as it is, not at a pinned
+ * snapshot). Manual models run their own statements in the session. */
+static int prefetchable(const run_ctx *c, size_t mi)
+{
+    const tarn_model *m = &c->p->models[mi];
+    model_strategy k = m->annot.strategy;
+    if (m->annot.grain || m->body.n != 1 ||
+        (k != STRAT_REPLACE && k != STRAT_APPEND && k != STRAT_MERGE && k != STRAT_HISTORY))
+        return 0;
+    const model_stmt *st = &m->body.items[0];
+    for (size_t i = 0; i < st->refs.n; i++) {
+        const source_entry *e = run_source(c, &st->refs.items[i]);
+        if (e && e->kind == SRC_LAKE_VIEW)
+            return 0;
+    }
+    return 1;
+}
+
+static void par_finish(par_run *pr, size_t mi)
+{
+    pr->state[mi] = RS_DONE;
+    pr->remaining--;
+}
+
+/* Decides every waiting model whose upstream is done. */
+static void par_decide(run_ctx *c, par_run *pr)
+{
+    for (size_t k = 0; k < c->sum->nrun; k++) {
+        size_t mi = c->sum->run_order[k];
+        if (pr->state[mi] != RS_WAITING || !upstream_done(c, pr, mi))
+            continue;
+        pr->index[mi] = ++pr->next_index;
+        if (model_decide(c, mi, pr->index[mi]))
+            pr->state[mi] = RS_READY;
+        else
+            par_finish(pr, mi);
+    }
+}
+
+/* Hands ready models to free workers — all but the first ready one in
+ * run order, which the main thread evaluates itself (no staging). */
+static void par_dispatch(run_ctx *c, par_run *pr)
+{
+    int first = 1;
+    for (size_t k = 0; k < c->sum->nrun && prefetch_has_idle(c->pf); k++) {
+        size_t mi = c->sum->run_order[k];
+        if (pr->state[mi] != RS_READY || pr->direct[mi])
+            continue;
+        if (first || !prefetchable(c, mi)) {
+            first = 0;
+            continue;
+        }
+        model_result *r = &c->sum->results[mi];
+        const tarn_model *m = &c->p->models[mi];
+        char *pinned = pin_statement(c, mi, &m->body.items[0], NULL, r);
+        if (prefetch_submit(c->pf, mi, pinned) == 0) {
+            pr->state[mi] = RS_COMPUTING;
+            emit(c, BUILD_MODEL_START, mi, pr->index[mi]);
+        } else {
+            tarn_error_clear(); /* the build pins and evaluates it, and reports */
+            pr->direct[mi] = 1;
+        }
+        free(pinned);
+    }
+}
+
+static int par_first(const run_ctx *c, const par_run *pr, run_state st, size_t *mi)
+{
+    for (size_t k = 0; k < c->sum->nrun; k++)
+        if (pr->state[c->sum->run_order[k]] == st) {
+            *mi = c->sum->run_order[k];
+            return 1;
+        }
+    return 0;
+}
+
+/* The run with workers: the main thread builds, in this order of
+ * preference, a model whose query a worker has evaluated (its rows wait
+ * in memory), a ready model itself, or waits for a worker. */
+static void run_parallel(run_ctx *c)
+{
+    size_t n = c->p->nmodels ? c->p->nmodels : 1;
+    par_run pr = {.state = xcalloc(n, 1),
+                  .direct = xcalloc(n, 1),
+                  .index = xcalloc(n, sizeof(size_t)),
+                  .remaining = c->sum->nrun};
+    while (pr.remaining) {
+        size_t mi;
+        while (prefetch_next_done(c->pf, &mi, 0))
+            pr.state[mi] = RS_COMPUTED;
+        par_decide(c, &pr);
+        par_dispatch(c, &pr);
+        if (par_first(c, &pr, RS_COMPUTED, &mi)) {
+            model_execute(c, mi, pr.index[mi]);
+            prefetch_release(c->pf, mi);
+        } else if (par_first(c, &pr, RS_READY, &mi)) {
+            emit(c, BUILD_MODEL_START, mi, pr.index[mi]);
+            model_execute(c, mi, pr.index[mi]);
+        } else if (prefetch_next_done(c->pf, &mi, 1)) {
+            pr.state[mi] = RS_COMPUTED;
+            continue;
+        } else {
+            break; /* nothing ready or running: cannot happen in a DAG */
+        }
+        par_finish(&pr, mi);
+    }
+    /* Whatever is left (there should be nothing) runs one at a time. */
+    for (size_t k = 0; k < c->sum->nrun; k++)
+        if (pr.state[c->sum->run_order[k]] == RS_WAITING)
+            run_model(c, c->sum->run_order[k], ++pr.next_index);
+    free(pr.state);
+    free(pr.direct);
+    free(pr.index);
 }
 
 static void ctx_free(run_ctx *c)
@@ -490,6 +647,24 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     return rc;
 }
 
+/* -j N: N-1 workers, when some selected model can use one. */
+static void start_workers(run_ctx *c)
+{
+    int want = c->o->jobs - 1, useful = 0;
+    c->sum->jobs = 1;
+    for (size_t k = 0; k < c->sum->nrun && !useful; k++)
+        useful = prefetchable(c, c->sum->run_order[k]);
+    if (want < 1 || !useful || c->sum->nrun < 2)
+        return;
+    if (prefetch_open(&c->pf, c->s, c->p, want) != 0) {
+        c->sum->jobs_note = xasprintf("one model at a time: %s", tarn_error_last());
+        tarn_error_clear();
+        c->pf = NULL;
+        return;
+    }
+    c->sum->jobs = want + 1;
+}
+
 int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o)
 {
     memset(out, 0, sizeof(*out));
@@ -514,9 +689,15 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         ctx_free(&c);
         return rc;
     }
+    start_workers(&c);
     emit(&c, BUILD_RUN_START, 0, 0);
-    for (size_t k = 0; k < out->nrun; k++)
-        run_model(&c, out->run_order[k], k + 1);
+    if (c.pf)
+        run_parallel(&c);
+    else
+        for (size_t k = 0; k < out->nrun; k++)
+            run_model(&c, out->run_order[k], k + 1);
+    prefetch_close(c.pf);
+    c.pf = NULL;
     if (c.unchanged_rows.len && query_exec(s, buf_cstr(&c.unchanged_rows), NULL) != 0)
         tarn_error_clear();
     out->duration_ms = mono_ms() - t0;
@@ -554,5 +735,6 @@ void build_summary_free(build_summary *sum, size_t nmodels)
         }
     free(sum->results);
     free(sum->run_order);
+    free(sum->jobs_note);
     memset(sum, 0, sizeof(*sum));
 }

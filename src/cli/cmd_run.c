@@ -36,8 +36,9 @@ const char cmd_run_usage[] =
     "Selectors: NAME (schema.table, table or file), +NAME (and upstream),\n"
     "NAME+ (and downstream), tag:TAG, path:DIR.\n"
     "\n"
-    "  -j, --jobs N        accepted, but models build one at a time (see\n"
-    "                      README: the lake has one transaction per session)\n"
+    "  -j, --jobs N        evaluate up to N models' queries at once (default:\n"
+    "                      the number of cores); builds still commit one at\n"
+    "                      a time, and the lake is the same as with -j 1\n"
     "  --force             build the selected models even when unchanged\n"
     "  --partition P       build slice P of partitioned models\n"
     "  --from A --to B     build every slice from A to B (both included)\n"
@@ -56,7 +57,8 @@ typedef struct {
     const char *dir;
     build_opts o;
     int json;
-    int tty; /* stderr is a terminal: live progress line */
+    int tty;         /* stderr is a terminal: live progress line */
+    strlist running; /* models started and not finished, for that line */
 } run_cli;
 
 /* ---- output ---------------------------------------------------------- */
@@ -129,6 +131,7 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "upstream", up);
         json_object_set_new(o, "duration_ms", json_real(r->duration_ms));
         json_object_set_new(o, "query_ms", json_real(r->query_ms));
+        json_object_set_new(o, "prefetched", json_boolean(r->prefetched));
         json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
     }
     json_emit(o);
@@ -141,6 +144,8 @@ static void json_run_event(const build_event *ev)
     json_object_set_new(o, "run_id", json_integer(s->run_id));
     if (ev->type == BUILD_RUN_START) {
         json_object_set_new(o, "start_snapshot", json_integer(s->start_snapshot));
+        json_object_set_new(o, "jobs", json_integer(s->jobs));
+        json_object_set_new(o, "jobs_note", s->jobs_note ? json_string(s->jobs_note) : json_null());
         json_t *models = json_array();
         for (size_t i = 0; i < s->nrun; i++)
             json_array_append_new(models, json_string(ev->project->models[s->run_order[i]].name));
@@ -201,6 +206,22 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
     }
 }
 
+/* On a terminal: the models being built, on one line that the next
+ * output overwrites. */
+static void progress_line(run_cli *rc, const build_summary *s)
+{
+    if (!rc->tty || rc->running.n == 0)
+        return;
+    size_t done = s->succeeded + s->failed + s->skipped + s->unchanged;
+    fprintf(stderr, "\r\033[K  [%zu/%zu] building ", done, s->nrun);
+    for (size_t i = 0; i < rc->running.n && i < 3; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", rc->running.items[i]);
+    if (rc->running.n > 3)
+        fprintf(stderr, " and %zu more", rc->running.n - 3);
+    fputs("…", stderr);
+    fflush(stderr);
+}
+
 static void on_event(void *ctx, const build_event *ev)
 {
     run_cli *rc = ctx;
@@ -213,21 +234,27 @@ static void on_event(void *ctx, const build_event *ev)
     const build_summary *s = ev->summary;
     switch (ev->type) {
     case BUILD_RUN_START:
-        fprintf(stderr, "tarn: run %lld: %zu model%s, lake \"%s\" at snapshot %lld\n",
+        fprintf(stderr, "tarn: run %lld: %zu model%s, lake \"%s\" at snapshot %lld",
                 (long long)s->run_id, s->nrun, s->nrun == 1 ? "" : "s", ev->project->lake_alias,
                 (long long)s->start_snapshot);
+        if (s->jobs > 1)
+            fprintf(stderr, ", %d jobs", s->jobs);
+        fputc('\n', stderr);
+        if (s->jobs_note)
+            fprintf(stderr, "tarn: %s\n", s->jobs_note);
         break;
     case BUILD_MODEL_START:
-        if (rc->tty) {
-            const tarn_model *m = &ev->project->models[ev->result->model];
-            fprintf(stderr, "\r\033[K  [%zu/%zu] building %s (%s)…", ev->index, s->nrun, m->name,
-                    annot_strategy_label(&m->annot));
-            fflush(stderr);
-        }
+        strlist_push(&rc->running, ev->project->models[ev->result->model].name);
+        progress_line(rc, s);
         break;
-    case BUILD_MODEL_FINISH:
+    case BUILD_MODEL_FINISH: {
+        int at = strlist_find(&rc->running, ev->project->models[ev->result->model].name);
+        if (at >= 0)
+            strlist_remove(&rc->running, (size_t)at);
         human_model_finish(rc, ev);
+        progress_line(rc, s);
         break;
+    }
     case BUILD_RUN_FINISH:
         fprintf(stderr,
                 "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped, %zu unchanged in "
@@ -373,6 +400,7 @@ int cmd_run(int argc, char **argv)
         status = sum.failed ? CLI_FAILED : CLI_OK;
     }
     build_summary_free(&sum, cp.p->nmodels);
+    strlist_free(&rc.running);
     free(seltext);
     free(sel);
     cli_project_close(&cp);

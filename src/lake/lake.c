@@ -888,14 +888,19 @@ char *lk_lake_snapshot_sql(lk_lake *lake)
     return buf_detach(&b);
 }
 
-int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con)
+void lk_lake_snapshot_assign(lk_lake *lake, tarn_buf *b)
 {
     char *var = snapshot_variable(lake);
-    tarn_buf b = {0};
-    buf_puts(&b, "SET VARIABLE ");
-    quote_ident(&b, var);
-    buf_printf(&b, " = %lld::BIGINT", (long long)lake->cat.snapshot_id);
+    buf_puts(b, "SET VARIABLE ");
+    quote_ident(b, var);
+    buf_printf(b, " = %lld::BIGINT", (long long)lake->cat.snapshot_id);
     free(var);
+}
+
+int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    lk_lake_snapshot_assign(lake, &b);
     int rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     return rc;

@@ -19,6 +19,7 @@
 #define TARN_LAKE_LAKE_H
 
 #include "lake/model.h"
+#include "util/buf.h"
 #include "util/strlist.h"
 
 #include <duckdb.h>
@@ -130,6 +131,9 @@ int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con);
 /* SQL for the session's snapshot of the lake (a DuckDB variable kept equal
  * to lake->cat.snapshot_id by lk_lake_set_snapshot). Caller frees. */
 char *lk_lake_snapshot_sql(lk_lake *lake);
+/* Appends the SET VARIABLE statement that lk_lake_set_snapshot runs (a
+ * reader connection runs it too, to read the views at the same snapshot). */
+void lk_lake_snapshot_assign(lk_lake *lake, tarn_buf *b);
 int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con);
 
 /* Forgets cached catalog options (after ducklake_set_option). */

@@ -595,6 +595,21 @@ static int comment_on(tarn_session *s, const sql_tokens *tk, const char *sql, in
     return session_write_end(s, l, rc);
 }
 
+int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *kw)
+{
+    ddl_head h;
+    read_head(tk, &h);
+    if (h.temp || !h.object)
+        return 0;
+    if (strcmp(kw, "COMMENT") == 0)
+        return 1; /* COMMENT ON names its object later: treat it as the lake's */
+    qname q;
+    const char *schema = NULL, *name = NULL;
+    if (!session_qname(tk, h.i, &q))
+        return 0;
+    return session_resolve(s, &q, &schema, &name, strcasecmp(h.object, "SCHEMA") == 0) != NULL;
+}
+
 int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                      const tarn_sink *sink, int *handled)
 {

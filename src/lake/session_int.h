@@ -50,6 +50,9 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
                      const tarn_sink *sink, int *handled);
 int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                      const tarn_sink *sink, int *handled);
+/* Whether DDL statement tk (first keyword kw) creates, drops or alters
+ * something in a lake (not TEMP, resolving to an attached lake). */
+int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *kw);
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
 
 /* The source text of tokens [from, to) of `sql`. */

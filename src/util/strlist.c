@@ -30,6 +30,15 @@ long strlist_find(const strlist *l, const char *s)
     return -1;
 }
 
+void strlist_remove(strlist *l, size_t i)
+{
+    if (i >= l->n)
+        return;
+    free(l->items[i]);
+    memmove(&l->items[i], &l->items[i + 1], (l->n - i - 1) * sizeof(char *));
+    l->n--;
+}
+
 char *strlist_join(const strlist *l, const char *sep)
 {
     tarn_buf b = {0};

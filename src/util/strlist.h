@@ -20,6 +20,8 @@ void strlist_push(strlist *l, const char *s);
 void strlist_push_owned(strlist *l, char *s);
 /* Index of `s` in the list, or -1. */
 long strlist_find(const strlist *l, const char *s);
+/* Removes (and frees) item i, keeping the order of the others. */
+void strlist_remove(strlist *l, size_t i);
 /* The items joined with `sep` (caller frees). */
 char *strlist_join(const strlist *l, const char *sep);
 void strlist_copy(strlist *dst, const strlist *src);

@@ -97,7 +97,7 @@ contains "history row" ",staging.items,failed," "$OUT"
 
 # --json: one object per event on stdout, nothing else.
 cp "$FIXTURES/projects/basic/models/staging/items.sql" "$d/models/staging/items.sql"
-run_ok "run --json" "$d" run --json
+run_ok "run --json" "$d" run --json -j 1 # one at a time: the event order below is exact
 check_eq "every line is a JSON event with schema_version 1" "" \
     "$(printf '%s\n' "$OUT" | python3 -c '
 import json, sys
