@@ -16,15 +16,19 @@
 #    (bench/sqltrace_summary.py: lake view rebuilds, lake commits, model SQL, run records …).
 # 2. One model of ROWS rows (5 columns) built by tarn (a first build: CTAS into Parquet), against
 #    DuckDB's own COPY (<same SELECT>) TO 'x.parquet'. Target: ratio <= 1.05.
+# 3. HEAVY independent models (a GROUP BY over HEAVY_ROWS rows each) and one model joining them,
+#    built with -j 1 and with -j JOBS: the ratio of the two times (what -j buys when the models'
+#    own SQL is most of a build).
 #
 # Environment: MODELS (default 1000), LAYERS (10), MODEL_ROWS (rows per small model, 100), ROWS
 # (rows of the big model, 10000000), RUNS (repetitions of part 2, median reported, default 3),
-# PART (1, 2, all, or plan: only part 1's generation and `tarn plan`), TARN (binary, default
-# build/tarn), TRACE=1 (part 1 under sqltrace), KEEP_TMP=1 keeps the work directory.
+# PART (1, 2, 3, all, or plan: only part 1's generation and `tarn plan`), TARN (binary, default
+# build/tarn), JOBS (-j of parts 1 and 3, default 2), HEAVY (8) and HEAVY_ROWS (4000000) for part 3,
+# TRACE=1 (part 1 under sqltrace), KEEP_TMP=1 keeps the work directory.
 # The last line is key=value pairs: plan_s, run_s, duckdb_s, query_s, overhead_ms_per_model
 # (against DuckDB alone), overhead_q_ms_per_model (against tarn's query_ms), rerun_s (all
 # unchanged), rerun_ms_per_model, plan2_s, big_tarn_s, big_copy_s, big_ratio (medians),
-# big_ratio_best (best run of each side).
+# big_ratio_best (best run of each side), heavy_j1_s, heavy_jn_s, heavy_ratio.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +39,9 @@ MODEL_ROWS=${MODEL_ROWS:-100}
 ROWS=${ROWS:-10000000}
 RUNS=${RUNS:-3}
 PART=${PART:-all}
+JOBS=${JOBS:-2}
+HEAVY=${HEAVY:-8}
+HEAVY_ROWS=${HEAVY_ROWS:-4000000}
 SRC_TARN=${TARN:-$REPO/build/tarn}
 
 BENCH=build_bench
@@ -51,7 +58,7 @@ BASELINE=$REPO/bench/out/duckdb_baseline
 bench_setup tarn-build-bench
 
 plan_s=NA run_s=NA duckdb_s=NA query_s=NA overhead=NA overhead_q=NA rerun_s=NA rerun_pm=NA plan2_s=NA
-big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA
+big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA heavy_j1=NA heavy_jn=NA heavy_ratio=NA
 
 # ---------------------------------------------------------------- part 1: many small models
 
@@ -102,9 +109,9 @@ if [ "$PART" = all ] || [ "$PART" = 1 ]; then
         PRE=(env TARN_SQLTRACE="$WORK/trace.txt" TARN_SQLTRACE_MAX=300 LD_PRELOAD="$REPO/bench/out/sqltrace.so")
     fi
     t0=$(now)
-    "${PRE[@]}" "$TARN" run -C "$P" -j 2 --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
+    "${PRE[@]}" "$TARN" run -C "$P" -j "$JOBS" --json >"$WORK/run.json" 2>"$WORK/run.err" || die "tarn run failed: $(tail -5 "$WORK/run.err")"
     run_s=$(calc "$(now) - $t0")
-    log "tarn run -j 2: ${run_s} s"
+    log "tarn run -j $JOBS: ${run_s} s"
 
     # DuckDB alone: the same CREATE TABLE … AS SELECT statements, in the same order.
     "$BASELINE" "${stmts[@]}" >"$WORK/duckdb.out"
@@ -122,7 +129,7 @@ print("%.3f" % (sum(json.loads(l).get("query_ms", 0) for l in open(sys.argv[1]) 
 
     # Nothing changed: every model is skipped as unchanged.
     t0=$(now)
-    "$TARN" run -C "$P" -j 2 --json >"$WORK/rerun.json" 2>"$WORK/rerun.err" || die "second tarn run failed: $(tail -5 "$WORK/rerun.err")"
+    "$TARN" run -C "$P" -j "$JOBS" --json >"$WORK/rerun.json" 2>"$WORK/rerun.err" || die "second tarn run failed: $(tail -5 "$WORK/rerun.err")"
     rerun_s=$(calc "$(now) - $t0")
     rerun_pm=$(calc "$rerun_s * 1000 / $n")
     unchanged=$(python3 -c '
@@ -172,4 +179,37 @@ for l in open(sys.argv[1]):
     log "$ROWS-row model: tarn ${big_tarn} s / DuckDB COPY ${big_copy} s = ${big_ratio} (median; best of each: ${big_ratio_best}; target <= 1.05)"
 fi
 
-echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s query_s=$query_s overhead_ms_per_model=$overhead overhead_q_ms_per_model=$overhead_q rerun_s=$rerun_s rerun_ms_per_model=$rerun_pm plan2_s=$plan2_s big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best"
+# ---------------------------------------------------------------- part 3: -j on heavy models
+
+if [ "$PART" = all ] || [ "$PART" = 3 ]; then
+    # HEAVY independent models, each a GROUP BY over HEAVY_ROWS rows, and one model joining them:
+    # the same project built with -j 1 and with -j $JOBS (fresh lakes), RUNS times each.
+    j1_times=() jn_times=()
+    for ((r = 1; r <= RUNS; r++)); do
+        for j in 1 "$JOBS"; do
+            H=$WORK/heavy$r-j$j
+            mkdir -p "$H/config" "$H/models/h"
+            echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');" >"$H/config/catalog.sql"
+            join="SELECT h1.k"
+            for ((i = 1; i <= HEAVY; i++)); do
+                echo "SELECT i % 1000 AS k, count(*) AS n, sum(hash(i * $i) % 1000) AS h FROM range($HEAVY_ROWS) t(i) GROUP BY ALL" >"$H/models/h/h$i.sql"
+                join+=", h$i.h AS h$i"
+            done
+            join+=" FROM h.h1 h1"
+            for ((i = 2; i <= HEAVY; i++)); do join+=" JOIN h.h$i h$i USING (k)"; done
+            echo "$join" >"$H/models/h/all_h.sql"
+            t0=$(now)
+            "$TARN" run -C "$H" -j "$j" >"$H/run.out" 2>&1 || die "heavy models failed: $(tail -5 "$H/run.out")"
+            t=$(calc "$(now) - $t0")
+            if [ "$j" = 1 ]; then j1_times+=("$t"); else jn_times+=("$t"); fi
+            log "run $r: $HEAVY heavy models + 1 join, -j $j: ${t} s"
+            rm -rf "$H"
+        done
+    done
+    heavy_j1=$(median "${j1_times[@]}")
+    heavy_jn=$(median "${jn_times[@]}")
+    heavy_ratio=$(calc "$heavy_jn / $heavy_j1")
+    log "heavy models: -j $JOBS ${heavy_jn} s / -j 1 ${heavy_j1} s = ${heavy_ratio} (median)"
+fi
+
+echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s query_s=$query_s overhead_ms_per_model=$overhead overhead_q_ms_per_model=$overhead_q rerun_s=$rerun_s rerun_ms_per_model=$rerun_pm plan2_s=$plan2_s big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best heavy_j1_s=$heavy_j1 heavy_jn_s=$heavy_jn heavy_ratio=$heavy_ratio"
