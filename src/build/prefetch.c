@@ -245,7 +245,7 @@ int prefetch_has_idle(const prefetch *pf)
     return idle;
 }
 
-int prefetch_submit(prefetch *pf, size_t mi, const char *pinned)
+int prefetch_submit(prefetch *pf, size_t mi, const char *prelude, const char *pinned)
 {
     job *j = &pf->jobs[mi];
     if (j->state != JOB_NONE)
@@ -254,11 +254,13 @@ int prefetch_submit(prefetch *pf, size_t mi, const char *pinned)
     buf_puts(&ctas, "CREATE TABLE ");
     job_table(&ctas, mi);
     buf_printf(&ctas, " AS\n%s\n", pinned);
-    char *sql = NULL;
-    int rc = tarn_session_reader_sql(pf->s, buf_cstr(&ctas), &sql);
+    char *body = NULL;
+    int rc = tarn_session_reader_sql(pf->s, buf_cstr(&ctas), &body);
     buf_free(&ctas);
     if (rc)
         return rc;
+    char *sql = prelude ? xasprintf("%s;\n%s", prelude, body) : xstrdup(body);
+    free(body);
     buf_puts(&rel, "SELECT * FROM ");
     job_table(&rel, mi);
     pthread_mutex_lock(&pf->mu);

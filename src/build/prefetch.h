@@ -43,8 +43,10 @@ void prefetch_close(prefetch *pf);
 int prefetch_has_idle(const prefetch *pf);
 
 /* Hands model mi's query, as pinned for its build, to a free worker
- * (main thread, outside any lake transaction). */
-int prefetch_submit(prefetch *pf, size_t mi, const char *pinned);
+ * (main thread, outside any lake transaction). `prelude` (may be NULL):
+ * plain DuckDB statements the build makes before the query (the
+ * tarn_partition macro), run first on the worker's connection. */
+int prefetch_submit(prefetch *pf, size_t mi, const char *prelude, const char *pinned);
 
 /* A model whose job finished since the last call: 1 with *mi set, 0 when
  * there is none — with `wait`, waits for one while jobs are running. */

@@ -6,6 +6,7 @@
  * config runs, every table a model reads exists, every partition argument
  * parses — so that a project error leaves the lake exactly as it was.
  */
+#include "build/codegen.h"
 #include "build/records.h"
 #include "build/run_int.h"
 
@@ -462,15 +463,16 @@ static int upstream_done(const run_ctx *c, const par_run *pr, size_t mi)
 }
 
 /* Whether a worker can evaluate model mi's query ahead: a lone query
- * (no setup statements, which run in the session), not sliced into
- * partitions, no {watermark} (it depends on the build's own table), and no
- * lake view read (a view reads the lake as it is, not at a pinned
- * snapshot). Manual models run their own statements in the session. */
+ * (no setup statements, which run in the session), one partition slice at
+ * most (or a dynamic model's every value), no {watermark} (it depends on
+ * the build's own table), and no lake view read (a view reads the lake as
+ * it is, not at a pinned snapshot). Manual models run their own
+ * statements in the session. */
 static int prefetchable(const run_ctx *c, size_t mi)
 {
     const tarn_model *m = &c->p->models[mi];
     model_strategy k = m->annot.strategy;
-    if (m->annot.grain || m->body.n != 1 ||
+    if (m->body.n != 1 || c->partitions[mi].n > 1 ||
         (k != STRAT_REPLACE && k != STRAT_APPEND && k != STRAT_MERGE && k != STRAT_HISTORY))
         return 0;
     const model_stmt *st = &m->body.items[0];
@@ -518,8 +520,13 @@ static void par_dispatch(run_ctx *c, par_run *pr)
         }
         model_result *r = &c->sum->results[mi];
         const tarn_model *m = &c->p->models[mi];
-        char *pinned = pin_statement(c, mi, &m->body.items[0], NULL, r);
-        if (prefetch_submit(c->pf, mi, pinned) == 0) {
+        const char *part = c->partitions[mi].n ? c->partitions[mi].items[0] : NULL;
+        char *pinned = pin_statement(c, mi, &m->body.items[0], part, r);
+        /* a time grain's build defines tarn_partition() before its query */
+        char *prelude = m->annot.grain && m->annot.grain != GRAIN_DYNAMIC
+                            ? cg_partition_macro(m->annot.grain)
+                            : NULL;
+        if (prefetch_submit(c->pf, mi, prelude, pinned) == 0) {
             pr->state[mi] = RS_COMPUTING;
             emit(c, BUILD_MODEL_START, mi, pr->index[mi]);
         } else {
@@ -527,6 +534,7 @@ static void par_dispatch(run_ctx *c, par_run *pr)
             pr->direct[mi] = 1;
         }
         free(pinned);
+        free(prelude);
     }
 }
 
