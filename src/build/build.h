@@ -70,7 +70,7 @@ typedef struct {
     upstream_read *upstream;
     size_t nupstream;
     double started_at; /* epoch seconds */
-    double duration_ms;
+    double duration_ms;      /* the build's, plus a worker's evaluating its query (-j) */
     double query_ms;         /* time in statements that evaluate the model's SQL */
     int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
     int no_change;           /* succeeded without changing the table: no snapshot */

@@ -276,6 +276,7 @@ char *mb_query_text(build_state *b, const char *partition)
         free(text);
         text = xstrdup(staged);
         b->r->query_ms += worker_ms;
+        b->worker_ms += worker_ms;
         b->r->prefetched = 1;
     }
     free(b->last_query);
@@ -832,7 +833,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     if (!rc && !r->no_change) {
         /* The records commit with the snapshot: same catalog transaction. */
         r->status = MODEL_SUCCESS;
-        r->duration_ms = mono_ms() - t0;
+        r->duration_ms = mono_ms() - t0 + b.worker_ms;
         char *up = pin_upstream_json(r);
         strlist recs = {0};
         records_model(&recs, c->cat, c->sum->run_id, m, r, up);
@@ -846,7 +847,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         r->status = MODEL_SUCCESS;
         if (!rc)
             rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
-        r->duration_ms = mono_ms() - t0;
+        r->duration_ms = mono_ms() - t0 + b.worker_ms;
         if (!rc) {
             char *up = pin_upstream_json(r);
             strlist recs = {0};
@@ -861,7 +862,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         if (!rc)
             rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
     }
-    r->duration_ms = mono_ms() - t0;
+    r->duration_ms = mono_ms() - t0 + b.worker_ms;
     if (rc) {
         r->no_change = 0;
         r->status = MODEL_FAILED;

@@ -24,6 +24,7 @@ typedef struct {
     int staged;          /* TEMP tables were made (to drop afterwards) */
     char *last_query;    /* the last pinned text of the model's query */
     char *watermark_sql; /* incremental: what {watermark} becomes (c->watermark_sql) */
+    double worker_ms;    /* -j: a worker's time evaluating the query (part of the duration) */
 } build_state;
 
 /* Runs a statement; adds its time to the query time when `timed`. */
