@@ -59,6 +59,16 @@ typedef struct {
     int64_t version; /* the last snapshot that changed it, as of snapshot_id */
 } upstream_read;
 
+/* -j: a model's query evaluated ahead by a worker (prefetch.h) or not. */
+typedef enum {
+    PREFETCH_NONE = 0, /* no worker took it: evaluated in the session */
+    PREFETCH_USED,     /* the build read the worker's rows */
+    PREFETCH_FAILED,   /* the worker failed (or ran another text): evaluated in the session */
+} prefetch_use;
+
+/* "none", "used", "failed" */
+const char *prefetch_use_name(prefetch_use u);
+
 typedef struct {
     size_t model;
     model_status status;
@@ -95,7 +105,7 @@ typedef struct {
     const char *config_hash; /* its inputs, recorded with the build */
     const char *source_files;
     int64_t target_version; /* no_change: its table's version; else -1 */
-    int prefetched;         /* -j: a worker evaluated its query ahead of the build */
+    prefetch_use prefetch;  /* -j: whether a worker's evaluation of its query was used */
 } model_result;
 
 typedef enum {

@@ -277,7 +277,7 @@ char *mb_query_text(build_state *b, const char *partition)
         text = xstrdup(staged);
         b->r->query_ms += worker_ms;
         b->worker_ms += worker_ms;
-        b->r->prefetched = 1;
+        b->r->prefetch = PREFETCH_USED;
     }
     free(b->last_query);
     b->last_query = xstrdup(text);

@@ -107,10 +107,13 @@ static void *worker_main(void *arg)
 
 /* ---- setting readers up as the session ------------------------------- */
 
-/* Whether a config/ statement changes only the connection that runs it
- * (so a reader must run it too): SET/RESET (not GLOBAL), USE, and CREATE
- * of TEMP objects. Everything else (ATTACH, CREATE VIEW, CREATE MACRO …)
- * lives in the instance, which readers share. */
+/* Whether a config/ statement changes only the connection that runs it,
+ * so that a reader must run it too: SET/RESET (not GLOBAL), USE, and
+ * CREATE of TEMP views, macros and functions. Everything else (ATTACH,
+ * CREATE VIEW, CREATE MACRO …) lives in the instance, which readers share.
+ * A TEMP table is not re-created: its rows would be computed again, and
+ * could differ (random(), now(), a file that changed); a model that reads
+ * one fails on the worker and is evaluated in the session instead. */
 static int connection_local(const char *sql)
 {
     sql_tokens tk;
@@ -127,8 +130,9 @@ static int connection_local(const char *sql)
         size_t i = 1;
         if (i + 1 < tk.n && sql_tok_is_kw(&tk.toks[i], "OR"))
             i += 2;
-        local = i < tk.n &&
-                (sql_tok_is_kw(&tk.toks[i], "TEMP") || sql_tok_is_kw(&tk.toks[i], "TEMPORARY"));
+        local = i + 1 < tk.n &&
+                (sql_tok_is_kw(&tk.toks[i], "TEMP") || sql_tok_is_kw(&tk.toks[i], "TEMPORARY")) &&
+                !sql_tok_is_kw(&tk.toks[i + 1], "TABLE");
     }
     sql_tokens_free(&tk);
     return local;

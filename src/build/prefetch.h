@@ -17,7 +17,8 @@
  *
  * Readers share the DuckDB instance, not the session's connection state,
  * so each worker's reader first runs config/'s connection-local
- * statements (SET, RESET, USE, CREATE TEMP …) as the session did.
+ * statements (SET, RESET, USE, CREATE TEMP VIEW/MACRO …) as the session
+ * did.
  */
 #ifndef TARN_BUILD_PREFETCH_H
 #define TARN_BUILD_PREFETCH_H

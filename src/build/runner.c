@@ -29,6 +29,12 @@ const char *model_status_name(model_status s)
     return status_names[s];
 }
 
+const char *prefetch_use_name(prefetch_use u)
+{
+    static const char *const names[] = {"none", "used", "failed"};
+    return names[u];
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -565,6 +571,7 @@ static void run_parallel(run_ctx *c)
         par_decide(c, &pr);
         par_dispatch(c, &pr);
         if (par_first(c, &pr, RS_COMPUTED, &mi)) {
+            c->sum->results[mi].prefetch = PREFETCH_FAILED; /* until the build uses it */
             model_execute(c, mi, pr.index[mi]);
             prefetch_release(c->pf, mi);
         } else if (par_first(c, &pr, RS_READY, &mi)) {

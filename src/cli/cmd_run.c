@@ -131,7 +131,7 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "upstream", up);
         json_object_set_new(o, "duration_ms", json_real(r->duration_ms));
         json_object_set_new(o, "query_ms", json_real(r->query_ms));
-        json_object_set_new(o, "prefetched", json_boolean(r->prefetched));
+        json_object_set_new(o, "prefetch", json_string(prefetch_use_name(r->prefetch)));
         json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
     }
     json_emit(o);

@@ -27,6 +27,8 @@ CREATE OR REPLACE VIEW raw.people AS
 CREATE OR REPLACE TEMP MACRO bump(x) AS x * 10 + 1;
 SET VARIABLE bonus = 7;
 CREATE OR REPLACE TEMP VIEW small_numbers AS SELECT range AS n FROM range(5);
+-- A TEMP table is not computed again on workers: its readers are evaluated in the session.
+CREATE TEMP TABLE seed AS SELECT 42 AS v;
 EOF
     cat >"$p/data/people.csv" <<'EOF'
 id,name,city,score
@@ -56,6 +58,9 @@ SELECT n FROM picks
 EOF
     cat >"$p/models/staging/broken.sql" <<'EOF'
 SELECT CAST(name AS INTEGER) AS id FROM raw.people
+EOF
+    cat >"$p/models/staging/seeded.sql" <<'EOF'
+SELECT v, v + 1 AS w FROM seed
 EOF
     # layer 1
     cat >"$p/models/core/people_merged.sql" <<'EOF'
@@ -112,13 +117,13 @@ dump() {
     lake_dump "$1" | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+/TIME/g'
 }
 
-# events — "event model status prefetched" per line of the --json output in $OUT.
+# events — "event model status prefetch" per line of the --json output in $OUT.
 events() {
     printf '%s\n' "$OUT" | python3 -c '
 import json, sys
 for l in sys.stdin:
     o = json.loads(l)
-    print(o["event"], o.get("model", "-"), o.get("status", "-"), o.get("prefetched", "-"))'
+    print(o["event"], o.get("model", "-"), o.get("status", "-"), o.get("prefetch", "-"))'
 }
 
 a=$(mktempdir)
@@ -142,14 +147,14 @@ for l in sys.stdin:
     if o["event"] == "run_start":
         print(o["jobs"], o["jobs_note"])')"
 
-prefetched=$(events | awk '$1 == "model_finish" && $4 == "True" {print $2}' | sort | tr '\n' ' ')
+prefetched=$(events | awk '$1 == "model_finish" && $4 == "used" {print $2}' | sort | tr '\n' ' ')
 case $prefetched in
 *staging.* | *core.* | *marts.*) ok "some models were evaluated on workers ($prefetched)" ;;
 *) fail "some models were evaluated on workers" "none: $(events)" ;;
 esac
-for m in staging.with_setup core.stamp; do
-    check_eq "$m runs in the session (setup statements, manual)" "" \
-        "$(events | awk -v m="$m" '$1 == "model_finish" && $2 == m && $4 == "True"')"
+for m in staging.with_setup core.stamp staging.seeded; do
+    check_eq "$m runs in the session (setup statements, manual, TEMP table)" "" \
+        "$(events | awk -v m="$m" '$1 == "model_finish" && $2 == m && $4 == "used"')"
 done
 check_eq "builds overlap: a model starts before an earlier one finishes" "yes" \
     "$(printf '%s\n' "$json_b" | python3 -c '
@@ -191,7 +196,7 @@ marts.current_cities success
 marts.summary success
 staging.broken failed" \
     "$(events | awk '$1 == "model_finish" && ($2 ~ /broken|marts/) {print $2, $3}' | sort)"
-check_eq "run records agree" "1,14,1" \
+check_eq "run records agree" "1,15,1" \
     "$(lakeq "$b" "SELECT models_failed, models_succeeded, models_skipped FROM __tarn_meta_lake.tarn_run")"
 
 # The connection-local config reached the workers: bump() and the bonus variable.
@@ -199,6 +204,8 @@ check_eq "TEMP macro and variable in worker-evaluated models" "1,ADA,101,108" \
     "$(lakeq "$b" "SELECT p.id, p.name, p.score, m.score FROM lake.staging.people p JOIN lake.core.people_merged m USING (id) WHERE id = 1")"
 check_eq "TEMP view read by a worker" "4,28" \
     "$(lakeq "$b" "SELECT max(n), max(bonus) FROM lake.staging.numbers")"
+check_eq "the config's TEMP table, read in the session" "42,43" \
+    "$(lakeq "$b" "SELECT v, w FROM lake.staging.seeded")"
 
 # A second run after a source changed: the changed models and their downstream rebuild in
 # both, and the lakes stay equal.
@@ -222,7 +229,23 @@ check_eq "history kept both versions of nobody, added Ed" "5,5" \
 
 # -j 2 on a project where one model alone is ready at a time builds it in the session.
 run_ok "-j 2 --force" "$b" run -j 2 --force staging.people --json
-check_eq "a lone model is not staged" "model_finish staging.people success False" \
+check_eq "a lone model is not staged" "model_finish staging.people success none" \
     "$(events | grep model_finish)"
+
+# A worker that fails is not an error: the session evaluates the query itself. Two models ready
+# together: the session takes the first in run order, a worker the second, which reads the
+# config's TEMP table (not re-created on workers) and so fails there.
+w=$(mktempdir)
+mkdir -p "$w/config" "$w/models/s"
+cat >"$w/config/catalog.sql" <<'EOF'
+ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');
+CREATE TEMP TABLE seed AS SELECT 42 AS v;
+EOF
+echo "SELECT count(*) AS n FROM range(3000000)" >"$w/models/s/a_first.sql"
+echo "SELECT v FROM seed" >"$w/models/s/b_seeded.sql"
+run_ok "-j 2: a worker fails on a TEMP table" "$w" run -j 2 --json
+check_eq "the session built it after the worker failed" "model_finish s.a_first success none
+model_finish s.b_seeded success failed" "$(events | grep model_finish | sort)"
+check_eq "with the session's rows" "42" "$(lakeq "$w" "SELECT v FROM lake.s.b_seeded")"
 
 finish
