@@ -13,6 +13,7 @@
 #    CREATE TABLE … AS SELECTs in the same order, and tarn's own query_ms of each build (the
 #    statements that evaluate the model's SQL, lake writes included). Target: < 5 ms per model.
 #    TRACE=1 also runs the first build under bench/sqltrace.c and prints where DuckDB time goes
+#    and what tarn costs outside DuckDB: (wall time − every query of the main thread) / MODELS.
 #    (bench/sqltrace_summary.py: lake view rebuilds, lake commits, model SQL, run records …).
 # 2. One model of ROWS rows (5 columns) built by tarn (a first build: CTAS into Parquet), against
 #    DuckDB's own COPY (<same SELECT>) TO 'x.parquet'. Target: ratio <= 1.05.
@@ -26,7 +27,8 @@
 # build/tarn), JOBS (-j of parts 1 and 3, default 2), HEAVY (8) and HEAVY_ROWS (4000000) for part 3,
 # TRACE=1 (part 1 under sqltrace), KEEP_TMP=1 keeps the work directory.
 # The last line is key=value pairs: plan_s, run_s, duckdb_s, query_s, overhead_ms_per_model
-# (against DuckDB alone), overhead_q_ms_per_model (against tarn's query_ms), rerun_s (all
+# (against DuckDB alone), overhead_q_ms_per_model (against tarn's query_ms),
+# outside_duckdb_ms_per_model (TRACE=1: against every query of the main thread), rerun_s (all
 # unchanged), rerun_ms_per_model, plan2_s, big_tarn_s, big_copy_s, big_ratio (medians),
 # big_ratio_best (best run of each side), heavy_j1_s, heavy_jn_s, heavy_ratio.
 set -euo pipefail
@@ -57,7 +59,7 @@ BASELINE=$REPO/bench/out/duckdb_baseline
 
 bench_setup tarn-build-bench
 
-plan_s=NA run_s=NA duckdb_s=NA query_s=NA overhead=NA overhead_q=NA rerun_s=NA rerun_pm=NA plan2_s=NA
+outside=NA plan_s=NA run_s=NA duckdb_s=NA query_s=NA overhead=NA overhead_q=NA rerun_s=NA rerun_pm=NA plan2_s=NA
 big_tarn=NA big_copy=NA big_ratio=NA big_ratio_best=NA heavy_j1=NA heavy_jn=NA heavy_ratio=NA
 
 # ---------------------------------------------------------------- part 1: many small models
@@ -125,6 +127,11 @@ print("%.3f" % (sum(json.loads(l).get("query_ms", 0) for l in open(sys.argv[1]) 
     log "inside tarn, the statements that run the models' SQL took ${query_s} s: ${overhead_q} ms per model besides"
     if [ "${TRACE:-0}" = 1 ]; then
         python3 bench/sqltrace_summary.py "$WORK/trace.txt" "$n" >&2
+        # The issue's own measure: wall time minus every DuckDB query tarn's main thread made
+        # (the workers' overlap it), per model — what tarn itself costs outside DuckDB.
+        main_ms=$(awk -F'\t' '$2 !~ /\/w$/ {s += $1} END {printf "%.1f", s}' "$WORK/trace.txt")
+        outside=$(calc "($run_s * 1000 - $main_ms) / $n")
+        log "traced: the main thread spent ${main_ms} ms in DuckDB queries; tarn outside DuckDB: ${outside} ms per model"
     fi
 
     # Nothing changed: every model is skipped as unchanged.
@@ -212,4 +219,4 @@ if [ "$PART" = all ] || [ "$PART" = 3 ]; then
     log "heavy models: -j $JOBS ${heavy_jn} s / -j 1 ${heavy_j1} s = ${heavy_ratio} (median)"
 fi
 
-echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s query_s=$query_s overhead_ms_per_model=$overhead overhead_q_ms_per_model=$overhead_q rerun_s=$rerun_s rerun_ms_per_model=$rerun_pm plan2_s=$plan2_s big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best heavy_j1_s=$heavy_j1 heavy_jn_s=$heavy_jn heavy_ratio=$heavy_ratio"
+echo "models=$MODELS plan_s=$plan_s run_s=$run_s duckdb_s=$duckdb_s query_s=$query_s overhead_ms_per_model=$overhead overhead_q_ms_per_model=$overhead_q outside_duckdb_ms_per_model=$outside rerun_s=$rerun_s rerun_ms_per_model=$rerun_pm plan2_s=$plan2_s big_rows=$ROWS big_tarn_s=$big_tarn big_copy_s=$big_copy big_ratio=$big_ratio big_ratio_best=$big_ratio_best heavy_j1_s=$heavy_j1 heavy_jn_s=$heavy_jn heavy_ratio=$heavy_ratio"

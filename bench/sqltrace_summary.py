@@ -50,6 +50,7 @@ def main():
     cats = collections.defaultdict(lambda: [0, 0.0])
     shapes = collections.defaultdict(lambda: [0, 0.0])
     total = [0, 0.0]
+    main_ms = 0.0  # the first thread's queries: the rest (workers, "/w") overlap it
     for line in open(path, errors="replace"):
         parts = line.rstrip("\n").split("\t", 2)
         if len(parts) < 3:
@@ -63,8 +64,11 @@ def main():
         s[1] += ms
         total[0] += 1
         total[1] += ms
+        if not parts[1].endswith("/w"):
+            main_ms += ms
     per = " (per model: queries, ms)" if models else ""
     print(f"# {total[0]} queries, {total[1]:.0f} ms in duckdb_query{per}")
+    print(f"# main thread: {main_ms:.0f} ms in duckdb_query")
     for name, (n, ms) in sorted(cats.items(), key=lambda x: -x[1][1]):
         extra = f"  {n / models:8.1f} {ms / models:9.2f}" if models else ""
         print(f"{ms:10.0f} ms {n:8d} q  {name}{extra}")
