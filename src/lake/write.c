@@ -281,6 +281,114 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
     p->rowids_embedded = with_rowid;
 }
 
+/* The directories from `dir` up that do not exist yet, deepest first: the
+ * ones a write creates, removed again when it keeps no file there. */
+static void missing_dirs(tarn_buf *out, const char *dir)
+{
+    char *p = xstrdup(dir);
+    size_t len = strlen(p);
+    while (len > 1 && access(p, F_OK) != 0) {
+        buf_puts(out, p);
+        buf_putc(out, '\n');
+        while (len > 1 && p[len - 1] == '/')
+            p[--len] = 0;
+        while (len > 1 && p[len - 1] != '/')
+            p[--len] = 0;
+    }
+    free(p);
+}
+
+/* Removes the directories missing_dirs listed, where empty. */
+static void remove_dirs(const char *list)
+{
+    char *copy = xstrdup(list);
+    for (char *save = NULL, *d = strtok_r(copy, "\n", &save); d; d = strtok_r(NULL, "\n", &save))
+        rmdir(d);
+    free(copy);
+}
+
+/* One Parquet file a COPY wrote, not yet part of the transaction. */
+typedef struct {
+    char *dir; /* the table's directory */
+    char *rel; /* the file, relative to dir */
+    char *abs;
+    tarn_buf made; /* directories the write created (missing_dirs) */
+    lk_file_stats *stats;
+    size_t nstats;
+} new_file;
+
+static void new_file_free(new_file *f)
+{
+    free(f->dir);
+    free(f->rel);
+    free(f->abs);
+    buf_free(&f->made);
+    lk_file_stats_free(f->stats, f->nstats);
+    memset(f, 0, sizeof(*f));
+}
+
+/* Deletes the file again, and the directories made for it. */
+static void new_file_discard(new_file *f)
+{
+    unlink(f->abs);
+    remove_dirs(buf_cstr(&f->made));
+}
+
+/* COPY (source) into one new file under the table's directory (`subdir`:
+ * hive partition directories, may be ""); f->stats gets what DuckDB
+ * measured. */
+static int new_file_write(new_file *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          int with_rowid, const char *source, const char *subdir)
+{
+    lk_txn *txn = lake->txn;
+    memset(f, 0, sizeof(*f));
+    f->dir = lk_lake_table_dir(lake, &txn->cat, t);
+    char *fdir = xasprintf("%s%s", f->dir, subdir);
+    char *name = new_file_name(con, "");
+    missing_dirs(&f->made, fdir);
+    int rc = name ? fs_mkdir_p(fdir) : TARN_ERROR;
+    f->rel = xasprintf("%s%s", subdir, name ? name : "");
+    f->abs = xasprintf("%s%s", f->dir, f->rel);
+    if (!rc) {
+        tarn_buf b = {0};
+        copy_sql(&b, t, f->abs, with_rowid, source);
+        lk_txn_wrote(txn, f->abs);
+        rc = lk_copy_with_stats(&f->stats, &f->nstats, con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    if (!rc && f->nstats != 1)
+        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
+                            f->nstats);
+    free(name);
+    free(fdir);
+    return rc;
+}
+
+/* Makes a written file (fs: its stats) part of the transaction: a data
+ * file id, its catalog rows and statistics, the table's new row ids. */
+static int new_file_register(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                             lk_table_delta *d, int with_rowid, const char *rel, const char *abs,
+                             const lk_file_stats *fs, const file_partition *part)
+{
+    lk_txn *txn = lake->txn;
+    int64_t file_id = lk_txn_new_file_id(txn);
+    register_file(lake, t, file_id, rel, abs, fs, d->next_row_id, with_rowid, part);
+    lk_stats_set st;
+    lk_stats_init(&st, t);
+    lk_write_file_stats(txn, lake->meta, t->id, file_id, fs, &st);
+    int rc = lk_stats_accumulate(&d->stats, &st, con);
+    lk_stats_free(&st);
+    d->next_row_id += fs->count;
+    d->added_records += fs->count;
+    d->added_bytes += fs->file_size;
+    d->got_file = 1;
+    d->touched = 1;
+    char *tok = xasprintf("inserted_into_table:%lld", (long long)t->id);
+    lk_txn_change(txn, tok);
+    free(tok);
+    return rc;
+}
+
 /* Writes the rows of `source` into one new Parquet file under the table's
  * directory (`subdir`: hive partition directories, may be "") and records
  * it in the transaction. An empty result writes nothing. */
@@ -288,50 +396,13 @@ static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *
                           lk_table_delta *d, int with_rowid, const char *source, const char *subdir,
                           const file_partition *part)
 {
-    lk_txn *txn = lake->txn;
-    char *dir = lk_lake_table_dir(lake, &txn->cat, t);
-    char *fdir = xasprintf("%s%s", dir, subdir);
-    char *name = new_file_name(con, "");
-    int rc = name ? fs_mkdir_p(fdir) : TARN_ERROR;
-    char *rel = xasprintf("%s%s", subdir, name ? name : "");
-    char *abs = xasprintf("%s%s", dir, rel);
-    lk_file_stats *files = NULL;
-    size_t nfiles = 0;
-    if (!rc) {
-        tarn_buf b = {0};
-        copy_sql(&b, t, abs, with_rowid, source);
-        lk_txn_wrote(txn, abs);
-        rc = lk_copy_with_stats(&files, &nfiles, con, buf_cstr(&b));
-        buf_free(&b);
-    }
-    if (!rc && nfiles == 1 && files[0].count == 0) {
-        unlink(abs); /* an empty result writes no file and no snapshot */
-    } else if (!rc && nfiles == 1) {
-        int64_t file_id = lk_txn_new_file_id(txn);
-        register_file(lake, t, file_id, rel, abs, &files[0], d->next_row_id, with_rowid, part);
-        lk_stats_set st;
-        lk_stats_init(&st, t);
-        lk_write_file_stats(txn, lake->meta, t->id, file_id, &files[0], &st);
-        rc = lk_stats_accumulate(&d->stats, &st, con);
-        lk_stats_free(&st);
-        d->next_row_id += files[0].count;
-        d->added_records += files[0].count;
-        d->added_bytes += files[0].file_size;
-        d->got_file = 1;
-        d->touched = 1;
-        char *tok = xasprintf("inserted_into_table:%lld", (long long)t->id);
-        lk_txn_change(txn, tok);
-        free(tok);
-    } else if (!rc) {
-        rc =
-            tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu", nfiles);
-    }
-    lk_file_stats_free(files, nfiles);
-    free(abs);
-    free(rel);
-    free(name);
-    free(fdir);
-    free(dir);
+    new_file f;
+    int rc = new_file_write(&f, lake, con, t, with_rowid, source, subdir);
+    if (!rc && f.stats[0].count == 0)
+        new_file_discard(&f); /* an empty result writes no file and no snapshot */
+    else if (!rc)
+        rc = new_file_register(lake, con, t, d, with_rowid, f.rel, f.abs, &f.stats[0], part);
+    new_file_free(&f);
     return rc;
 }
 
@@ -511,24 +582,6 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
     return insert_parquet(lake, con, t, d, with_rowid, NULL);
 }
 
-int lk_exec_single_threaded(duckdb_connection con, const char *sql)
-{
-    char *threads = NULL;
-    int rc = duck_query_string(&threads, con, "SELECT current_setting('threads')::VARCHAR");
-    if (!rc)
-        rc = duck_exec(con, "SET threads = 1");
-    if (!rc) {
-        rc = duck_exec(con, sql);
-        char *restore = xasprintf("SET threads = %s", threads ? threads : "1");
-        int rc2 = duck_exec(con, restore);
-        free(restore);
-        if (!rc)
-            rc = rc2;
-    }
-    free(threads);
-    return rc;
-}
-
 /* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's
  * columns matched to the table's by position, as INSERT does. */
 static void cast_query(tarn_buf *b, const lk_table *t, const char *query)
@@ -548,6 +601,76 @@ static void cast_query(tarn_buf *b, const lk_table *t, const char *query)
     buf_putc(b, ')');
 }
 
+/* 1 when every value of column c reads back from Parquet as it was written:
+ * DuckDB writes HUGEINT and UHUGEINT as DOUBLE and TIMETZ shifted to UTC. */
+static int column_round_trips(const lk_column *c)
+{
+    if (strcmp(c->type, "int128") == 0 || strcmp(c->type, "uint128") == 0 ||
+        strcmp(c->type, "timetz") == 0)
+        return 0;
+    for (size_t i = 0; i < c->nchildren; i++)
+        if (!column_round_trips(&c->children[i]))
+            return 0;
+    return 1;
+}
+
+static int table_round_trips(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!column_round_trips(&t->cols[i]))
+            return 0;
+    return 1;
+}
+
+/* Evaluates `src` once into the stage, which then goes to the catalog or
+ * to Parquet as lk_insert_stage decides. */
+static int insert_query_staged(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                               const char *src, int64_t *count)
+{
+    int rc = lk_stage_create(lake, con, t, 0);
+    if (!rc) {
+        char *sql = xasprintf("INSERT INTO " STAGE " %s", src);
+        rc = duck_exec(con, sql);
+        free(sql);
+    }
+    return rc ? rc : lk_insert_stage(lake, con, t->id, count);
+}
+
+/* Evaluates `src` once, straight into a Parquet file, as a large result
+ * goes. A result of at most `limit` rows is then read back into the stage
+ * and inlined, and the file deleted before it took a file id (ids are
+ * given when a file is registered), so the catalog gets exactly the rows
+ * DuckLake writes, which buffers up to the limit and switches to Parquet
+ * beyond it. */
+static int insert_query_file_first(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                                   const char *src, int64_t limit, int64_t *count)
+{
+    new_file f;
+    int rc = new_file_write(&f, lake, con, t, 0, src, "");
+    int64_t n = rc ? 0 : f.stats[0].count;
+    if (!rc && n > limit) {
+        lk_table_delta *d = lk_txn_delta(lake, con, t->id);
+        rc = new_file_register(lake, con, t, d, 0, f.rel, f.abs, &f.stats[0], NULL);
+        *count = n;
+    } else if (!rc && n > 0) {
+        tarn_buf b = {0};
+        buf_puts(&b, "INSERT INTO " STAGE " SELECT * FROM read_parquet(");
+        quote_literal(&b, f.abs);
+        buf_putc(&b, ')');
+        rc = lk_stage_create(lake, con, t, 0);
+        if (!rc)
+            rc = duck_exec(con, buf_cstr(&b));
+        buf_free(&b);
+        new_file_discard(&f);
+        if (!rc)
+            rc = lk_insert_stage(lake, con, t->id, count);
+    } else if (!rc) {
+        new_file_discard(&f);
+    }
+    new_file_free(&f);
+    return rc;
+}
+
 int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
                     int64_t *count)
 {
@@ -558,25 +681,13 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     tarn_buf src = {0};
     cast_query(&src, t, query);
     int64_t limit = t->ninlined > 0 ? lk_lake_inline_limit(lake, con, t) : 0;
-    int64_t probe = 0;
     int rc = 0;
     *count = 0;
-    if (limit > 0) {
-        char *sql = xasprintf("SELECT count(*) FROM (SELECT 1 FROM (%s) LIMIT %lld)", query,
-                              (long long)(limit + 1));
-        rc = duck_query_int64(&probe, NULL, con, sql);
-        free(sql);
-    }
-    if (!rc && limit > 0 && probe <= limit) {
-        char *sql = xasprintf("INSERT INTO " STAGE " %s", buf_cstr(&src));
-        rc = lk_stage_create(lake, con, t, 0);
-        if (!rc)
-            rc = lk_exec_single_threaded(con, sql);
-        free(sql);
-        buf_free(&src);
-        return rc ? rc : lk_insert_stage(lake, con, table_id, count);
-    }
-    if (!rc) {
+    if (limit > 0 && t->nkeys == 0 && table_round_trips(t)) {
+        rc = insert_query_file_first(lake, con, t, buf_cstr(&src), limit, count);
+    } else if (limit > 0) {
+        rc = insert_query_staged(lake, con, t, buf_cstr(&src), count);
+    } else {
         lk_table_delta *d = lk_txn_delta(lake, con, table_id);
         int64_t before = d->added_records;
         rc = insert_parquet(lake, con, t, d, 0, buf_cstr(&src));

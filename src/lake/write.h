@@ -34,10 +34,12 @@ int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
 
 /* Inserts the rows of `query` (positionally, cast to the table's types)
- * into `table_id`. Large results stream straight from the query into one
- * Parquet file; results within the inlining limit are staged and inlined.
- * Small results are evaluated single-threaded so that their row order, and
- * therefore the inlined rows' ids, is the one DuckDB gives sequentially. */
+ * into `table_id`, evaluating the query exactly once. The result streams
+ * into one Parquet file; when it has at most the inlining limit of rows,
+ * they are read back, inlined, and the file deleted (as DuckLake, which
+ * buffers rows up to the limit). Partitioned tables, and tables with a type
+ * Parquet does not keep exactly (HUGEINT, UHUGEINT, TIMETZ), stage the
+ * result first instead when inlining is on. */
 int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
                     int64_t *count);
 
@@ -68,9 +70,6 @@ void lk_write_hive_value(tarn_buf *b, const char *v);
 
 /* Drops the TEMP tables a write statement used. */
 void lk_write_cleanup(duckdb_connection con);
-
-/* Runs `sql` with DuckDB limited to one thread (restoring the setting). */
-int lk_exec_single_threaded(duckdb_connection con, const char *sql);
 
 /* Marks as deleted every row of `table_id` that `match_sql` selects.
  * match_sql is a SELECT over the table's identity scan (see scan.h) that
