@@ -78,6 +78,23 @@ static void read_column_map(lk_file_stats *f, duckdb_vector map, idx_t row)
     }
 }
 
+/* partition_keys MAP(VARCHAR, VARCHAR), present with PARTITION_BY */
+static void read_partition_map(lk_file_stats *f, duckdb_vector map, idx_t row)
+{
+    uint64_t *valid = duckdb_vector_get_validity(map);
+    if (valid && !duckdb_validity_row_is_valid(valid, row))
+        return;
+    duckdb_list_entry e = ((duckdb_list_entry *)duckdb_vector_get_data(map))[row];
+    duckdb_vector kv = duckdb_list_vector_get_child(map);
+    f->part_keys = xcalloc(e.length ? e.length : 1, sizeof(char *));
+    f->part_values = xcalloc(e.length ? e.length : 1, sizeof(char *));
+    f->nparts = e.length;
+    for (idx_t i = 0; i < e.length; i++) {
+        f->part_keys[i] = vec_string(duckdb_struct_vector_get_child(kv, 0), e.offset + i);
+        f->part_values[i] = vec_string(duckdb_struct_vector_get_child(kv, 1), e.offset + i);
+    }
+}
+
 int lk_copy_with_stats(lk_file_stats **out, size_t *n, duckdb_connection con, const char *sql)
 {
     duckdb_result res;
@@ -104,6 +121,8 @@ int lk_copy_with_stats(lk_file_stats **out, size_t *n, duckdb_connection con, co
             f->file_size = vec_u64(duckdb_data_chunk_get_vector(chunk, 2), r);
             f->footer_size = vec_u64(duckdb_data_chunk_get_vector(chunk, 3), r);
             read_column_map(f, duckdb_data_chunk_get_vector(chunk, 4), r);
+            if (duckdb_data_chunk_get_column_count(chunk) > 5)
+                read_partition_map(f, duckdb_data_chunk_get_vector(chunk, 5), r);
         }
         duckdb_destroy_data_chunk(&chunk);
     }
@@ -120,6 +139,12 @@ void lk_file_stats_free(lk_file_stats *files, size_t n)
             free(files[i].cols[c].max);
         }
         free(files[i].cols);
+        for (size_t k = 0; k < files[i].nparts; k++) {
+            free(files[i].part_keys[k]);
+            free(files[i].part_values[k]);
+        }
+        free(files[i].part_keys);
+        free(files[i].part_values);
         free(files[i].filename);
     }
     free(files);

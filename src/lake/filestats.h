@@ -23,6 +23,9 @@ typedef struct {
     int64_t count, file_size, footer_size;
     lk_column_stat *cols;
     size_t ncols;
+    /* a partitioned write's hive keys and their values (NULL: SQL NULL) */
+    char **part_keys, **part_values;
+    size_t nparts;
 } lk_file_stats;
 
 /* Runs a COPY … (FORMAT parquet, …, RETURN_STATS) statement and returns the

@@ -160,24 +160,24 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     return rc;
 }
 
-/* COPY (source) TO path with the table's field ids. `source` is a full
- * SELECT producing the table's columns (and __tarn_rowid with_rowid). */
-static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid,
-                     const char *source)
+/* The rows a write takes: `source`, or the stage's rows in order. */
+static void source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const char *source)
 {
-    buf_puts(b, "COPY (");
     if (source) {
         buf_puts(b, source);
-    } else {
-        buf_puts(b, "SELECT ");
-        table_columns(b, t);
-        if (with_rowid)
-            buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
-        buf_puts(b, " FROM " STAGE " ORDER BY rowid");
+        return;
     }
-    buf_puts(b, ") TO ");
-    quote_literal(b, path);
-    buf_puts(b, " (FORMAT parquet, FIELD_IDS {");
+    buf_puts(b, "SELECT ");
+    table_columns(b, t);
+    if (with_rowid)
+        buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
+    buf_puts(b, " FROM " STAGE " ORDER BY rowid");
+}
+
+/* FIELD_IDS {…}, RETURN_STATS): the end of a COPY's options. */
+static void copy_sql_tail(tarn_buf *b, const lk_table *t, int with_rowid)
+{
+    buf_puts(b, "FIELD_IDS {");
     for (size_t i = 0; i < t->ncols; i++) {
         if (i)
             buf_puts(b, ", ");
@@ -186,6 +186,19 @@ static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_
     if (with_rowid)
         buf_printf(b, ", _ducklake_internal_row_id: %lld", ROW_ID_FIELD);
     buf_puts(b, "}, RETURN_STATS)");
+}
+
+/* COPY (source) TO path with the table's field ids. `source` is a full
+ * SELECT producing the table's columns (and __tarn_rowid with_rowid). */
+static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid,
+                     const char *source)
+{
+    buf_puts(b, "COPY (");
+    source_sql(b, t, with_rowid, source);
+    buf_puts(b, ") TO ");
+    quote_literal(b, path);
+    buf_puts(b, " (FORMAT parquet, ");
+    copy_sql_tail(b, t, with_rowid);
 }
 
 static char *new_file_name(duckdb_connection con, const char *suffix)
@@ -491,10 +504,11 @@ void lk_write_hive_dir(tarn_buf *b, const lk_table *t, const char *const *values
     }
 }
 
-/* One file per partition, in order of each partition's first row (the
- * order DuckLake numbers them and assigns their row ids in). */
-static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                              lk_table_delta *d, int with_rowid, const char *source)
+/* One COPY per partition value, over a TEMP copy of the rows, files in
+ * order of each partition's first row: for the specs one COPY … PARTITION_BY
+ * cannot write (see copy_partitioned). */
+static int insert_per_partition(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                                lk_table_delta *d, int with_rowid, const char *source)
 {
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_psrc AS ");
@@ -550,6 +564,135 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     buf_free(&keys);
     buf_free(&b);
     duck_exec(con, "DROP TABLE IF EXISTS temp.main.__tarn_psrc");
+    return rc;
+}
+
+static int spec_all_identity(const lk_table *t)
+{
+    for (size_t k = 0; k < t->nkeys; k++)
+        if (strcmp(t->keys[k].transform, "identity") != 0)
+            return 0;
+    return 1;
+}
+
+/* 1 when one COPY … PARTITION_BY writes the table's spec as DuckLake does:
+ * all keys identity (the columns themselves), or computed keys whose hive
+ * names are no column's name (an identity key next to a transform is
+ * computed under its column's name, which one SELECT cannot hold twice). */
+static int spec_one_copy(const lk_table *t)
+{
+    if (spec_all_identity(t))
+        return 1;
+    for (size_t k = 0; k < t->nkeys; k++) {
+        char *name = hive_key_name(t, k);
+        int clash = 0;
+        for (size_t i = 0; i < t->ncols && !clash; i++)
+            clash = strcasecmp(t->cols[i].name, name) == 0 ||
+                    strcasecmp(name, "_ducklake_internal_row_id") == 0;
+        free(name);
+        if (clash)
+            return 0;
+    }
+    return 1;
+}
+
+/* COPY (rows [+ computed keys]) TO dir (…, PARTITION_BY (…), …), as
+ * DuckLake builds it: identity keys partition on the columns, which the
+ * files keep; otherwise every key is computed as an extra column named as
+ * its hive directory and not written. */
+static int copy_partitioned(tarn_buf *b, const lk_table *t, int with_rowid, const char *source,
+                            const char *dir)
+{
+    int identity = spec_all_identity(t);
+    tarn_buf names = {0};
+    buf_puts(b, "COPY (SELECT *");
+    int rc = 0;
+    for (size_t k = 0; k < t->nkeys; k++) {
+        char *name = hive_key_name(t, k);
+        if (!identity) {
+            buf_puts(b, ", ");
+            rc = rc ? rc : lk_write_key_expr(b, t, &t->keys[k]);
+            buf_puts(b, " AS ");
+            quote_ident(b, name);
+        }
+        buf_puts(&names, k ? ", " : "");
+        quote_ident(&names, name);
+        free(name);
+    }
+    buf_puts(b, " FROM (");
+    source_sql(b, t, with_rowid, source);
+    buf_puts(b, ")) TO ");
+    quote_literal(b, dir);
+    buf_printf(b,
+               " (FORMAT parquet, PARTITION_BY (%s), %sFILENAME_PATTERN 'ducklake-{uuidv7}', "
+               "OVERWRITE_OR_IGNORE, ",
+               buf_cstr(&names), identity ? "WRITE_PARTITION_COLUMNS, " : "");
+    copy_sql_tail(b, t, with_rowid);
+    buf_free(&names);
+    return rc;
+}
+
+/* Registers the files of one partitioned COPY in the order DuckDB
+ * returned them (DuckLake's order: it numbers them and gives them row ids
+ * in that order), with the partition values it reported. */
+static int register_partitioned(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                                lk_table_delta *d, int with_rowid, const char *dir,
+                                const lk_file_stats *files, size_t nfiles)
+{
+    size_t dlen = strlen(dir);
+    file_partition fp = {t->partition_id, xcalloc(t->nkeys, sizeof(char *)), t->nkeys};
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nfiles; i++) {
+        const lk_file_stats *f = &files[i];
+        if (strncmp(f->filename, dir, dlen) != 0 || f->filename[dlen] != '/') {
+            rc = tarn_error_set(TARN_ERROR, "partitioned write returned %s, outside %s",
+                                f->filename, dir);
+            break;
+        }
+        lk_txn_wrote(lake->txn, f->filename);
+        for (size_t k = 0; k < t->nkeys; k++) {
+            char *name = hive_key_name(t, k);
+            fp.values[k] = NULL;
+            for (size_t j = 0; j < f->nparts; j++)
+                if (f->part_keys[j] && strcmp(f->part_keys[j], name) == 0)
+                    fp.values[k] = f->part_values[j];
+            free(name);
+        }
+        rc = new_file_register(lake, con, t, d, with_rowid, f->filename + dlen + 1, f->filename, f,
+                               &fp);
+    }
+    free(fp.values);
+    return rc;
+}
+
+/* One COPY … PARTITION_BY writing a file per partition into hive
+ * directories under the table's directory. */
+static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                              lk_table_delta *d, int with_rowid, const char *source)
+{
+    if (!spec_one_copy(t))
+        return insert_per_partition(lake, con, t, d, with_rowid, source);
+    char *dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = 0;
+    tarn_buf made = {0}, b = {0};
+    missing_dirs(&made, dir);
+    int rc = fs_mkdir_p(dir);
+    if (!rc)
+        rc = copy_partitioned(&b, t, with_rowid, source, dir);
+    lk_file_stats *files = NULL;
+    size_t nfiles = 0;
+    if (!rc)
+        rc = lk_copy_with_stats(&files, &nfiles, con, buf_cstr(&b));
+    if (!rc)
+        rc = register_partitioned(lake, con, t, d, with_rowid, dir, files, nfiles);
+    if (!rc && nfiles == 0)
+        remove_dirs(buf_cstr(&made));
+    lk_file_stats_free(files, nfiles);
+    buf_free(&b);
+    buf_free(&made);
+    free(dir);
     return rc;
 }
 

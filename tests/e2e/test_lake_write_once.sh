@@ -6,8 +6,12 @@
 # inlining off). Each query's WHERE calls nextval() once per input row — a
 # volatile filter DuckDB cannot prune — so the sequence counts evaluations:
 # 1,000 input rows must leave it at 1,000. Also: the inlined/file decision
-# at the limit, no file or directory left behind by inlined rows, no file id
-# skipped, and the values (every kind of type) read back as written.
+# at the limit, no file or directory left behind by inlined rows, file ids as
+# DuckLake gives them, and the values (every kind of type) read back as
+# written. Then partitioned writes (one COPY … PARTITION_BY): 201 identity
+# values with NULL, strings needing URL-encoding, two keys, year/month and
+# bucket keys; each file's rows against its catalog partition values and
+# hive directory, and every snapshot read back.
 . "$(dirname "$0")/lib.sh"
 
 d=$(mktempdir)
@@ -93,5 +97,66 @@ check_eq "the typed row is inlined, no file" "0" \
 check_fails "a NOT NULL violation of a small insert fails" \
     tarn sql -c "$ATTACH CREATE TABLE lake.nn (x INTEGER NOT NULL); INSERT INTO lake.nn SELECT NULL"
 check_eq "and leaves no file or directory" "" "$(ls data/main | grep -x nn)"
+
+# ---- partitioned writes: one COPY … PARTITION_BY; every file's rows, values and directory agree,
+# at every snapshot. Identity keys (200 values, NULL, strings needing URL-encoding), two keys, and
+# computed keys (year/month, bucket), inlining off so every INSERT writes files.
+p=$(mktempdir)
+cd "$p" || exit 1
+PA="ATTACH 'ducklake:m.ducklake' AS lake (DATA_PATH 'data/', DATA_INLINING_ROW_LIMIT 0);"
+S="'a b/c', 'k=v', 'é%', '', NULL, '..'"
+tarn sql -c "$PA
+CREATE TABLE lake.pi (id BIGINT, s VARCHAR, n INTEGER, ts TIMESTAMP);
+ALTER TABLE lake.pi SET PARTITIONED BY (n);
+INSERT INTO lake.pi SELECT i, NULL, CASE WHEN i % 201 = 200 THEN NULL ELSE i % 201 END,
+  TIMESTAMP '2020-01-01' + INTERVAL (i) HOUR FROM range(5000) t(i);
+ALTER TABLE lake.pi SET PARTITIONED BY (s, n);
+INSERT INTO lake.pi SELECT i, [$S][i % 6 + 1], i % 3, TIMESTAMP '2021-06-01' + INTERVAL (i) DAY FROM range(5000, 5600) t(i);
+ALTER TABLE lake.pi SET PARTITIONED BY (year(ts), month(ts));
+INSERT INTO lake.pi SELECT i, 'x', i % 7, TIMESTAMP '2022-01-01' + INTERVAL (i * 5) DAY FROM range(5600, 5800) t(i);
+INSERT INTO lake.pi VALUES (5800, 'nullts', 1, NULL);
+ALTER TABLE lake.pi SET PARTITIONED BY (bucket(5, s));
+INSERT INTO lake.pi SELECT i, 's' || i, 0, NULL FROM range(5801, 6000) t(i);" >/dev/null 2>"$p/err" ||
+    fail "partitioned writes ran" "$(cat "$p/err")"
+check_eq "files per write: 201 values, 6 (s, n) pairs, one per month, 1 (NULL), 5 buckets" "201
+6
+$(q "SELECT count(DISTINCT date_trunc('month', TIMESTAMP '2022-01-01' + INTERVAL (i * 5) DAY))
+    FROM range(5600, 5800) t(i)")
+1
+5" "$(q "ATTACH 'm.ducklake' AS raw (READ_ONLY); SELECT count(*) FROM raw.ducklake_data_file
+    GROUP BY begin_snapshot ORDER BY begin_snapshot")"
+# every file holds only rows of its recorded partition values, in its hive directory
+check_eq "each file's rows match its catalog partition values and directory" "0" \
+    "$(q "ATTACH 'm.ducklake' AS raw (READ_ONLY);
+SELECT count(*) FROM (
+  SELECT f.data_file_id, f.path, p.partition_key_index AS k, p.partition_value AS v,
+    dense_rank() OVER (ORDER BY f.partition_id) AS partition_id
+  FROM raw.ducklake_data_file f JOIN raw.ducklake_file_partition_value p USING (data_file_id)) fp
+JOIN (SELECT filename, s, n::VARCHAR AS n, year(ts)::VARCHAR AS y, month(ts)::VARCHAR AS m,
+        ((murmur3_32(s) & 2147483647) % 5)::VARCHAR AS b
+      FROM read_parquet('data/main/pi/**/*.parquet', filename = true, hive_partitioning = false)) r
+  ON r.filename LIKE '%' || fp.path
+WHERE fp.v IS DISTINCT FROM CASE
+  WHEN fp.partition_id = 1 THEN r.n
+  WHEN fp.partition_id = 2 THEN CASE fp.k WHEN 0 THEN r.s ELSE r.n END
+  WHEN fp.partition_id = 3 THEN CASE fp.k WHEN 0 THEN r.y ELSE r.m END
+  ELSE r.b END
+  OR fp.path NOT LIKE '%=' || CASE WHEN fp.v IS NULL THEN '__HIVE_DEFAULT_PARTITION__'
+                                  ELSE url_encode(fp.v) END || '/%'")"
+check "the hive directories are DuckDB's encoding" test -d "data/main/pi/s=a%20b%2Fc/n=0"
+check "a NULL value is __HIVE_DEFAULT_PARTITION__" test -d "data/main/pi/n=__HIVE_DEFAULT_PARTITION__"
+ym=$(find data/main/pi -path '*year=*/month=*/*.parquet' | head -1)
+check_eq "identity columns are in the files, computed keys are not" "id n s ts" \
+    "$(q "SELECT string_agg(name, ' ' ORDER BY name) FROM parquet_schema('$ym')
+        WHERE name IN ('id', 'n', 's', 'ts', 'year', 'month')")"
+for vr in 3:5000 5:5600 7:5800 8:5801 10:6000; do
+    check_eq "read back at snapshot ${vr%:*}: rows and sums as written" \
+        "$(q "SELECT count(*), sum(i), count(DISTINCT i % 201) FROM range(${vr#*:}) t(i)")" \
+        "$(q "$PA SELECT count(*), sum(id), count(DISTINCT id % 201) FROM lake.pi AT (VERSION => ${vr%:*})")"
+done
+check_eq "row ids: each row keeps one id, ids 0..5999 all used" "6000,0,5999" \
+    "$(q "$PA SELECT count(DISTINCT rowid), min(rowid), max(rowid) FROM lake.pi")"
+check_eq "a filter on the partition column reads its rows" "25" \
+    "$(q "$PA SELECT count(*) FROM lake.pi AT (VERSION => 3) WHERE n = 7")"
 
 finish
