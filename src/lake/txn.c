@@ -438,15 +438,55 @@ static void stats_sql(lk_txn *txn, const char *meta)
  * failing statement. To name that statement the batch is rolled back and
  * replayed one statement at a time in a transaction of its own, which the
  * caller rolls back like any failed commit. */
+/* The length of the "INSERT INTO … VALUES " prefix of a statement that is
+ * that prefix followed by one parenthesized row (quotes respected), or 0. */
+static size_t single_row_insert(const char *stmt)
+{
+    static const char VALUES[] = " VALUES (";
+    if (strncmp(stmt, "INSERT INTO ", 12) != 0)
+        return 0;
+    const char *v = strstr(stmt, VALUES);
+    if (!v)
+        return 0;
+    const char *p = v + sizeof(VALUES) - 1;
+    int depth = 1;
+    char quote = 0;
+    for (; *p && depth; p++) {
+        if (quote)
+            quote = *p == quote ? 0 : quote; /* '' and "" re-enter at once */
+        else if (*p == '\'' || *p == '"')
+            quote = *p;
+        else if (*p == '(')
+            depth++;
+        else if (*p == ')')
+            depth--;
+    }
+    return depth == 0 && !quote && *p == '\0' ? (size_t)(v - stmt) + sizeof(VALUES) - 2 : 0;
+}
+
+/* Appends the statements to `b`, one multi-row INSERT for each run of
+ * single-row INSERTs into the same table (a statement costs DuckDB more
+ * than a row; the rows keep their order). */
+static void batch_sql(tarn_buf *b, char **stmts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t pre = single_row_insert(stmts[i]);
+        buf_puts(b, stmts[i]);
+        while (pre && i + 1 < n && single_row_insert(stmts[i + 1]) == pre &&
+               strncmp(stmts[i], stmts[i + 1], pre) == 0) {
+            buf_puts(b, ", ");
+            buf_puts(b, stmts[++i] + pre);
+        }
+        buf_puts(b, ";\n");
+    }
+}
+
 static int run_statements(duckdb_connection con, char **stmts, size_t n)
 {
     if (n == 0)
         return 0;
     tarn_buf b = {0};
-    for (size_t i = 0; i < n; i++) {
-        buf_puts(&b, stmts[i]);
-        buf_puts(&b, ";\n");
-    }
+    batch_sql(&b, stmts, n);
     int rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     if (!rc)
