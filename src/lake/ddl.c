@@ -17,18 +17,11 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/uuid.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static char *new_uuid(duckdb_connection con)
-{
-    char *u = NULL;
-    if (duck_query_string(&u, con, "SELECT uuidv7()::VARCHAR") || !u)
-        return xstrdup("00000000-0000-7000-8000-000000000000");
-    return u;
-}
 
 static char *dir_for(const char *name, const char *uuid)
 {
@@ -61,9 +54,9 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     lk_schema *s = lk_catalog_add_schema(&txn->cat);
     s->id = lk_txn_new_catalog_id(txn);
     lk_idorder_schema_created(txn->ids, name, s->id);
-    lk_txn_views_all(txn);
+    txn->schemas_created = 1; /* its alias schema: no rebuild of every view */
     s->begin = txn->snapshot_id;
-    s->uuid = new_uuid(con);
+    s->uuid = uuid_v7();
     s->name = xstrdup(name);
     s->path = dir_for(name, s->uuid);
     s->path_rel = 1;
@@ -410,7 +403,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.begin = txn->snapshot_id;
     for (size_t i = 0; i < nt.ncols; i++)
         set_begin(&nt.cols[i], txn->snapshot_id);
-    nt.uuid = new_uuid(con);
+    nt.uuid = uuid_v7();
     nt.path = dir_for(name, nt.uuid);
     nt.path_rel = 1;
     int64_t sv = txn->cat.schema_version + 1;
@@ -1074,7 +1067,7 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     lk_txn_views_all(txn);
     v->begin = txn->snapshot_id;
     v->schema_id = s->id;
-    v->uuid = new_uuid(con);
+    v->uuid = uuid_v7();
     v->name = xstrdup(name);
     v->sql = xstrdup(sql);
     v->aliases = xstrdup(aliases);

@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/quote.h"
+#include "util/uuid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -203,11 +204,9 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
     lk_txn *txn = lake->txn;
     int with_snap = s && s->del_id >= 0;
     char *dir = lk_lake_table_dir(lake, &txn->cat, t);
-    char *uuid = NULL;
-    int rc = duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR");
-    if (!rc)
-        rc = fs_mkdir_p(dir);
-    char *name = xasprintf("ducklake-%s-delete.parquet", uuid ? uuid : "");
+    char *uuid = uuid_v7();
+    int rc = fs_mkdir_p(dir);
+    char *name = xasprintf("ducklake-%s-delete.parquet", uuid);
     char *abs = xasprintf("%s%s", dir, name);
     tarn_buf b = {0};
     buf_puts(&b, "COPY (SELECT ");

@@ -29,6 +29,8 @@ static void push(char ***arr, size_t *n, char *v)
 
 static int eval_text(char **out, tarn_session *s, const char *expr)
 {
+    if (quote_unliteral(out, expr))
+        return 0; /* a plain string: no query */
     char *q = xasprintf("SELECT (%s)::VARCHAR", expr);
     int rc = duck_query_string(out, s->con, q);
     free(q);

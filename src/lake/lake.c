@@ -296,8 +296,8 @@ static int attach_alias(lk_lake *lake, duckdb_connection con)
 static void lake_free(lk_lake *lake)
 {
     lk_catalog_free(&lake->cat);
-    free(lake->limit_ids);
-    free(lake->limit_vals);
+    lk_lake_options_changed(lake);
+    lk_lake_views_forget(lake);
     lk_lake_caches_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
@@ -386,14 +386,14 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
     lake->nrow_ids = 0; /* row ids may have moved: forget the cache */
-    rc = lk_lake_set_snapshot(lake, con);
-    return rc ? rc : lk_lake_refresh_views(lake, con);
+    return lk_lake_refresh_views(lake, con);
 }
 
 /* ---- views ---- */
 
 static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
 {
+    lk_lake_views_forget(lake);
     tarn_buf b = {0};
     buf_puts(&b, "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ");
     quote_literal(&b, lake->alias);
@@ -488,7 +488,44 @@ static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_cata
     buf_free(&name);
 }
 
-/* CREATE OR REPLACE VIEW alias.schema.table AS <its scan>. */
+void lk_lake_views_forget(lk_lake *lake)
+{
+    for (size_t i = 0; i < lake->nmade; i++)
+        free(lake->made_sql[i]);
+    free(lake->made_ids);
+    free(lake->made_sql);
+    lake->made_ids = NULL;
+    lake->made_sql = NULL;
+    lake->nmade = 0;
+}
+
+/* The slot remembering table `id`'s view statement (made when absent). */
+static char **made_slot(lk_lake *lake, int64_t id)
+{
+    for (size_t i = 0; i < lake->nmade; i++)
+        if (lake->made_ids[i] == id)
+            return &lake->made_sql[i];
+    lake->made_ids = xrealloc(lake->made_ids, (lake->nmade + 1) * sizeof(int64_t));
+    lake->made_sql = xrealloc(lake->made_sql, (lake->nmade + 1) * sizeof(char *));
+    lake->made_ids[lake->nmade] = id;
+    lake->made_sql[lake->nmade] = NULL;
+    return &lake->made_sql[lake->nmade++];
+}
+
+/* What the view of `t` is made of besides its statement: its comments. */
+static void comments_key(tarn_buf *b, const lk_table *t)
+{
+    buf_putc(b, '\n');
+    quote_literal(b, t->comment);
+    for (size_t i = 0; i < t->ncols; i++) {
+        buf_putc(b, ',');
+        quote_literal(b, t->cols[i].comment);
+    }
+}
+
+/* CREATE OR REPLACE VIEW alias.schema.table AS <its scan>; nothing when
+ * the view already is that (a commit's view of a table written inside
+ * BEGIN … COMMIT often reads the same files as the statement's). */
 static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                       const lk_table *t)
 {
@@ -505,11 +542,27 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
     buf_puts(&b, " AS ");
     buf_puts(&b, scan);
     free(scan);
-    rc = duck_exec(con, buf_cstr(&b));
+    size_t stmt_len = b.len;
+    comments_key(&b, t);
+    char **made = made_slot(lake, t->id);
+    if (*made && strcmp(*made, buf_cstr(&b)) == 0) {
+        buf_free(&b);
+        return 0;
+    }
+    free(*made);
+    *made = NULL;
+    char *key = xstrdup(buf_cstr(&b));
+    b.ptr[stmt_len] = '\0';
+    rc = duck_exec(con, b.ptr);
     buf_free(&b);
-    if (rc)
+    if (!rc)
+        rc = comment_view(lake, con, sc->name, t);
+    if (rc) {
+        free(key);
         return tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
-    return comment_view(lake, con, sc->name, t);
+    }
+    *made_slot(lake, t->id) = key;
+    return 0;
 }
 
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id)
@@ -595,11 +648,15 @@ int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
         n = 0;
     }
     free(q);
-    if (n > 0) {
-        lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));
-        lake->live[lake->nlive++] = snap;
-    }
+    if (n > 0)
+        lk_lake_snapshot_live(lake, snap);
     return n > 0;
+}
+
+void lk_lake_snapshot_live(lk_lake *lake, int64_t snap)
+{
+    lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));
+    lake->live[lake->nlive++] = snap;
 }
 
 static void lk_lake_past_forget(lk_lake *lake)
@@ -693,6 +750,7 @@ int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *
 static int drop_view_named(lk_lake *lake, duckdb_connection con, const char *schema,
                            const char *name)
 {
+    lk_lake_views_forget(lake);
     tarn_buf b = {0};
     buf_puts(&b, "DROP VIEW IF EXISTS ");
     quote_qualified(&b, lake->alias, schema, name);
@@ -709,13 +767,34 @@ static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catal
         tarn_error_clear();
 }
 
+/* CREATE SCHEMA IF NOT EXISTS alias.s for each schema of `cat` that `old`
+ * does not have (a new lake schema has no tables yet, and so no views). */
+static int create_new_schemas(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                              const lk_catalog *old)
+{
+    int rc = 0;
+    for (size_t i = 0; i < cat->nschemas && !rc; i++) {
+        if (lk_catalog_schema((lk_catalog *)old, cat->schemas[i].name))
+            continue;
+        tarn_buf b = {0};
+        buf_puts(&b, "CREATE SCHEMA IF NOT EXISTS ");
+        quote_qualified(&b, lake->alias, NULL, cat->schemas[i].name);
+        rc = duck_exec(con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    return rc;
+}
+
 int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
     int rc = 0;
-    if (txn->views_all) {
+    if (txn->schemas_created && !txn->views_all)
+        rc = create_new_schemas(lake, con, &txn->cat, &lake->cat);
+    txn->schemas_created = 0;
+    if (!rc && txn->views_all) {
         rc = lk_lake_refresh_views(lake, con);
-    } else {
+    } else if (!rc) {
         const lk_catalog *cat = &txn->cat;
         for (size_t i = 0; i < txn->ndropped && !rc; i++) {
             const char *schema = txn->dropped[i], *name = schema + strlen(schema) + 1;
@@ -738,7 +817,9 @@ int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
 {
     const lk_catalog *cat = lk_txn_catalog(lake);
-    int rc = drop_alias_objects(lake, con);
+    int rc = lk_scan_prefill(lake, con, cat);
+    if (!rc)
+        rc = drop_alias_objects(lake, con);
     tarn_buf b = {0};
     for (size_t i = 0; i < cat->nschemas && !rc; i++) {
         if (strcmp(cat->schemas[i].name, "main") == 0)
@@ -810,16 +891,22 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {
     static const char *const WHOLE[] = {
-        "created_schema:", "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
+        "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
     const lk_catalog *cat = &lake->cat;
-    int ddl = 0;
+    int ddl = 0, new_schemas = 0;
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < sizeof(WHOLE) / sizeof(WHOLE[0]); k++)
             if (strncmp(tokens[i], WHOLE[k], strlen(WHOLE[k])) == 0)
                 return lk_lake_refresh_views(lake, con);
+        new_schemas |= strncmp(tokens[i], "created_schema:", 15) == 0;
         ddl |= strncmp(tokens[i], "created_table:", 14) == 0 ||
                strncmp(tokens[i], "dropped_table:", 14) == 0 ||
                strncmp(tokens[i], "altered_table:", 14) == 0;
+    }
+    if (new_schemas) {
+        int rc = create_new_schemas(lake, con, cat, old);
+        if (rc)
+            return rc;
     }
     /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
      * under the same name (whose view then replaces the dropped one) */
@@ -840,14 +927,15 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
     }
     nids = 0;
     /* then each changed table's view once: the tables named by the
-     * changes (inlined inserts show through the snapshot variable) and
-     * those whose views showed this transaction's pending state */
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(tokens[i], "inlined_insert:", 15) != 0) {
-            int64_t id = token_table_id(cat, tokens[i]);
-            if (id >= 0 && lk_catalog_table_by_id((lk_catalog *)cat, id))
-                lk_ids_add(&ids, &nids, id);
-        }
+     * changes and those whose views showed this transaction's pending
+     * state (a view that reads the same as before costs no statement:
+     * inlined inserts usually show through, as at the latest snapshot a
+     * view reads every live inlined row) */
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = token_table_id(cat, tokens[i]);
+        if (id >= 0 && lk_catalog_table_by_id((lk_catalog *)cat, id))
+            lk_ids_add(&ids, &nids, id);
+    }
     for (size_t i = 0; i < ntouched; i++)
         if (lk_catalog_table_by_id((lk_catalog *)cat, touched[i]))
             lk_ids_add(&ids, &nids, touched[i]);
@@ -872,79 +960,65 @@ char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
     return dir;
 }
 
-static char *snapshot_variable(lk_lake *lake)
-{
-    return xasprintf("__tarn_snapshot_%s", lake->alias);
-}
-
-char *lk_lake_snapshot_sql(lk_lake *lake)
-{
-    char *var = snapshot_variable(lake);
-    tarn_buf b = {0};
-    buf_puts(&b, "getvariable(");
-    quote_literal(&b, var);
-    buf_puts(&b, ")");
-    free(var);
-    return buf_detach(&b);
-}
-
-void lk_lake_snapshot_assign(lk_lake *lake, tarn_buf *b)
-{
-    char *var = snapshot_variable(lake);
-    buf_puts(b, "SET VARIABLE ");
-    quote_ident(b, var);
-    buf_printf(b, " = %lld::BIGINT", (long long)lake->cat.snapshot_id);
-    free(var);
-}
-
-int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con)
-{
-    tarn_buf b = {0};
-    lk_lake_snapshot_assign(lake, &b);
-    int rc = duck_exec(con, buf_cstr(&b));
-    buf_free(&b);
-    return rc;
-}
+/* One data_inlining_row_limit row of ducklake_metadata. */
+struct lk_limit_opt {
+    int rank;         /* 0 table scope, 1 schema scope, 2 global */
+    int64_t scope_id; /* the table's or schema's id */
+    char *value;      /* NULL: SQL NULL */
+};
 
 void lk_lake_options_changed(lk_lake *lake)
 {
+    for (size_t i = 0; i < lake->nlimits; i++)
+        free(lake->limits[i].value);
+    free(lake->limits);
+    lake->limits = NULL;
     lake->nlimits = 0;
+    lake->limits_loaded = 0;
 }
 
-static int64_t inline_limit_query(lk_lake *lake, duckdb_connection con, const lk_table *t);
+static void load_limits(lk_lake *lake, duckdb_connection con)
+{
+    char *q = xasprintf("SELECT CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 ELSE 2 END, "
+                        "scope_id, value FROM %s.ducklake_metadata WHERE \"key\" = "
+                        "'data_inlining_row_limit' AND (scope IN ('table', 'schema') OR scope IS "
+                        "NULL)",
+                        lake->meta);
+    duck_table r;
+    int rc = duck_table_query(&r, con, q);
+    free(q);
+    if (rc) { /* as with no option */
+        tarn_error_clear();
+        return;
+    }
+    lake->limits = xcalloc(r.nrows ? r.nrows : 1, sizeof(struct lk_limit_opt));
+    for (size_t i = 0; i < r.nrows; i++) {
+        const char *id = duck_table_get(&r, i, 1), *v = duck_table_get(&r, i, 2);
+        lake->limits[i].rank = (int)strtol(duck_table_get(&r, i, 0), NULL, 10);
+        lake->limits[i].scope_id = id ? strtoll(id, NULL, 10) : -1;
+        lake->limits[i].value = v ? xstrdup(v) : NULL;
+    }
+    lake->nlimits = r.nrows;
+    duck_table_free(&r);
+    lake->limits_loaded = 1;
+}
 
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    for (size_t i = 0; i < lake->nlimits; i++)
-        if (lake->limit_ids[i] == t->id)
-            return lake->limit_vals[i];
-    int64_t v = inline_limit_query(lake, con, t);
-    lake->limit_ids = xrealloc(lake->limit_ids, (lake->nlimits + 1) * sizeof(int64_t));
-    lake->limit_vals = xrealloc(lake->limit_vals, (lake->nlimits + 1) * sizeof(int64_t));
-    lake->limit_ids[lake->nlimits] = t->id;
-    lake->limit_vals[lake->nlimits++] = v;
-    return v;
-}
-
-static int64_t inline_limit_query(lk_lake *lake, duckdb_connection con, const lk_table *t)
-{
-    tarn_buf b = {0};
-    buf_printf(&b,
-               "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = 'data_inlining_row_limit' "
-               "AND ((scope = 'table' AND scope_id = %lld) OR (scope = 'schema' AND scope_id = "
-               "%lld) OR scope IS NULL) ORDER BY CASE scope WHEN 'table' THEN 0 WHEN 'schema' "
-               "THEN 1 ELSE 2 END LIMIT 1",
-               lake->meta, (long long)t->id, (long long)t->schema_id);
-    char *v = NULL;
-    int rc = duck_query_string(&v, con, buf_cstr(&b));
-    buf_free(&b);
-    int64_t limit = 10;
-    if (!rc && v)
-        limit = strtoll(v, NULL, 10);
-    else if (lake->inline_limit >= 0)
-        limit = lake->inline_limit;
-    free(v);
-    return limit;
+    if (!lake->limits_loaded)
+        load_limits(lake, con);
+    /* the table's option, else its schema's, else the global one */
+    const struct lk_limit_opt *best = NULL;
+    for (size_t i = 0; i < lake->nlimits; i++) {
+        const struct lk_limit_opt *o = &lake->limits[i];
+        int applies = o->rank == 2 || (o->rank == 0 && o->scope_id == t->id) ||
+                      (o->rank == 1 && o->scope_id == t->schema_id);
+        if (applies && (!best || o->rank < best->rank))
+            best = o;
+    }
+    if (best && best->value)
+        return strtoll(best->value, NULL, 10);
+    return lake->inline_limit >= 0 ? lake->inline_limit : 10;
 }
 
 void lk_lake_caches_forget(lk_lake *lake)
@@ -952,4 +1026,6 @@ void lk_lake_caches_forget(lk_lake *lake)
     lk_lake_meta_tables_forget(lake);
     lk_lake_past_forget(lake);
     lk_lake_schema_versions_forget(lake);
+    lk_scan_cache_forget(lake);
+    lk_lake_options_changed(lake);
 }

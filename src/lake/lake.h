@@ -41,9 +41,9 @@ typedef struct lk_lake {
     int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */
     int64_t *row_vals;    /* (as of lake->cat.snapshot_id) */
     size_t nrow_ids;
-    int64_t *limit_ids; /* cached inlining limits per table id */
-    int64_t *limit_vals;
-    size_t nlimits;
+    struct lk_limit_opt *limits; /* the catalog's data_inlining_row_limit options, */
+    size_t nlimits;              /* read once (until options change) */
+    int limits_loaded;
     char **meta_tables;  /* sorted names of the catalog database's tables; */
     size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
     int meta_tables_loaded;
@@ -54,6 +54,10 @@ typedef struct lk_lake {
     int64_t *sv_ids, *sv_at; /* per table: the snapshot of its last schema change */
     size_t nsv;
     int sv_loaded;
+    struct lk_scan_cache *scans; /* tables' committed files, inlined tables (scan.c) */
+    int64_t *made_ids;           /* per table id: the statement that last built its view */
+    char **made_sql;             /* (and its comments), to skip rebuilding it unchanged */
+    size_t nmade;
     struct lk_lake *next;
 } lk_lake;
 
@@ -85,6 +89,8 @@ int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection 
 /* Whether snapshot `snap` exists (was not expired); remembered until
  * maintenance runs. */
 int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
+/* Snapshot `snap` exists (this session just committed it). */
+void lk_lake_snapshot_live(lk_lake *lake, int64_t snap);
 
 /* The snapshot of table `table_id`'s last schema change (from
  * ducklake_schema_versions, read once and kept up to date by commits), or
@@ -94,7 +100,7 @@ int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t 
 void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot);
 
 /* Forgets all the above (the catalog-table list, past catalogs, live
- * snapshots, schema-change snapshots): after maintenance, a reload, a
+ * snapshots, schema-change snapshots, the scan cache): after maintenance, a reload, a
  * commit by another process, or a commit that renumbered ids. They are
  * read again when next needed. */
 void lk_lake_caches_forget(lk_lake *lake);
@@ -116,6 +122,10 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched);
 
+/* Forgets which statements built the views (after anything that may have
+ * changed or dropped views otherwise: a rollback, a DROP). */
+void lk_lake_views_forget(lk_lake *lake);
+
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* After a rollback of a transaction whose working catalog was `working`:
@@ -127,14 +137,6 @@ int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog
  * statement changed (txn->dirty, dropped, views_all), so reads see the
  * pending state without a rebuild of every view of the lake. */
 int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con);
-
-/* SQL for the session's snapshot of the lake (a DuckDB variable kept equal
- * to lake->cat.snapshot_id by lk_lake_set_snapshot). Caller frees. */
-char *lk_lake_snapshot_sql(lk_lake *lake);
-/* Appends the SET VARIABLE statement that lk_lake_set_snapshot runs (a
- * reader connection runs it too, to read the views at the same snapshot). */
-void lk_lake_snapshot_assign(lk_lake *lake, tarn_buf *b);
-int lk_lake_set_snapshot(lk_lake *lake, duckdb_connection con);
 
 /* Forgets cached catalog options (after ducklake_set_option). */
 void lk_lake_options_changed(lk_lake *lake);

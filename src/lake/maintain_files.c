@@ -16,6 +16,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/quote.h"
+#include "util/uuid.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -27,9 +28,7 @@
 
 static char *new_name(duckdb_connection con, const char *suffix)
 {
-    char *uuid = NULL;
-    if (duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR") || !uuid)
-        return NULL;
+    char *uuid = uuid_v7();
     char *name = xasprintf("ducklake-%s%s.parquet", uuid, suffix);
     free(uuid);
     return name;

@@ -77,6 +77,15 @@ static int alias_follows(const sql_tokens *tk, size_t i)
     return 1;
 }
 
+/* Whether `text` is a plain decimal integer (digits only) that fits. */
+static int plain_int64(int64_t *out, const char *text)
+{
+    if (!*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 18)
+        return 0;
+    *out = strtoll(text, NULL, 10);
+    return 1;
+}
+
 /* The snapshot named by AT (VERSION => e | TIMESTAMP => e). */
 static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_tokens *tk,
                        const char *sql, size_t open, size_t close)
@@ -87,7 +96,10 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
     const sql_token *unit = &tk->toks[open + 1];
     char *expr = session_token_text(tk, sql, open + 3, close);
     int rc;
-    if (sql_tok_is_kw(unit, "VERSION")) {
+    if (sql_tok_is_kw(unit, "VERSION") && close == open + 4 &&
+        tk->toks[open + 3].type == SQL_TOK_NUMBER && plain_int64(out, expr)) {
+        rc = 0; /* a number, as builds write it: no query */
+    } else if (sql_tok_is_kw(unit, "VERSION")) {
         char *q = xasprintf("SELECT (%s)::BIGINT", expr);
         rc = duck_query_int64(out, NULL, s->con, q);
         free(q);

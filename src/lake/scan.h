@@ -29,6 +29,22 @@ enum {
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags);
 
+/* The lake's cache of what scans read from the catalog (each table's
+ * committed files, the column names and ended rows of inlined tables):
+ * lk_scan_cache_commit drops what a successful commit changed (before the
+ * views are rebuilt); lk_scan_cache_forget drops everything (maintenance,
+ * reloads, another process's commit); lk_scan_cache_drop one table. */
+struct lk_txn;
+void lk_scan_cache_commit(lk_lake *lake, const struct lk_txn *txn);
+void lk_scan_cache_forget(lk_lake *lake);
+void lk_scan_cache_drop(lk_lake *lake, int64_t table_id);
+
+/* Reads into the cache what the views of all of `cat`'s committed tables
+ * need, in a few queries over every table instead of several per table
+ * (attaching a lake, rebuilding every view). Errors are left to the
+ * per-table reads. */
+int lk_scan_prefill(lk_lake *lake, duckdb_connection con, const lk_catalog *cat);
+
 /* Appends an expression converting `expr`, a value of column layout `src`
  * (an older version of the column), to layout `dst`, matching nested
  * children by column id. */

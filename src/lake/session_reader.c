@@ -5,12 +5,11 @@
  * Everything a lake read needs outside the session's own connection is
  * already shared by the DuckDB instance: the lake's views live in an
  * in-memory database named after the alias, its catalog is an attached
- * database, tarn's scalar functions are in the system catalog. Two things
- * are per connection and are handed over as text: the rewrite of the
- * statement (AT clauses and ducklake_* functions become scans built from
- * the session's C state of the lake), and the DuckDB variable the views
- * read the lake's snapshot from — so tarn_session_reader_sql prefixes a
- * SET VARIABLE per lake.
+ * database, tarn's scalar functions are in the system catalog, and a view
+ * names its snapshot as a literal (no per-connection variable). What is
+ * per connection is handed over as text: the rewrite of the statement (AT
+ * clauses and ducklake_* functions become scans built from the session's C
+ * state of the lake).
  */
 #include "duck/duck.h"
 #include "lake/lake.h"
@@ -92,13 +91,6 @@ int tarn_session_reader_sql(tarn_session *s, const char *sql, char **out)
     rc = rewrite_reads(&rewritten, s, sql);
     if (rc)
         return rc;
-    tarn_buf b = {0};
-    for (lk_lake *l = s->lakes; l; l = l->next) {
-        lk_lake_snapshot_assign(l, &b);
-        buf_puts(&b, ";\n");
-    }
-    buf_puts(&b, rewritten);
-    free(rewritten);
-    *out = buf_detach(&b);
+    *out = rewritten;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "lake/txn.h"
 #include "lake/idorder.h"
 #include "lake/renumber.h"
+#include "lake/scan.h"
 
 #include "duck/duck.h"
 #include "lake/colstats.h"
@@ -224,6 +225,9 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
             return d;
         }
     }
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
+    if (t && t->begin == txn->snapshot_id && !lk_catalog_table_by_id(&lake->cat, table_id))
+        return d; /* created by this transaction: no stats row yet, row ids from 0 */
     char *sql = xasprintf("SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = %lld",
                           lake->meta, (long long)table_id);
     int64_t next = 0;
@@ -306,6 +310,7 @@ void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
+    lk_lake_views_forget(lake); /* a DuckDB ROLLBACK may have undone views */
     /* schemas and lake views changed: rebuild everything; else only the
      * views the transaction changed (a failed build must not cost a
      * rebuild of every view in the lake) */
@@ -528,19 +533,23 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     buf_puts(&b, ", ");
     quote_literal(&b, txn->extra_info);
     buf_puts(&b, ")");
+    /* one round trip: the snapshot row, the changes, the snapshot's
+     * changes_made row */
+    char **all = xmalloc((txn->nstmts + 2) * sizeof(char *));
+    all[0] = snap;
+    for (size_t i = 0; i < txn->nstmts; i++)
+        all[i + 1] = txn->stmts[i];
+    all[txn->nstmts + 1] = (char *)buf_cstr(&b);
     int rc = duck_exec(con, "BEGIN TRANSACTION");
+    if (!rc)
+        rc = run_statements(con, all, txn->nstmts + 2);
     if (!rc) {
-        rc = duck_exec(con, snap);
         crash_point("in-catalog-txn");
-    }
-    if (!rc)
-        rc = run_statements(con, txn->stmts, txn->nstmts);
-    if (!rc)
-        rc = duck_exec(con, buf_cstr(&b));
-    if (!rc)
         rc = duck_exec(con, "COMMIT");
-    else
+    } else {
         duck_exec(con, "ROLLBACK");
+    }
+    free(all);
     buf_free(&b);
     free(snap);
     return rc;
@@ -577,8 +586,7 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
     remember_row_ids(lake, txn);
-    rc = lk_lake_set_snapshot(lake, con);
-    return rc ? rc : lk_lake_refresh_views(lake, con);
+    return lk_lake_refresh_views(lake, con);
 }
 
 /* After a commit the working catalog is the committed one: it becomes the
@@ -596,13 +604,13 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
-    int rc = lk_lake_set_snapshot(lake, con);
+    int rc;
     /* Inside BEGIN … COMMIT the views of the tables the transaction
      * touched were rebuilt over its pending rows: they must drop those
      * parts now, besides the views the commit's changes call for. */
-    if (!rc && txn->views_all_ever)
+    if (txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
-    else if (!rc)
+    else
         rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens,
                                 txn->touched, txn->ntouched);
     lk_catalog_free(&old);
@@ -662,6 +670,8 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         lk_lake_caches_forget(lake);
     } else {
         lk_lake_meta_tables_apply(lake, &txn->meta_ops);
+        lk_scan_cache_commit(lake, txn);
+        lk_lake_snapshot_live(lake, txn->snapshot_id);
         lk_lake_schema_changed(lake, txn->schema_changed, txn->nschema_changed, txn->snapshot_id);
     }
     lake->txn = NULL;

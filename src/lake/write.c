@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/quote.h"
+#include "util/uuid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -203,9 +204,7 @@ static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_
 
 static char *new_file_name(duckdb_connection con, const char *suffix)
 {
-    char *uuid = NULL;
-    if (duck_query_string(&uuid, con, "SELECT uuidv7()::VARCHAR") || !uuid)
-        return NULL;
+    char *uuid = uuid_v7();
     char *name = xasprintf("ducklake-%s%s.parquet", uuid, suffix);
     free(uuid);
     return name;

@@ -30,6 +30,37 @@ void quote_literal(tarn_buf *b, const char *s)
     quote_with(b, s, '\'');
 }
 
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+int quote_unliteral(char **out, const char *sql)
+{
+    const char *p = skip_blanks(sql);
+    if (*p++ != '\'')
+        return 0;
+    tarn_buf b = {0};
+    for (; *p; p++) {
+        if (*p == '\'' && p[1] == '\'') {
+            buf_putc(&b, '\'');
+            p++;
+        } else if (*p == '\'') {
+            break;
+        } else {
+            buf_putc(&b, *p);
+        }
+    }
+    if (*p != '\'' || *skip_blanks(p + 1)) {
+        buf_free(&b);
+        return 0;
+    }
+    *out = buf_detach(&b);
+    return 1;
+}
+
 void quote_qualified(tarn_buf *b, const char *catalog, const char *schema, const char *name)
 {
     if (catalog) {

@@ -14,6 +14,10 @@
 void quote_ident(tarn_buf *b, const char *name);
 /* Appends `s` as a single-quoted SQL string literal; NULL appends NULL. */
 void quote_literal(tarn_buf *b, const char *s);
+/* The inverse of quote_literal for text that is exactly one '...' literal
+ * (surrounding blanks allowed): *out (malloc'd) gets its value and 1 is
+ * returned; 0 for anything else (an expression, E'…', a NULL). */
+int quote_unliteral(char **out, const char *sql);
 /* Appends "a"."b" (schema-qualified), or "c"."a"."b" when catalog is set. */
 void quote_qualified(tarn_buf *b, const char *catalog, const char *schema, const char *name);
 /* Appends `s` in DuckLake's changes_made/column_aliases form: "..." with "" escaping. */
