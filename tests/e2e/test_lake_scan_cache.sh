@@ -102,4 +102,14 @@ check_eq "p by partition" "$(printf 'k,n,s\n0,10,135\n1,10,145\n2,10,155')" \
     "$(printf '%s\n' "$fresh" | grep -A3 '^k,n,s$')"
 check_eq "w at 13" "$(printf '13,2,20\n13,3,30')" "$(printf '%s\n' "$fresh" | grep -E '^13,[0-9]+,[0-9]+$' | tail -n 2)"
 
+# A CREATE TABLE … AS writes its Parquet file at once; a result of at most the inlining limit
+# (10 rows) is inlined instead and its file removed, one of 11 rows keeps its file.
+q "CREATE TABLE l.small AS SELECT range AS id FROM range(10);
+CREATE TABLE l.big AS SELECT range AS id FROM range(11);" >/dev/null
+check_eq "10 rows inlined, 11 rows in a file" "$(printf 'small,big,files\n10,11,1')" \
+    "$(q "SELECT (SELECT count(*) FROM l.small) AS small, (SELECT count(*) FROM l.big) AS big,
+(SELECT count(*) FROM ducklake_list_files('l', 'big')) AS files;" | head -n 2)"
+check_eq "no Parquet file left for the inlined result" "0 1" \
+    "$(find "$d/d/main/small" -name '*.parquet' 2>/dev/null | wc -l) $(find "$d/d/main/big" -name '*.parquet' | wc -l)"
+
 finish
