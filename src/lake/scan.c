@@ -878,7 +878,6 @@ static char **inlined_names(lk_lake *lake, duckdb_connection con, const lk_table
 static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_table *t,
                                  const lk_inlined *inl)
 {
-    char **old = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
     char *sql = xasprintf(
         "SELECT c.column_id, c.column_name FROM %s.ducklake_column c, (SELECT COALESCE((SELECT "
         "min(begin_snapshot) FROM %s.ducklake_schema_versions WHERE table_id = %lld AND "
@@ -894,6 +893,7 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
         if (r.ncols)
             duck_table_free(&r);
         tarn_error_clear();
+        char **old = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
         for (size_t i = 0; i < t->ncols; i++)
             old[i] = xstrdup(t->cols[i].name);
         return old;
