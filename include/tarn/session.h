@@ -91,8 +91,9 @@ void tarn_reader_interrupt(tarn_reader *r);
 
 /* The text a reader runs to do what statement `sql` does in the session
  * now: its lake reads rewritten as tarn_session_exec rewrites them (AT
- * clauses, rowid, ducklake_* functions), after statements that set the
- * reader at the snapshot the session reads each lake at. Only for
+ * clauses, rowid, ducklake_* functions; a lake's views name the snapshot
+ * they read, so the reader needs nothing else to see what the session
+ * committed). Only for
  * statements the session hands to DuckDB: queries, SET/RESET, USE, and
  * CREATE/DROP of objects outside the lakes; anything the lake carries out
  * itself fails (TARN_EUNSUPPORTED), as does a call inside BEGIN … COMMIT
