@@ -14,6 +14,10 @@
 
 int fs_mkdir_p(const char *dir)
 {
+    /* Usually the parent exists (a table's directory under the lake's):
+     * one mkdir, instead of one per path component. */
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return 0;
     char *p = xstrdup(dir);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/')
