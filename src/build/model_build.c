@@ -9,6 +9,7 @@
 
 #include "project/query.h"
 #include "tarn/error.h"
+#include "util/clock.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -17,36 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int mb_run(build_state *b, const char *sql, int64_t *count, int timed)
 {
-    double t0 = mono_ms();
+    double t0 = clock_mono_ms();
     int rc = query_exec(b->c->s, sql, count);
     if (timed)
-        b->r->query_ms += mono_ms() - t0;
+        b->r->query_ms += clock_mono_ms() - t0;
     return rc;
 }
 
 int mb_run_rows(build_state *b, qrows *out, const char *sql)
 {
-    double t0 = mono_ms();
+    double t0 = clock_mono_ms();
     int rc = query_rows(out, b->c->s, sql);
-    b->r->query_ms += mono_ms() - t0;
+    b->r->query_ms += clock_mono_ms() - t0;
     return rc;
 }
 
@@ -99,6 +85,15 @@ static int in_list(const strlist *l, const char *name)
     return 0;
 }
 
+/* Whether `name` is one of the columns a strategy adds itself. */
+static int is_extra(const char *const *extra, size_t nextra, const char *name)
+{
+    for (size_t k = 0; k < nextra; k++)
+        if (strcasecmp(extra[k], name) == 0)
+            return 1;
+    return 0;
+}
+
 /* on_schema_change=sync: the table gains the SELECT's new columns (typed
  * as staged) and loses the ones the SELECT no longer has (the strategy's
  * own columns stay), through the lake inside the build's transaction. */
@@ -119,10 +114,7 @@ static int sync_table(build_state *b, const strlist *stage, const strlist *have,
         buf_printf(note, "%sadded %s %s", note->len ? "; " : "", names.items[i], types.items[i]);
     }
     for (size_t i = 0; !rc && i < have->n; i++) {
-        int own = 0;
-        for (size_t k = 0; k < nextra && !own; k++)
-            own = strcasecmp(extra[k], have->items[i]) == 0;
-        if (own || in_list(stage, have->items[i]))
+        if (is_extra(extra, nextra, have->items[i]) || in_list(stage, have->items[i]))
             continue;
         tarn_buf sql = {0};
         buf_printf(&sql, "ALTER TABLE %s DROP COLUMN ", b->target);
@@ -191,13 +183,9 @@ int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, s
                 rc = target_columns(b, &have);
         }
         strlist cols = {0}; /* the table's columns the stage must provide */
-        for (size_t i = 0; i < have.n; i++) {
-            int own = 0;
-            for (size_t k = 0; k < nextra && !own; k++)
-                own = strcasecmp(extra[k], have.items[i]) == 0;
-            if (!own)
+        for (size_t i = 0; i < have.n; i++)
+            if (!is_extra(extra, nextra, have.items[i]))
                 strlist_push(&cols, have.items[i]);
-        }
         for (size_t i = 0; strcmp(mode, "sync") != 0 && i < stage->n; i++)
             if (!in_list(&cols, stage->items[i]))
                 buf_printf(&note, "%signored new column %s", note.len ? "; " : "", stage->items[i]);
@@ -221,12 +209,8 @@ int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, s
         /* Name the SELECT's columns and the table's, apart from the ones
          * the strategy adds itself. */
         strlist own = {0}, added = {0};
-        for (size_t i = 0; i < have.n; i++) {
-            int ext = 0;
-            for (size_t j = 0; j < nextra && !ext; j++)
-                ext = strcasecmp(have.items[i], extra[j]) == 0;
-            strlist_push(ext ? &added : &own, have.items[i]);
-        }
+        for (size_t i = 0; i < have.n; i++)
+            strlist_push(is_extra(extra, nextra, have.items[i]) ? &added : &own, have.items[i]);
         char *w = strlist_join(stage, ", "), *h = strlist_join(&own, ", ");
         char *x = strlist_join(&added, ", ");
         const char *label = annot_strategy_label(&b->m->annot);
@@ -792,9 +776,9 @@ static int build_body(build_state *b)
         rc = tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[m->body.n - 1].line);
     /* Data tests see the table as this build leaves it, before the commit. */
     if (!rc && m->annot.ntests) {
-        double t0 = mono_ms();
+        double t0 = clock_mono_ms();
         rc = datatest_run(c, b->mi, b->target, b->r);
-        b->r->query_ms += mono_ms() - t0;
+        b->r->query_ms += clock_mono_ms() - t0;
     }
     return rc;
 }
@@ -807,9 +791,9 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     quote_qualified(&t, c->lake, m->schema, m->table);
     b.target = buf_detach(&t);
     b.exists = b.existed = run_has_table(c, m->schema, m->table);
-    r->started_at = now_s();
+    r->started_at = clock_epoch_s();
     r->snapshot_id = -1;
-    double t0 = mono_ms();
+    double t0 = clock_mono_ms();
     int rc = query_exec(c->s, "BEGIN", NULL);
     int began = rc == 0;
     if (!rc)
@@ -823,7 +807,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
                    r->rows_deleted <= 0 && r->rows_closed <= 0;
     char *extra = NULL;
     if (!rc && !r->no_change) {
-        extra = extra_info(&b, mono_ms() - t0);
+        extra = extra_info(&b, clock_mono_ms() - t0);
         char *msg = xasprintf("tarn: build %s (%s)", m->name, annot_strategy_label(&m->annot));
         char *sql = cg_commit_message(c->lake, msg, extra);
         rc = query_exec(c->s, sql, NULL);
@@ -833,7 +817,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     if (!rc && !r->no_change) {
         /* The records commit with the snapshot: same catalog transaction. */
         r->status = MODEL_SUCCESS;
-        r->duration_ms = mono_ms() - t0 + b.worker_ms;
+        r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
         char *up = pin_upstream_json(r);
         strlist recs = {0};
         records_model(&recs, c->cat, c->sum->run_id, m, r, up);
@@ -847,7 +831,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         r->status = MODEL_SUCCESS;
         if (!rc)
             rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
-        r->duration_ms = mono_ms() - t0 + b.worker_ms;
+        r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
         if (!rc) {
             char *up = pin_upstream_json(r);
             strlist recs = {0};
@@ -862,7 +846,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         if (!rc)
             rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
     }
-    r->duration_ms = mono_ms() - t0 + b.worker_ms;
+    r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
     if (rc) {
         r->no_change = 0;
         r->status = MODEL_FAILED;

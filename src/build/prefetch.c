@@ -14,6 +14,7 @@
 #include "project/query.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"
+#include "util/clock.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SCRATCH "__tarn_prefetch"
 
@@ -60,13 +60,6 @@ struct prefetch {
     pthread_cond_t done; /* a job finished */
 };
 
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void job_table(tarn_buf *b, size_t mi)
 {
     char name[32];
@@ -90,11 +83,11 @@ static void *worker_main(void *arg)
         j->state = JOB_RUNNING;
         w->busy = 1;
         pthread_mutex_unlock(&pf->mu);
-        double t0 = mono_ms();
+        double t0 = clock_mono_ms();
         int rc = tarn_reader_exec(w->reader, j->sql);
         tarn_error_clear(); /* the build evaluates the query itself and reports */
         pthread_mutex_lock(&pf->mu);
-        j->ms = mono_ms() - t0;
+        j->ms = clock_mono_ms() - t0;
         j->state = rc ? JOB_FAILED : JOB_DONE;
         w->busy = 0;
         pf->idle++;

@@ -13,6 +13,7 @@
 #include "project/query.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"
+#include "util/clock.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 static const char *const status_names[] = {"pending", "success", "failed", "skipped"};
 
@@ -33,20 +33,6 @@ const char *prefetch_use_name(prefetch_use u)
 {
     static const char *const names[] = {"none", "used", "failed"};
     return names[u];
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static char *lower_dup(const char *s)
@@ -397,7 +383,7 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
     }
     if (!why) {
         r->status = MODEL_SKIPPED;
-        r->started_at = now_s();
+        r->started_at = clock_epoch_s();
         if (r->unchanged) {
             /* one INSERT for all of them, at the end of the run */
             if (c->unchanged_rows.len)
@@ -629,7 +615,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
         rc = load_lake_tables(c);
     if (rc)
         return rc;
-    int64_t now = (int64_t)now_s();
+    int64_t now = (int64_t)clock_epoch_s();
     for (size_t k = 0; k < sum->nrun; k++) {
         size_t mi = sum->run_order[k];
         rc = build_partitions(&c->partitions[mi], &p->models[mi], c->o, now);
@@ -683,8 +669,8 @@ static void start_workers(run_ctx *c)
 int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o)
 {
     memset(out, 0, sizeof(*out));
-    out->started_at = now_s();
-    double t0 = mono_ms();
+    out->started_at = clock_epoch_s();
+    double t0 = clock_mono_ms();
     out->results = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(model_result));
     out->run_order = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(size_t));
     for (size_t k = 0; k < p->nmodels; k++) {
@@ -715,7 +701,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     c.pf = NULL;
     if (c.unchanged_rows.len && query_exec(s, buf_cstr(&c.unchanged_rows), NULL) != 0)
         tarn_error_clear();
-    out->duration_ms = mono_ms() - t0;
+    out->duration_ms = clock_mono_ms() - t0;
     int64_t end = out->start_snapshot;
     if (tarn_session_snapshot(s, c.lake, &end) != 0)
         tarn_error_clear();
