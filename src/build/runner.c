@@ -437,9 +437,9 @@ static void run_model(run_ctx *c, size_t mi, size_t index)
 typedef enum { RS_WAITING = 0, RS_READY, RS_COMPUTING, RS_COMPUTED, RS_DONE } run_state;
 
 typedef struct {
-    unsigned char *state;  /* run_state per model */
-    unsigned char *direct; /* no worker job for it: the main thread evaluates it */
-    size_t *index;         /* its position in the run's events */
+    unsigned char *state;     /* run_state per model */
+    unsigned char *worker_ok; /* a worker may evaluate it (prefetchable, not refused) */
+    size_t *index;            /* its position in the run's events */
     size_t next_index, remaining;
 } par_run;
 
@@ -504,12 +504,14 @@ static void par_dispatch(run_ctx *c, par_run *pr)
     int first = 1;
     for (size_t k = 0; k < c->sum->nrun && prefetch_has_idle(c->pf); k++) {
         size_t mi = c->sum->run_order[k];
-        if (pr->state[mi] != RS_READY || pr->direct[mi])
+        if (pr->state[mi] != RS_READY)
             continue;
-        if (first || !prefetchable(c, mi)) {
+        if (first) {
             first = 0;
             continue;
         }
+        if (!pr->worker_ok[mi])
+            continue;
         model_result *r = &c->sum->results[mi];
         const tarn_model *m = &c->p->models[mi];
         const char *part = c->partitions[mi].n ? c->partitions[mi].items[0] : NULL;
@@ -523,7 +525,7 @@ static void par_dispatch(run_ctx *c, par_run *pr)
             emit(c, BUILD_MODEL_START, mi, pr->index[mi]);
         } else {
             tarn_error_clear(); /* the build pins and evaluates it, and reports */
-            pr->direct[mi] = 1;
+            pr->worker_ok[mi] = 0;
         }
         free(pinned);
         free(prelude);
@@ -547,9 +549,11 @@ static void run_parallel(run_ctx *c)
 {
     size_t n = c->p->nmodels ? c->p->nmodels : 1;
     par_run pr = {.state = xcalloc(n, 1),
-                  .direct = xcalloc(n, 1),
+                  .worker_ok = xcalloc(n, 1),
                   .index = xcalloc(n, sizeof(size_t)),
                   .remaining = c->sum->nrun};
+    for (size_t k = 0; k < c->sum->nrun; k++)
+        pr.worker_ok[c->sum->run_order[k]] = (unsigned char)prefetchable(c, c->sum->run_order[k]);
     while (pr.remaining) {
         size_t mi;
         while (prefetch_next_done(c->pf, &mi, 0))
@@ -576,7 +580,7 @@ static void run_parallel(run_ctx *c)
         if (pr.state[c->sum->run_order[k]] == RS_WAITING)
             run_model(c, c->sum->run_order[k], ++pr.next_index);
     free(pr.state);
-    free(pr.direct);
+    free(pr.worker_ok);
     free(pr.index);
 }
 
