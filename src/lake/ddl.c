@@ -110,7 +110,7 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
 {
     lk_txn *txn = lake->txn;
     lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    const lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
     if (!t) {
         if (if_exists)
             return 0;
@@ -957,7 +957,8 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
 {
     lk_txn *txn = lake->txn;
     lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    lk_table *t =
+        lk_catalog_table_edit(&txn->cat, s ? lk_catalog_table(&txn->cat, s->id, name) : NULL);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND,
                               "Catalog Error: Table with name %s does not exist in schema \"%s\" "
@@ -1095,7 +1096,8 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
 {
     lk_txn *txn = lake->txn;
     lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    lk_table *t =
+        lk_catalog_table_edit(&txn->cat, s ? lk_catalog_table(&txn->cat, s->id, name) : NULL);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND,
                               "Catalog Error: Table with name %s does not exist in lake \"%s\"",

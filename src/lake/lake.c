@@ -383,6 +383,8 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
     int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
     if (rc)
         return rc;
+    if (lake->txn) /* its working model borrows the tables about to go */
+        lk_catalog_unshare(&lake->txn->cat);
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
     lake->nrow_ids = 0; /* row ids may have moved: forget the cache */
@@ -568,7 +570,7 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     const lk_catalog *cat = lk_txn_catalog(lake);
-    const lk_table *t = lk_catalog_table_by_id((lk_catalog *)cat, table_id);
+    const lk_table *t = lk_catalog_table_by_id(cat, table_id);
     return t ? table_view(lake, con, cat, t) : 0;
 }
 
@@ -799,7 +801,7 @@ int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
         for (size_t i = 0; i < txn->ndropped && !rc; i++) {
             const char *schema = txn->dropped[i], *name = schema + strlen(schema) + 1;
             lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
-            if (sc && lk_catalog_table((lk_catalog *)cat, sc->id, name))
+            if (sc && lk_catalog_table(cat, sc->id, name))
                 continue; /* replaced: its new view is built below */
             rc = drop_view_named(lake, con, schema, name);
         }
@@ -870,14 +872,14 @@ int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog
     /* views of tables the transaction created (or took under a new name) */
     for (size_t i = 0; i < working->ntables; i++) {
         const lk_table *w = &working->tables[i];
-        const lk_table *c = lk_catalog_table_by_id((lk_catalog *)cat, w->id);
+        const lk_table *c = lk_catalog_table_by_id(cat, w->id);
         if (!c || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id)
             drop_table_view(lake, con, working, w);
     }
     /* the committed tables it dropped, renamed, or showed pending rows of */
     for (size_t i = 0; i < cat->ntables && !rc; i++) {
         const lk_table *c = &cat->tables[i];
-        const lk_table *w = lk_catalog_table_by_id((lk_catalog *)working, c->id);
+        const lk_table *w = lk_catalog_table_by_id(working, c->id);
         int redo = !w || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id;
         for (size_t k = 0; k < ntouched && !redo; k++)
             redo = touched[k] == c->id;
@@ -917,10 +919,10 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         int64_t id = token_table_id(old, tokens[i]);
         if (id < 0)
             id = token_table_id(cat, tokens[i]);
-        const lk_table *was = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)old, id) : NULL;
-        const lk_table *now = id >= 0 ? lk_catalog_table_by_id((lk_catalog *)cat, id) : NULL;
+        const lk_table *was = id >= 0 ? lk_catalog_table_by_id(old, id) : NULL;
+        const lk_table *now = id >= 0 ? lk_catalog_table_by_id(cat, id) : NULL;
         lk_schema *sc = was ? lk_catalog_schema_by_id((lk_catalog *)cat, was->schema_id) : NULL;
-        int replaced = sc && !now && lk_catalog_table((lk_catalog *)cat, sc->id, was->name);
+        int replaced = sc && !now && lk_catalog_table(cat, sc->id, was->name);
         if (was && !replaced && lk_ids_add(&ids, &nids, id) &&
             (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
             drop_table_view(lake, con, old, was);
@@ -933,15 +935,15 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
      * view reads every live inlined row) */
     for (size_t i = 0; i < n; i++) {
         int64_t id = token_table_id(cat, tokens[i]);
-        if (id >= 0 && lk_catalog_table_by_id((lk_catalog *)cat, id))
+        if (id >= 0 && lk_catalog_table_by_id(cat, id))
             lk_ids_add(&ids, &nids, id);
     }
     for (size_t i = 0; i < ntouched; i++)
-        if (lk_catalog_table_by_id((lk_catalog *)cat, touched[i]))
+        if (lk_catalog_table_by_id(cat, touched[i]))
             lk_ids_add(&ids, &nids, touched[i]);
     int rc = 0;
     for (size_t i = 0; i < nids && !rc; i++)
-        rc = table_view(lake, con, cat, lk_catalog_table_by_id((lk_catalog *)cat, ids[i]));
+        rc = table_view(lake, con, cat, lk_catalog_table_by_id(cat, ids[i]));
     free(ids);
     /* lake views bind to the tables' views: remake them after table DDL */
     for (size_t i = 0; ddl && i < cat->nviews && !rc; i++)

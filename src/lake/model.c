@@ -55,6 +55,10 @@ void lk_column_copy(lk_column *dst, const lk_column *src)
 
 void lk_table_free(lk_table *t)
 {
+    if (t->borrowed) { /* its lender frees the memory */
+        memset(t, 0, sizeof(*t));
+        return;
+    }
     for (size_t i = 0; i < t->ncols; i++)
         lk_column_free(&t->cols[i]);
     free(t->cols);
@@ -74,6 +78,7 @@ void lk_table_free(lk_table *t)
 void lk_table_copy(lk_table *dst, const lk_table *src)
 {
     *dst = *src;
+    dst->borrowed = 0;
     dst->uuid = dup_or_null(src->uuid);
     dst->name = dup_or_null(src->name);
     dst->path = dup_or_null(src->path);
@@ -146,7 +151,7 @@ void lk_catalog_free(lk_catalog *c)
     memset(c, 0, sizeof(*c));
 }
 
-void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src)
+void lk_catalog_share(lk_catalog *dst, const lk_catalog *src)
 {
     *dst = *src;
     dst->schemas = xcalloc(src->nschemas, sizeof(lk_schema));
@@ -165,8 +170,56 @@ void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src)
         dst->views[i].aliases = dup_or_null(src->views[i].aliases);
     }
     dst->tables = xcalloc(src->ntables, sizeof(lk_table));
+    if (src->ntables)
+        memcpy(dst->tables, src->tables, src->ntables * sizeof(lk_table));
     for (size_t i = 0; i < src->ntables; i++)
-        lk_table_copy(&dst->tables[i], &src->tables[i]);
+        dst->tables[i].borrowed = 1;
+}
+
+lk_table *lk_catalog_table_edit(lk_catalog *c, const lk_table *t)
+{
+    if (!t)
+        return NULL;
+    lk_table *own = &c->tables[t - c->tables];
+    if (own->borrowed) {
+        lk_table copy;
+        lk_table_copy(&copy, own);
+        *own = copy;
+    }
+    return own;
+}
+
+void lk_catalog_unshare(lk_catalog *c)
+{
+    for (size_t i = 0; i < c->ntables; i++)
+        lk_catalog_table_edit(c, &c->tables[i]);
+}
+
+/* A borrowed table shares its name string with its lender: pointer identity
+ * finds the lender even when ids were renumbered. Both arrays keep their
+ * order (tables are appended, removal keeps the rest in place), so one
+ * forward walk finds them all. */
+void lk_catalog_take_over(lk_catalog *c, lk_catalog *from)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < c->ntables; i++) {
+        lk_table *t = &c->tables[i];
+        if (!t->borrowed)
+            continue;
+        size_t k = j;
+        while (k < from->ntables && from->tables[k].name != t->name)
+            k++;
+        if (k == from->ntables) /* out of order: look from the start */
+            for (k = 0; k < from->ntables && from->tables[k].name != t->name; k++)
+                ;
+        if (k == from->ntables || from->tables[k].borrowed) {
+            lk_catalog_table_edit(c, t); /* the lender is elsewhere: a copy is safe */
+            continue;
+        }
+        from->tables[k].borrowed = 1;
+        t->borrowed = 0;
+        j = k + 1;
+    }
 }
 
 lk_schema *lk_catalog_schema(lk_catalog *c, const char *name)
@@ -185,7 +238,7 @@ lk_schema *lk_catalog_schema_by_id(lk_catalog *c, int64_t id)
     return NULL;
 }
 
-lk_table *lk_catalog_table(lk_catalog *c, int64_t schema_id, const char *name)
+const lk_table *lk_catalog_table(const lk_catalog *c, int64_t schema_id, const char *name)
 {
     for (size_t i = 0; i < c->ntables; i++)
         if (c->tables[i].schema_id == schema_id && strcasecmp(c->tables[i].name, name) == 0)
@@ -193,7 +246,7 @@ lk_table *lk_catalog_table(lk_catalog *c, int64_t schema_id, const char *name)
     return NULL;
 }
 
-lk_table *lk_catalog_table_by_id(lk_catalog *c, int64_t id)
+const lk_table *lk_catalog_table_by_id(const lk_catalog *c, int64_t id)
 {
     for (size_t i = 0; i < c->ntables; i++)
         if (c->tables[i].id == id)
@@ -256,6 +309,13 @@ int64_t lk_table_max_column_id(const lk_table *t)
 }
 
 /* ---- loading ---- */
+
+/* The table a loaded row (table_id in column 0) belongs to. */
+static lk_table *table_for_row(lk_catalog *c, const duck_table *t, size_t r)
+{
+    int64_t id = to_i64(duck_table_get(t, r, 0), -1);
+    return lk_catalog_table_edit(c, lk_catalog_table_by_id(c, id));
+}
 
 #define VISIBLE "%lld >= begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)"
 
@@ -378,7 +438,7 @@ static int load_columns(lk_catalog *c, duckdb_connection con, const char *meta)
     if (rc)
         return rc;
     for (size_t r = 0; r < t.nrows; r++) {
-        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        lk_table *tb = table_for_row(c, &t, r);
         if (!tb)
             continue;
         int64_t parent = to_i64(duck_table_get(&t, r, 8), -1);
@@ -417,7 +477,7 @@ static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
     if (rc)
         return rc;
     for (size_t r = 0; r < t.nrows; r++) {
-        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        lk_table *tb = table_for_row(c, &t, r);
         if (!tb)
             continue;
         tb->inlined = xrealloc(tb->inlined, (tb->ninlined + 1) * sizeof(lk_inlined));
@@ -446,7 +506,7 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
     if (rc)
         return rc;
     for (size_t r = 0; r < t.nrows; r++) {
-        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        lk_table *tb = table_for_row(c, &t, r);
         if (!tb)
             continue;
         tb->partition_id = to_i64(duck_table_get(&t, r, 1), -1);
@@ -474,7 +534,7 @@ static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
     if (rc)
         return rc;
     for (size_t r = 0; r < t.nrows; r++) {
-        lk_table *tb = lk_catalog_table_by_id(c, to_i64(duck_table_get(&t, r, 0), -1));
+        lk_table *tb = table_for_row(c, &t, r);
         const char *v = duck_table_get(&t, r, 2);
         if (!tb || !v)
             continue;

@@ -5,7 +5,18 @@
  * with [begin_snapshot, end_snapshot) ranges. tarn loads the rows visible
  * at one snapshot into these structs (lk_catalog_load), and works on a copy
  * of them while a transaction is open: DDL edits the copy, and the commit
- * writes the difference back as catalog rows. Views, scans and writes are
+ * writes the difference back as catalog rows.
+ *
+ * The copy is copy-on-write for tables. A lake of a thousand tables holds
+ * tens of thousands of strings, and a model build opens one transaction
+ * that changes one table: copying all of them at every begin and freeing
+ * the old ones at every commit was an eighth of a 1,000-model run. So a
+ * transaction's tables start out *borrowed* (they share their strings and
+ * arrays with the committed catalog's table of the same id), lookups hand
+ * out const pointers, and the only way to a writable table is
+ * lk_catalog_table_edit(), which copies it first. At commit the working
+ * model takes the borrowed memory over from the committed one
+ * (lk_catalog_take_over) before that one is freed. Views, scans and writes are
  * all generated from this model, so it is the single source of truth for
  * "what does the lake look like right now, from this session's point of
  * view".
@@ -56,6 +67,7 @@ typedef struct {
     size_t ncols;
     lk_inlined *inlined; /* ascending schema_version */
     size_t ninlined;
+    int borrowed; /* heap fields belong to another catalog (lk_catalog_share) */
 } lk_table;
 
 typedef struct {
@@ -85,13 +97,24 @@ typedef struct {
  * metadata database attached as `meta` (an already quoted identifier). */
 int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot);
 void lk_catalog_free(lk_catalog *c);
-/* Deep copy (the transaction's working model). */
-void lk_catalog_copy(lk_catalog *dst, const lk_catalog *src);
+/* The transaction's working model: `dst` gets its own schemas and views and
+ * borrows every table of `src`, which must outlive `dst` or hand the memory
+ * over with lk_catalog_take_over(). */
+void lk_catalog_share(lk_catalog *dst, const lk_catalog *src);
+/* `c`, a working model that replaces `from`, takes over the memory its
+ * borrowed tables share with `from`: afterwards `c` owns all its tables and
+ * freeing `from` frees only what `c` no longer uses. */
+void lk_catalog_take_over(lk_catalog *c, lk_catalog *from);
+/* Copies every borrowed table of `c` (before its lender goes away). */
+void lk_catalog_unshare(lk_catalog *c);
 
 lk_schema *lk_catalog_schema(lk_catalog *c, const char *name);
 lk_schema *lk_catalog_schema_by_id(lk_catalog *c, int64_t id);
-lk_table *lk_catalog_table(lk_catalog *c, int64_t schema_id, const char *name);
-lk_table *lk_catalog_table_by_id(lk_catalog *c, int64_t id);
+const lk_table *lk_catalog_table(const lk_catalog *c, int64_t schema_id, const char *name);
+const lk_table *lk_catalog_table_by_id(const lk_catalog *c, int64_t id);
+/* `t` (one of c's tables, or NULL) made writable: copied first when it is
+ * borrowed. The one way to change a table of a working model. */
+lk_table *lk_catalog_table_edit(lk_catalog *c, const lk_table *t);
 
 /* Removes the table / schema at index i (frees it). */
 void lk_catalog_remove_table(lk_catalog *c, size_t i);

@@ -153,7 +153,7 @@ static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schem
             return rc;
     }
     lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
-    const lk_table *t = sc ? lk_catalog_table((lk_catalog *)cat, sc->id, name) : NULL;
+    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
     int rc;
     if (!t)
         rc = snap >= 0 ? tarn_error_set(TARN_ENOTFOUND,

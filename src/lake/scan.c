@@ -381,8 +381,7 @@ void lk_scan_cache_commit(lk_lake *lake, const lk_txn *txn)
     int64_t *after_ids = NULL;
     scan_input *after = NULL;
     for (size_t i = 0; commit_only_adds(txn) && i < txn->ndeltas; i++) {
-        const lk_table *t =
-            lk_catalog_table_by_id((lk_catalog *)&txn->cat, txn->deltas[i].table_id);
+        const lk_table *t = lk_catalog_table_by_id(&txn->cat, txn->deltas[i].table_id);
         scan_input in = {0};
         if (!t || !files_after_commit(&in, lake, txn, t)) {
             input_free(&in);

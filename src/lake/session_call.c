@@ -48,7 +48,7 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
     if (table) {
         lk_schema *sc = lk_catalog_schema(cat, schema ? schema : "main");
-        lk_table *t = sc ? lk_catalog_table(cat, sc->id, table) : NULL;
+        const lk_table *t = sc ? lk_catalog_table(cat, sc->id, table) : NULL;
         if (!t)
             return tarn_error_set(TARN_ENOTFOUND, "set_option: table %s not found", table);
         scope = "table";

@@ -171,7 +171,7 @@ static int default_shape(tarn_session *s, lk_lake *l, const char *schema, const 
 {
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
     lk_schema *sc = lk_catalog_schema(cat, schema);
-    lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
     const lk_column *c = NULL;
     for (size_t i = 0; t && i < t->ncols; i++)
         if (strcasecmp(t->cols[i].name, column) == 0)

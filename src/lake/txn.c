@@ -92,13 +92,14 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
                               lake->alias);
     lk_txn *txn = xcalloc(1, sizeof(*txn));
     /* Start from the latest committed snapshot: the session's catalog when
-     * nobody committed since (one query instead of a reload). */
+     * nobody committed since (one query instead of a reload), its tables
+     * shared until the transaction changes one (model.h). */
     char *q = xasprintf("SELECT max(snapshot_id) FROM %s.ducklake_snapshot", lake->meta);
     int64_t latest = -1;
     int rc = duck_query_int64(&latest, NULL, con, q);
     free(q);
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
-        lk_catalog_copy(&txn->cat, &lake->cat);
+        lk_catalog_share(&txn->cat, &lake->cat);
     else if (!rc) {
         lk_lake_caches_forget(lake); /* another process committed */
         rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
@@ -583,6 +584,7 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     int rc = lk_catalog_load(&fresh, con, lake->meta, -1);
     if (rc)
         return rc;
+    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
     remember_row_ids(lake, txn);
@@ -598,6 +600,7 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     if (txn->renum.n)
         return promote_renumbered(lake, txn, con);
     lk_catalog old = lake->cat;
+    lk_catalog_take_over(&txn->cat, &old);
     lake->cat = txn->cat;
     memset(&txn->cat, 0, sizeof(txn->cat));
     lake->cat.snapshot_id = txn->snapshot_id;
