@@ -62,6 +62,13 @@ int tarn_session_commit_sql(tarn_session *s, const char *alias, const char *sql)
  * transaction's base snapshot, or the latest committed one). */
 int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out);
 
+/* The snapshot id lake `alias`'s open transaction commits as if it commits
+ * now: its base snapshot + 1, or its base snapshot when it has changed
+ * nothing in the lake (DuckLake makes no snapshot then). Lets rows queued
+ * with tarn_session_commit_sql name their snapshot as a literal. Fails
+ * when the lake has no open transaction. */
+int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *out);
+
 /* ---- readers: the session's DuckDB on other threads ----
  *
  * A tarn_session runs one statement at a time, and a lake's open

@@ -783,6 +783,24 @@ static int build_body(build_state *b)
     return rc;
 }
 
+/* A successful build's records commit with its snapshot, in the same
+ * catalog transaction, naming it by id (a literal: a subquery for it cost
+ * DuckDB half a millisecond per build). */
+static int queue_records(run_ctx *c, const tarn_model *m, model_result *r)
+{
+    int rc = tarn_session_pending_snapshot(c->s, c->lake, &r->snapshot_id);
+    if (rc)
+        return rc;
+    char *up = pin_upstream_json(r);
+    strlist recs = {0};
+    records_model(&recs, c->cat, c->sum->run_id, m, r, up);
+    free(up);
+    for (size_t i = 0; i < recs.n && !rc; i++)
+        rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
+    strlist_free(&recs);
+    return rc;
+}
+
 int model_build(run_ctx *c, size_t mi, model_result *r)
 {
     const tarn_model *m = &c->p->models[mi];
@@ -815,16 +833,9 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         free(msg);
     }
     if (!rc && !r->no_change) {
-        /* The records commit with the snapshot: same catalog transaction. */
         r->status = MODEL_SUCCESS;
         r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
-        char *up = pin_upstream_json(r);
-        strlist recs = {0};
-        records_model(&recs, c->cat, c->sum->run_id, m, r, up);
-        free(up);
-        for (size_t i = 0; i < recs.n && !rc; i++)
-            rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
-        strlist_free(&recs);
+        rc = queue_records(c, m, r);
     }
     if (!rc && r->no_change) {
         rc = query_exec(c->s, "ROLLBACK", NULL);

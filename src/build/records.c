@@ -165,21 +165,14 @@ void build_details_merge(json_t *o, const tarn_model *m, const model_result *r)
     free(details);
 }
 
-/* The snapshot id column: inside a successful build's commit, the
- * snapshot being committed (its row is inserted first, see lake/txn.c). */
-static void put_snapshot(tarn_buf *b, const char *cat, const model_result *r)
+/* The snapshot id column: a successful build's snapshot (inside its
+ * commit, the one being committed: tarn_session_pending_snapshot). */
+static void put_snapshot(tarn_buf *b, const model_result *r)
 {
-    if (r->status != MODEL_SUCCESS) {
+    if (r->status != MODEL_SUCCESS || r->snapshot_id < 0)
         buf_puts(b, "NULL");
-        return;
-    }
-    if (r->no_change) {
+    else
         buf_printf(b, "%lld", (long long)r->snapshot_id);
-        return;
-    }
-    buf_puts(b, "(SELECT max(snapshot_id) FROM ");
-    table_name(b, cat, "ducklake_snapshot");
-    buf_puts(b, ")");
 }
 
 void records_model_insert(tarn_buf *b, const char *cat)
@@ -208,7 +201,7 @@ void records_model_values(tarn_buf *out, const char *cat, int64_t run_id, const 
     buf_puts(&b, ", ");
     quote_literal(&b, model_status_name(r->status));
     buf_puts(&b, ", ");
-    put_snapshot(&b, cat, r);
+    put_snapshot(&b, r);
     buf_puts(&b, ", ");
     put_int(&b, r->status == MODEL_SUCCESS ? r->rows_written : -1, 1);
     buf_puts(&b, ", ");
@@ -252,7 +245,7 @@ void records_model_values(tarn_buf *out, const char *cat, int64_t run_id, const 
     if (r->status == MODEL_SUCCESS && r->no_change)
         put_int(&b, r->target_version, 1);
     else
-        put_snapshot(&b, cat, r);
+        put_snapshot(&b, r);
     buf_puts(&b, ", ");
     quote_literal(&b, r->source_files);
     buf_puts(&b, ")");
@@ -301,7 +294,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         quote_literal(&b, r->error);
         if (r->status == MODEL_SUCCESS) {
             buf_puts(&b, ", snapshot_id = ");
-            put_snapshot(&b, cat, r);
+            put_snapshot(&b, r);
             buf_printf(&b, ", \"rows\" = %lld",
                        (long long)(r->partition_rows ? r->partition_rows[i] : 0));
         }

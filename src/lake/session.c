@@ -435,3 +435,12 @@ int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out)
     *out = lk_txn_catalog(l)->snapshot_id;
     return 0;
 }
+
+int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *out)
+{
+    lk_lake *l = session_lake(s, alias);
+    if (!l || !l->txn)
+        return tarn_error_set(TARN_EINVALID, "lake \"%s\" has no open transaction", alias);
+    *out = lk_txn_makes_snapshot(l->txn) ? l->txn->snapshot_id : l->txn->cat.snapshot_id;
+    return 0;
+}

@@ -620,6 +620,11 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     return rc;
 }
 
+int lk_txn_makes_snapshot(const lk_txn *txn)
+{
+    return txn->nchange_tokens > 0 || txn->catalog_changed;
+}
+
 int lk_txn_commit(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
@@ -647,7 +652,7 @@ int lk_txn_commit(lk_lake *lake, duckdb_connection con)
         lk_txn_rollback(lake, con);
         return 0;
     }
-    if (txn->nchange_tokens == 0 && !txn->catalog_changed) {
+    if (!lk_txn_makes_snapshot(txn)) {
         /* only rows of the caller's own (tarn_session_commit_sql): no lake
          * change, so no snapshot, as DuckLake does for a transaction that
          * writes nothing */

@@ -112,6 +112,9 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn);
 /* Commits: writes the catalog rows in one catalog transaction and reloads.
  * A transaction with no change commits nothing. */
 int lk_txn_commit(lk_lake *lake, duckdb_connection con);
+/* Whether committing now makes a snapshot: a transaction that changed
+ * nothing in the lake makes none (it commits only its callers' rows). */
+int lk_txn_makes_snapshot(const lk_txn *txn);
 /* Drops the transaction's state and deletes the files it wrote. */
 void lk_txn_rollback(lk_lake *lake, duckdb_connection con);
 
