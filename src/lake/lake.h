@@ -54,7 +54,7 @@ typedef struct lk_lake {
     int64_t *sv_ids, *sv_at; /* per table: the snapshot of its last schema change */
     size_t nsv;
     int sv_loaded;
-    struct lk_scan_cache *scans; /* tables' committed files, inlined tables (scan.c) */
+    struct lk_scan_cache *scans; /* tables' committed files, inlined tables (scan_cache.c) */
     int64_t *made_ids;           /* per table id: the statement that last built its view */
     char **made_sql;             /* (and its comments), to skip rebuilding it unchanged */
     size_t nmade;

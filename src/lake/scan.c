@@ -17,14 +17,15 @@
  *
  * What the SQL needs from the catalog (a table's live files, delete files
  * and partition values; an inlined table's column names, ended rows and
- * emptiness) is kept in a per-lake cache: a commit drops what it changed
- * and records what it added (lk_scan_cache_commit), attaching fills it for
- * every table in a few queries (lk_scan_prefill), so a build's views and
- * pinned reads cost no catalog query.
+ * emptiness) is read through the per-lake cache of scan_cache.c: a commit
+ * drops what it changed and records what it added, attaching fills it for
+ * every table in a few queries, so a build's views and pinned reads cost
+ * no catalog query.
  */
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+#include "lake/scan_int.h"
 #include "lake/txn.h"
 #include "lake/types.h"
 #include "lake/write.h"
@@ -38,27 +39,7 @@
 #define ROW_ID_FIELD 2147483540LL
 #define SNAPSHOT_FIELD 2147483539LL
 
-typedef struct {
-    int64_t id, row_id_start, begin, partial_max; /* partial_max -1: none */
-    int64_t record_count;
-    char *path;     /* as passed to read_parquet */
-    char *del_path; /* NULL: no delete file */
-    int del_has_snap;
-    char *pconst;     /* signature of the file's identity partition values ("" none) */
-    int64_t *pk_cols; /* those values: column ids and texts (NULL: SQL NULL) */
-    char **pk_vals;
-    size_t npk;
-} scan_file;
-
-typedef struct {
-    scan_file *files;
-    size_t n;
-    int has_inline_deletes;
-    int has_pending;
-    int any_partitioned; /* some committed file was written under a partition spec */
-} scan_input;
-
-static void input_free(scan_input *in)
+void scan_input_free(scan_input *in)
 {
     for (size_t i = 0; i < in->n; i++) {
         free(in->files[i].path);
@@ -72,353 +53,11 @@ static void input_free(scan_input *in)
     free(in->files);
 }
 
-static scan_file *push_file(scan_input *in)
+scan_file *scan_push_file(scan_input *in)
 {
     in->files = xrealloc(in->files, (in->n + 1) * sizeof(scan_file));
     memset(&in->files[in->n], 0, sizeof(scan_file));
     return &in->files[in->n++];
-}
-
-static char *dup_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
-/* Appends deep copies of `n` files to `in`. */
-static void copy_files(scan_input *in, const scan_file *files, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const scan_file *src = &files[i];
-        scan_file *f = push_file(in);
-        *f = *src;
-        f->path = xstrdup(src->path);
-        f->del_path = dup_or_null(src->del_path);
-        f->pconst = dup_or_null(src->pconst);
-        f->pk_cols = src->npk ? xmalloc(src->npk * sizeof(int64_t)) : NULL;
-        f->pk_vals = src->npk ? xmalloc(src->npk * sizeof(char *)) : NULL;
-        for (size_t k = 0; k < src->npk; k++) {
-            f->pk_cols[k] = src->pk_cols[k];
-            f->pk_vals[k] = dup_or_null(src->pk_vals[k]);
-        }
-    }
-}
-
-/* ---- the per-lake cache of tables' committed files ----
- *
- * An entry is a table's committed data files (with their delete files and
- * partition values) as read at snapshot `valid_from`; it stays true up to
- * the lake's current snapshot because every commit that changes the table
- * drops it (lk_scan_cache_commit). A table's view after a commit and the
- * pinned reads AT (VERSION => n) of it, valid_from <= n, then cost no
- * catalog query: a build reads each upstream at the snapshot that built it. */
-typedef struct {
-    int64_t table_id, valid_from;
-    scan_input in;
-} scan_entry;
-
-/* What the view of an inlined table needs that only changes with the
- * catalog's history: the names its columns had (by column id), and whether
- * any of its rows was ended (deleted or updated). */
-typedef struct {
-    char *name; /* ducklake_inlined_data_<tid>_<sv> */
-    int have_names;
-    int64_t *ids;
-    char **names;
-    size_t n;
-    int have_ended, ended;
-    int empty; /* known to hold no row (made by a commit that inlined none) */
-} inlined_info;
-
-struct lk_scan_cache {
-    scan_entry *entries;
-    size_t n;
-    inlined_info *inl;
-    size_t ninl;
-};
-
-static struct lk_scan_cache *cache_of(lk_lake *lake)
-{
-    if (!lake->scans)
-        lake->scans = xcalloc(1, sizeof(struct lk_scan_cache));
-    return lake->scans;
-}
-
-static void inlined_info_free(inlined_info *x)
-{
-    for (size_t k = 0; k < x->n; k++)
-        free(x->names[k]);
-    free(x->names);
-    free(x->ids);
-    free(x->name);
-}
-
-/* The entry of inlined table `name` (made when `add`), or NULL. */
-static inlined_info *inlined_find(lk_lake *lake, const char *name, int add)
-{
-    struct lk_scan_cache *c = add ? cache_of(lake) : lake->scans;
-    for (size_t i = 0; c && i < c->ninl; i++)
-        if (strcmp(c->inl[i].name, name) == 0)
-            return &c->inl[i];
-    if (!add)
-        return NULL;
-    c->inl = xrealloc(c->inl, (c->ninl + 1) * sizeof(inlined_info));
-    inlined_info *x = &c->inl[c->ninl++];
-    memset(x, 0, sizeof(*x));
-    x->name = xstrdup(name);
-    return x;
-}
-
-static void inlined_set_names(inlined_info *x, const int64_t *ids, char *const *names, size_t n)
-{
-    for (size_t k = 0; k < x->n; k++)
-        free(x->names[k]);
-    x->ids = xrealloc(x->ids, (n ? n : 1) * sizeof(int64_t));
-    x->names = xrealloc(x->names, (n ? n : 1) * sizeof(char *));
-    for (size_t k = 0; k < n; k++) {
-        x->ids[k] = ids[k];
-        x->names[k] = xstrdup(names[k]);
-    }
-    x->n = n;
-    x->have_names = 1;
-}
-
-static scan_entry *cache_find(lk_lake *lake, int64_t table_id)
-{
-    struct lk_scan_cache *c = lake->scans;
-    for (size_t i = 0; c && i < c->n; i++)
-        if (c->entries[i].table_id == table_id)
-            return &c->entries[i];
-    return NULL;
-}
-
-void lk_scan_cache_drop(lk_lake *lake, int64_t table_id)
-{
-    scan_entry *e = cache_find(lake, table_id);
-    if (!e)
-        return;
-    struct lk_scan_cache *c = lake->scans;
-    input_free(&e->in);
-    *e = c->entries[--c->n];
-}
-
-void lk_scan_cache_forget(lk_lake *lake)
-{
-    struct lk_scan_cache *c = lake->scans;
-    if (!c)
-        return;
-    for (size_t i = 0; i < c->n; i++)
-        input_free(&c->entries[i].in);
-    for (size_t i = 0; i < c->ninl; i++)
-        inlined_info_free(&c->inl[i]);
-    free(c->entries);
-    free(c->inl);
-    free(c);
-    lake->scans = NULL;
-}
-
-static void cache_store(lk_lake *lake, int64_t table_id, int64_t snapshot, const scan_input *in)
-{
-    lk_scan_cache_drop(lake, table_id);
-    struct lk_scan_cache *c = cache_of(lake);
-    c->entries = xrealloc(c->entries, (c->n + 1) * sizeof(scan_entry));
-    scan_entry *e = &c->entries[c->n++];
-    memset(e, 0, sizeof(*e));
-    e->table_id = table_id;
-    e->valid_from = snapshot;
-    e->in.any_partitioned = in->any_partitioned;
-    copy_files(&e->in, in->files, in->n);
-}
-
-/* The committed files of table `id` at snapshot s, when the cache knows
- * them: s must lie between the entry's snapshot and the lake's. */
-static int cache_lookup(scan_input *in, lk_lake *lake, int64_t id, int64_t s)
-{
-    scan_entry *e = cache_find(lake, id);
-    if (!e || s < e->valid_from || s > lake->cat.snapshot_id)
-        return 0;
-    in->any_partitioned = e->in.any_partitioned;
-    copy_files(in, e->in.files, e->in.n);
-    return 1;
-}
-
-/* The tables a commit may have changed: its deltas, the tables whose views
- * showed its pending state, those named by id in its changes, and those it
- * created or renamed (their catalog row begins at the new snapshot). */
-static void drop_committed_tables(lk_lake *lake, const lk_txn *txn)
-{
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        lk_scan_cache_drop(lake, txn->deltas[i].table_id);
-    for (size_t i = 0; i < txn->ntouched; i++)
-        lk_scan_cache_drop(lake, txn->touched[i]);
-    for (size_t i = 0; i < txn->nchange_tokens; i++) {
-        const char *colon = strchr(txn->change_tokens[i], ':');
-        if (colon && colon[1] != '"')
-            lk_scan_cache_drop(lake, strtoll(colon + 1, NULL, 10));
-    }
-    for (size_t i = 0; i < txn->cat.ntables; i++)
-        if (txn->cat.tables[i].begin >= txn->snapshot_id)
-            lk_scan_cache_drop(lake, txn->cat.tables[i].id);
-}
-
-static int schema_changed_by(const lk_txn *txn, int64_t table_id)
-{
-    for (size_t i = 0; i < txn->nschema_changed; i++)
-        if (txn->schema_changed[i] == table_id)
-            return 1;
-    return 0;
-}
-
-/* Whether the transaction inlined rows into table `table_id`. */
-static int inlined_into(const lk_txn *txn, int64_t table_id)
-{
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        if (txn->deltas[i].table_id == table_id && txn->deltas[i].inlined)
-            return 1;
-    return 0;
-}
-
-/* The inlined tables of tables the commit inlined rows into are no
- * longer known empty. */
-static void forget_empty(lk_lake *lake, const lk_txn *txn)
-{
-    struct lk_scan_cache *c = lake->scans;
-    for (size_t i = 0; c && i < c->ninl; i++) {
-        int64_t tid = strtoll(c->inl[i].name + strlen("ducklake_inlined_data_"), NULL, 10);
-        if (c->inl[i].empty && inlined_into(txn, tid))
-            c->inl[i].empty = 0;
-    }
-}
-
-/* An inlined table the commit created: none of its rows is ended (a row is
- * ended only by a later snapshot than the one that wrote it), and its
- * columns were named as the committed table's are now — unless the same
- * transaction went on to change an older table's schema. */
-static void note_new_inlined(lk_lake *lake, const lk_txn *txn, const char *name)
-{
-    for (size_t i = 0; i < txn->cat.ntables; i++) {
-        const lk_table *t = &txn->cat.tables[i];
-        for (size_t k = 0; k < t->ninlined; k++) {
-            if (strcmp(t->inlined[k].name, name) != 0)
-                continue;
-            inlined_info *x = inlined_find(lake, name, 1);
-            x->have_ended = 1;
-            x->ended = 0;
-            x->empty = !inlined_into(txn, t->id);
-            int created = t->begin == txn->snapshot_id &&
-                          !lk_catalog_table_by_id(&lake->cat, t->id); /* still the old one */
-            if (!created && schema_changed_by(txn, t->id))
-                return;
-            int64_t *ids = xcalloc(t->ncols ? t->ncols : 1, sizeof(int64_t));
-            char **names = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
-            for (size_t c = 0; c < t->ncols; c++) {
-                ids[c] = t->cols[c].id;
-                names[c] = t->cols[c].name;
-            }
-            inlined_set_names(x, ids, names, t->ncols);
-            free(ids);
-            free(names);
-            return;
-        }
-    }
-}
-
-/* Whether every change of the commit only adds: files and inlined rows
- * to tables, new tables and schemas, dropped tables (CREATE OR REPLACE). */
-static int commit_only_adds(const lk_txn *txn)
-{
-    static const char *const ADDS[] = {"created_schema:", "created_table:", "dropped_table:",
-                                       "inserted_into_table:", "inlined_insert:"};
-    if (txn->has_deletes || txn->renum.n)
-        return 0;
-    for (size_t i = 0; i < txn->nchange_tokens; i++) {
-        int ok = 0;
-        for (size_t k = 0; k < sizeof(ADDS) / sizeof(ADDS[0]) && !ok; k++)
-            ok = strncmp(txn->change_tokens[i], ADDS[k], strlen(ADDS[k])) == 0;
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
-static int64_t renumbered_file(const lk_txn *txn, int64_t id)
-{
-    for (size_t i = 0; i < txn->file_renum.n; i++)
-        if (txn->file_renum.from[i] == id)
-            return txn->file_renum.to[i];
-    return id;
-}
-
-/* The committed files of table `t` after a commit that only added to it:
- * those before (known to the cache, or none for a new table) and the
- * files the transaction wrote, as the catalog now lists them. 0 when
- * they are not known that way. */
-static int files_after_commit(scan_input *out, lk_lake *lake, const lk_txn *txn, const lk_table *t)
-{
-    int created = t->begin == txn->snapshot_id && !lk_catalog_table_by_id(&lake->cat, t->id);
-    if (t->nkeys || (!created && (txn->cat.snapshot_id != lake->cat.snapshot_id ||
-                                  !cache_lookup(out, lake, t->id, lake->cat.snapshot_id))))
-        return 0;
-    for (size_t i = 0; i < txn->nfiles; i++) {
-        const lk_pending_file *p = &txn->files[i];
-        if (p->table_id != t->id)
-            continue;
-        scan_file *f = push_file(out);
-        f->id = renumbered_file(txn, p->file_id);
-        f->path = xstrdup(p->abs_path);
-        f->row_id_start = p->row_id_start;
-        f->begin = txn->snapshot_id;
-        f->partial_max = -1;
-        f->record_count = p->record_count;
-    }
-    return 1;
-}
-
-void lk_scan_cache_commit(lk_lake *lake, const lk_txn *txn)
-{
-    /* what the tables the commit added files to hold now, before their
-     * entries go: their views are rebuilt next, without a catalog query */
-    size_t nafter = 0;
-    int64_t *after_ids = NULL;
-    scan_input *after = NULL;
-    for (size_t i = 0; commit_only_adds(txn) && i < txn->ndeltas; i++) {
-        const lk_table *t = lk_catalog_table_by_id(&txn->cat, txn->deltas[i].table_id);
-        scan_input in = {0};
-        if (!t || !files_after_commit(&in, lake, txn, t)) {
-            input_free(&in);
-            continue;
-        }
-        after = xrealloc(after, (nafter + 1) * sizeof(scan_input));
-        after_ids = xrealloc(after_ids, (nafter + 1) * sizeof(int64_t));
-        after[nafter] = in;
-        after_ids[nafter++] = t->id;
-    }
-    drop_committed_tables(lake, txn);
-    for (size_t i = 0; i < nafter; i++) {
-        cache_store(lake, after_ids[i], txn->snapshot_id, &after[i]);
-        input_free(&after[i]);
-    }
-    free(after);
-    free(after_ids);
-    struct lk_scan_cache *c = lake->scans;
-    /* deletions and flushes end inlined rows: ask again */
-    int ends = txn->has_deletes;
-    for (size_t i = 0; i < txn->nchange_tokens; i++)
-        ends |= strncmp(txn->change_tokens[i], "inlined_delete:", 15) == 0 ||
-                strncmp(txn->change_tokens[i], "inline_flush:", 13) == 0 ||
-                strncmp(txn->change_tokens[i], "deleted_from_table:", 19) == 0;
-    for (size_t i = 0; ends && c && i < c->ninl; i++)
-        c->inl[i].have_ended = 0;
-    forget_empty(lake, txn);
-    for (size_t i = 0; i < txn->meta_ops.n; i++) {
-        const char *op = txn->meta_ops.items[i];
-        if (strncmp(op + 1, "ducklake_inlined_data_", 22) != 0)
-            continue;
-        inlined_info *x = inlined_find(lake, op + 1, 0);
-        if (x) /* dropped or made again: forget what was known */
-            x->have_names = x->have_ended = 0;
-        if (op[0] == '+')
-            note_new_inlined(lake, txn, op + 1);
-    }
 }
 
 static char *resolve(const char *dir, const char *path, const char *rel)
@@ -433,8 +72,8 @@ static char *resolve(const char *dir, const char *path, const char *rel)
  * columns table_id, data_file_id, path, path_is_relative, row_id_start,
  * begin_snapshot, partial_max, delete path, its path_is_relative, its
  * partial_max, record_count, partitioned. */
-static int query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_t table_id,
-                       int64_t s)
+int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_t table_id,
+                     int64_t s)
 {
     char *only =
         table_id >= 0 ? xasprintf(" AND d.table_id = %lld", (long long)table_id) : xstrdup("");
@@ -455,11 +94,11 @@ static int query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int6
 
 /* Appends the files of rows [from, to) of a query_files result; `dir` is
  * the table's directory (relative paths are under it). */
-static void add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t to,
-                          const char *dir)
+void scan_add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t to,
+                        const char *dir)
 {
     for (size_t i = from; i < to; i++) {
-        scan_file *f = push_file(in);
+        scan_file *f = scan_push_file(in);
         f->id = strtoll(duck_table_get(r, i, 1), NULL, 10);
         f->path = resolve(dir, duck_table_get(r, i, 2), duck_table_get(r, i, 3));
         const char *v = duck_table_get(r, i, 4);
@@ -482,24 +121,32 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
                                 const lk_table *t, const lk_catalog *cat, int64_t s)
 {
     duck_table r;
-    int rc = query_files(&r, lake, con, t->id, s);
+    int rc = scan_query_files(&r, lake, con, t->id, s);
     if (rc)
         return rc;
     char *dir = lk_lake_table_dir(lake, cat, t);
-    add_file_rows(in, &r, 0, r.nrows, dir);
+    scan_add_file_rows(in, &r, 0, r.nrows, dir);
     free(dir);
     duck_table_free(&r);
     return 0;
 }
 
-static void add_pending_files(scan_input *in, lk_txn *txn, const lk_table *t)
+static int64_t renumbered_file(const lk_txn *txn, int64_t id)
+{
+    for (size_t i = 0; i < txn->file_renum.n; i++)
+        if (txn->file_renum.from[i] == id)
+            return txn->file_renum.to[i];
+    return id;
+}
+
+void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id, int renumbered)
 {
     for (size_t i = 0; i < txn->nfiles; i++) {
-        lk_pending_file *p = &txn->files[i];
-        if (p->table_id != t->id)
+        const lk_pending_file *p = &txn->files[i];
+        if (p->table_id != table_id)
             continue;
-        scan_file *f = push_file(in);
-        f->id = p->file_id;
+        scan_file *f = scan_push_file(in);
+        f->id = renumbered ? renumbered_file(txn, p->file_id) : p->file_id;
         f->path = xstrdup(p->abs_path);
         f->row_id_start = p->row_id_start;
         f->begin = txn->snapshot_id;
@@ -859,7 +506,7 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
 static char **inlined_names(lk_lake *lake, duckdb_connection con, const lk_table *t,
                             const lk_inlined *inl)
 {
-    inlined_info *x = inlined_find(lake, inl->name, 0);
+    inlined_info *x = scan_inlined_find(lake, inl->name, 0);
     if (!x || !x->have_names)
         return inlined_names_read(lake, con, t, inl);
     char **old = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
@@ -903,7 +550,7 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
         ids[k] = strtoll(duck_table_get(&r, k, 0), NULL, 10);
         names[k] = (char *)duck_table_get(&r, k, 1);
     }
-    inlined_set_names(inlined_find(lake, inl->name, 1), ids, names, r.nrows);
+    scan_inlined_set_names(scan_inlined_find(lake, inl->name, 1), ids, names, r.nrows);
     free(ids);
     free(names);
     duck_table_free(&r);
@@ -950,7 +597,7 @@ static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_co
  * commit that ends one rebuilds the table's view, so this holds until then. */
 static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl)
 {
-    inlined_info *x = inlined_find(lake, inl->name, 0);
+    inlined_info *x = scan_inlined_find(lake, inl->name, 0);
     if (x && x->have_ended)
         return x->ended;
     tarn_buf b = {0};
@@ -961,7 +608,7 @@ static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl
     if (duck_query_int64(&n, NULL, con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
     } else {
-        x = inlined_find(lake, inl->name, 1);
+        x = scan_inlined_find(lake, inl->name, 1);
         x->have_ended = 1;
         x->ended = n > 0;
     }
@@ -1118,12 +765,10 @@ static int constant_friendly(const char *type)
     return strncmp(type, "decimal", 7) == 0;
 }
 
-/* Reads each committed file's identity partition values (from whichever
- * partition spec it was written under) and builds its group signature. */
 /* The identity partition values of committed files, of table `table_id`
  * or (-1) of every table: data_file_id, column_id, value, by file. */
-static int query_partition_values(duck_table *r, lk_lake *lake, duckdb_connection con,
-                                  int64_t table_id)
+int scan_query_partition_values(duck_table *r, lk_lake *lake, duckdb_connection con,
+                                int64_t table_id)
 {
     char *only =
         table_id >= 0 ? xasprintf("v.table_id = %lld AND ", (long long)table_id) : xstrdup("");
@@ -1157,7 +802,7 @@ static size_t first_row_of(const duck_table *r, int64_t id)
 
 /* Gives each file of `in` its identity partition values (the usable
  * ones: columns of `t` whose text form casts back) and group signature. */
-static void apply_partition_values(scan_input *in, const lk_table *t, const duck_table *r)
+void scan_apply_partition_values(scan_input *in, const lk_table *t, const duck_table *r)
 {
     for (size_t i = 0; i < in->n; i++) {
         scan_file *f = &in->files[i];
@@ -1193,10 +838,10 @@ static int load_partition_constants(scan_input *in, lk_lake *lake, duckdb_connec
                                     const lk_table *t)
 {
     duck_table r;
-    int rc = query_partition_values(&r, lake, con, t->id);
+    int rc = scan_query_partition_values(&r, lake, con, t->id);
     if (rc)
         return rc;
-    apply_partition_values(in, t, &r);
+    scan_apply_partition_values(in, t, &r);
     duck_table_free(&r);
     return 0;
 }
@@ -1255,193 +900,6 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
     return rc;
 }
 
-/* ---- prefilling the cache: every table's view from a few queries ---- */
-
-/* The committed tables of `cat` the cache does not know (at the lake's
- * snapshot); NULL when there are too few to be worth a bulk read. */
-static const lk_table **unknown_tables(size_t *n, lk_lake *lake, const lk_catalog *cat)
-{
-    const lk_table **ts = xcalloc(cat->ntables ? cat->ntables : 1, sizeof(*ts));
-    *n = 0;
-    for (size_t i = 0; i < cat->ntables; i++) {
-        const lk_table *t = &cat->tables[i];
-        scan_entry *e = cache_find(lake, t->id);
-        if (t->begin <= lake->cat.snapshot_id && (!e || e->valid_from > lake->cat.snapshot_id))
-            ts[(*n)++] = t;
-    }
-    if (*n < 4) {
-        free(ts);
-        *n = 0;
-        return NULL;
-    }
-    return ts;
-}
-
-static int cmp_table_id(const void *a, const void *b)
-{
-    int64_t x = (*(const lk_table *const *)a)->id, y = (*(const lk_table *const *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
-/* The files of the tables `ts` (sorted by id) from one query over every
- * table, and their partition values from one more when some are
- * partitioned; each table's entry is stored. */
-static int prefill_files(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                         const lk_table **ts, size_t n)
-{
-    int64_t s = lake->cat.snapshot_id;
-    duck_table r, pv = {0};
-    int rc = query_files(&r, lake, con, -1, s);
-    if (rc)
-        return rc;
-    int have_pv = 0;
-    size_t row = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        while (row < r.nrows && strtoll(duck_table_get(&r, row, 0), NULL, 10) < ts[i]->id)
-            row++;
-        size_t end = row;
-        while (end < r.nrows && strtoll(duck_table_get(&r, end, 0), NULL, 10) == ts[i]->id)
-            end++;
-        scan_input in = {0};
-        char *dir = lk_lake_table_dir(lake, cat, ts[i]);
-        add_file_rows(&in, &r, row, end, dir);
-        free(dir);
-        if (in.any_partitioned && !have_pv) {
-            rc = query_partition_values(&pv, lake, con, -1);
-            have_pv = rc == 0;
-        }
-        if (in.any_partitioned && have_pv)
-            apply_partition_values(&in, ts[i], &pv);
-        if (!rc)
-            cache_store(lake, ts[i]->id, s, &in);
-        input_free(&in);
-        row = end;
-    }
-    if (have_pv)
-        duck_table_free(&pv);
-    duck_table_free(&r);
-    return rc;
-}
-
-/* The inlined tables of `ts` that exist and whose column names or ended
- * rows the cache does not know. */
-static const lk_inlined **unknown_inlined(size_t *n, const lk_table ***owners, lk_lake *lake,
-                                          duckdb_connection con, const lk_table **ts, size_t nts)
-{
-    size_t cap = 0;
-    const lk_inlined **out = NULL;
-    *n = 0;
-    for (size_t i = 0; i < nts; i++)
-        cap += ts[i]->ninlined;
-    out = xcalloc(cap ? cap : 1, sizeof(*out));
-    *owners = xcalloc(cap ? cap : 1, sizeof(**owners));
-    for (size_t i = 0; i < nts; i++)
-        for (size_t k = 0; k < ts[i]->ninlined; k++) {
-            const lk_inlined *inl = &ts[i]->inlined[k];
-            inlined_info *x = inlined_find(lake, inl->name, 0);
-            if ((x && x->have_names && x->have_ended) ||
-                !lk_lake_meta_table_exists(lake, con, inl->name))
-                continue;
-            (*owners)[*n] = ts[i];
-            out[(*n)++] = inl;
-        }
-    return out;
-}
-
-/* Column names (by id) of the inlined tables `inl` of tables `owner`, in
- * one query (see inlined_names_read). */
-static int prefill_inlined_names(lk_lake *lake, duckdb_connection con, const lk_inlined **inl,
-                                 const lk_table **owner, size_t n)
-{
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT i.name, c.column_id, c.column_name FROM (VALUES ");
-    for (size_t i = 0; i < n; i++) {
-        buf_puts(&b, i ? ", (" : "(");
-        quote_literal(&b, inl[i]->name);
-        buf_printf(&b, ", %lld::BIGINT, %lld::BIGINT, %lld::BIGINT)", (long long)owner[i]->id,
-                   (long long)inl[i]->schema_version, (long long)owner[i]->begin);
-    }
-    buf_printf(&b,
-               ") i(name, table_id, sv, tbegin) JOIN %s.ducklake_column c ON c.table_id = "
-               "i.table_id AND c.parent_column IS NULL, LATERAL (SELECT COALESCE((SELECT "
-               "min(begin_snapshot) FROM %s.ducklake_schema_versions v WHERE v.table_id = "
-               "i.table_id AND v.schema_version = i.sv), i.tbegin) AS s) v WHERE v.s >= "
-               "c.begin_snapshot AND (v.s < c.end_snapshot OR c.end_snapshot IS NULL) ORDER BY "
-               "i.name",
-               lake->meta, lake->meta);
-    duck_table r;
-    int rc = duck_table_query(&r, con, buf_cstr(&b));
-    buf_free(&b);
-    for (size_t row = 0; !rc && row < r.nrows;) {
-        size_t end = row;
-        while (end < r.nrows && strcmp(duck_table_get(&r, end, 0), duck_table_get(&r, row, 0)) == 0)
-            end++;
-        int64_t *ids = xcalloc(end - row, sizeof(int64_t));
-        char **names = xcalloc(end - row, sizeof(char *));
-        for (size_t k = row; k < end; k++) {
-            ids[k - row] = strtoll(duck_table_get(&r, k, 1), NULL, 10);
-            names[k - row] = (char *)duck_table_get(&r, k, 2);
-        }
-        inlined_set_names(inlined_find(lake, duck_table_get(&r, row, 0), 1), ids, names, end - row);
-        free(ids);
-        free(names);
-        row = end;
-    }
-    if (!rc)
-        duck_table_free(&r);
-    return rc;
-}
-
-/* Whether each of the inlined tables `inl` has an ended row, in one query. */
-static int prefill_inlined_ended(lk_lake *lake, duckdb_connection con, const lk_inlined **inl,
-                                 size_t n)
-{
-    tarn_buf b = {0};
-    for (size_t i = 0; i < n; i++) {
-        buf_puts(&b, i ? " UNION ALL SELECT " : "SELECT ");
-        quote_literal(&b, inl[i]->name);
-        buf_printf(&b, " AS name, EXISTS (SELECT 1 FROM %s.", lake->meta);
-        quote_ident(&b, inl[i]->name);
-        buf_puts(&b, " WHERE end_snapshot IS NOT NULL) AS ended");
-    }
-    duck_table r;
-    int rc = duck_table_query(&r, con, buf_cstr(&b));
-    buf_free(&b);
-    for (size_t row = 0; !rc && row < r.nrows; row++) {
-        inlined_info *x = inlined_find(lake, duck_table_get(&r, row, 0), 1);
-        x->have_ended = 1;
-        x->ended = strcmp(duck_table_get(&r, row, 1), "true") == 0;
-    }
-    if (!rc)
-        duck_table_free(&r);
-    return rc;
-}
-
-int lk_scan_prefill(lk_lake *lake, duckdb_connection con, const lk_catalog *cat)
-{
-    if (lake->txn && lake->txn->cat.snapshot_id != lake->cat.snapshot_id)
-        return 0; /* another process committed: the tables' own reads */
-    size_t n = 0;
-    const lk_table **ts = unknown_tables(&n, lake, cat);
-    if (!ts)
-        return 0;
-    qsort(ts, n, sizeof(*ts), cmp_table_id);
-    int rc = prefill_files(lake, con, cat, ts, n);
-    const lk_table **owners = NULL;
-    size_t ninl = 0;
-    const lk_inlined **inl = rc ? NULL : unknown_inlined(&ninl, &owners, lake, con, ts, n);
-    if (!rc && ninl)
-        rc = prefill_inlined_names(lake, con, inl, owners, ninl);
-    if (!rc && ninl)
-        rc = prefill_inlined_ended(lake, con, inl, ninl);
-    free(inl);
-    free(owners);
-    free(ts);
-    if (rc) /* the views read what they need one by one */
-        tarn_error_clear();
-    return 0;
-}
-
 /* The table's committed files at snapshot s, with their identity
  * partition values: from the cache, or read (and cached when s is the
  * lake's snapshot). A table the open transaction created has none. */
@@ -1450,7 +908,7 @@ static int committed_input(scan_input *in, lk_lake *lake, duckdb_connection con,
 {
     if (t->begin > s && !lk_catalog_table_by_id(&lake->cat, t->id))
         return 0; /* (a renamed table's row begins at the rename) */
-    if (cache_lookup(in, lake, t->id, s))
+    if (scan_cache_lookup(in, lake, t->id, s))
         return 0;
     int rc = load_committed_files(in, lake, con, t, cat, s);
     /* partition values only exist for files written under a spec: an
@@ -1458,7 +916,7 @@ static int committed_input(scan_input *in, lk_lake *lake, duckdb_connection con,
     if (!rc && in->any_partitioned)
         rc = load_partition_constants(in, lake, con, t);
     if (!rc && s == lake->cat.snapshot_id)
-        cache_store(lake, t->id, s, in);
+        scan_cache_store(lake, t->id, s, in);
     return rc;
 }
 
@@ -1473,7 +931,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     if (rc)
         return rc;
     if (pending)
-        add_pending_files(&in, txn, t);
+        scan_add_pending_files(&in, txn, t->id, 0);
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
     in.has_inline_deletes = in.n > 0 && lk_lake_meta_table_exists(lake, con, idel);
     free(idel);
@@ -1488,7 +946,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     if (in.n) {
         rc = grouped_parts(&b, lake, con, t, &in, s, snap, flags, pending, &parts);
         if (rc) {
-            input_free(&in);
+            scan_input_free(&in);
             buf_free(&b);
             free(snap);
             return rc;
@@ -1499,7 +957,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             continue;
         /* an empty one adds nothing to the session's view; the commit that
          * first inlines rows into it rebuilds the view */
-        inlined_info *x = inlined_find(lake, t->inlined[i].name, 0);
+        inlined_info *x = scan_inlined_find(lake, t->inlined[i].name, 0);
         if (x && x->empty && snapshot < 0 && lake->pinned < 0)
             continue;
         if (parts++)
@@ -1516,7 +974,7 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     }
     if (!parts)
         empty_part(&b, t, flags);
-    input_free(&in);
+    scan_input_free(&in);
     free(snap);
     *out = buf_detach(&b);
     return 0;

@@ -30,8 +30,8 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
                 const lk_table *t, int64_t snapshot, int flags);
 
 /* The lake's cache of what scans read from the catalog (each table's
- * committed files, the column names and ended rows of inlined tables):
- * lk_scan_cache_commit drops what a successful commit changed (before the
+ * committed files, the column names and ended rows of inlined tables;
+ * scan_cache.c): lk_scan_cache_commit drops what a successful commit changed (before the
  * views are rebuilt); lk_scan_cache_forget drops everything (maintenance,
  * reloads, another process's commit); lk_scan_cache_drop one table. */
 struct lk_txn;
