@@ -384,11 +384,10 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
 int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
 {
     sql_tokens tk;
-    int rc = sql_tokenize(&tk, sql);
+    char kw[32];
+    int rc = sql_tokenize_kw(&tk, sql, kw, sizeof(kw));
     if (rc)
         return rc;
-    char kw[32];
-    sql_first_keyword(sql, kw, sizeof(kw));
     if (s->explicit_txn && s->txn_failed && !is_transaction_kw(kw)) {
         sql_tokens_free(&tk);
         return tarn_error_set(TARN_EINVALID, "Current transaction is aborted (please ROLLBACK)");

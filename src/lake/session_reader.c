@@ -76,11 +76,10 @@ int tarn_session_reader_sql(tarn_session *s, const char *sql, char **out)
                               "a reader cannot see the session's open transaction: run it after "
                               "COMMIT or ROLLBACK");
     sql_tokens tk;
-    int rc = sql_tokenize(&tk, sql);
+    char kw[32];
+    int rc = sql_tokenize_kw(&tk, sql, kw, sizeof(kw));
     if (rc)
         return rc;
-    char kw[32];
-    sql_first_keyword(sql, kw, sizeof(kw));
     if (!readable(s, &tk, kw)) {
         sql_tokens_free(&tk);
         return tarn_error_set(TARN_EUNSUPPORTED,

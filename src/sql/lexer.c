@@ -520,6 +520,14 @@ void sql_first_keyword(const char *stmt, char *buf, size_t n)
     buf[len] = '\0';
 }
 
+int sql_tokenize_kw(sql_tokens *out, const char *sql, char *kw, size_t n)
+{
+    int rc = sql_tokenize(out, sql);
+    if (!rc)
+        sql_first_keyword(sql, kw, n);
+    return rc;
+}
+
 /* ---- output kind --------------------------------------------------------
  * The golden suite's oracle (ducklake-golden/check.py, classify()) decides
  * from the raw text what each statement prints, and tarn must print the

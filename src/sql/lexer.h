@@ -68,6 +68,11 @@ void sql_script_free(sql_script *s);
  * comments and '(' — into buf (size n); "" when none. */
 void sql_first_keyword(const char *stmt, char *buf, size_t n);
 
+/* sql_tokenize, then the statement's first keyword (sql_first_keyword)
+ * into kw (size n): what routing a statement starts from. On failure
+ * nothing is left to free and kw is not set. */
+int sql_tokenize_kw(sql_tokens *out, const char *sql, char *kw, size_t n);
+
 /* What a statement prints, by the rules of the golden README:
  * SELECT FROM WITH VALUES TABLE DESCRIBE SHOW SUMMARIZE (and PIVOT,
  * UNPIVOT, EXPLAIN) → ROWS; INSERT UPDATE DELETE and

@@ -420,6 +420,23 @@ static void test_first_keyword(void **state)
     sql_first_keyword("SELECT", one, 0); /* n == 0: nothing written */
 }
 
+static void test_tokenize_kw(void **state)
+{
+    (void)state;
+    sql_tokens t;
+    char kw[32];
+    assert_int_equal(sql_tokenize_kw(&t, "(select 1) -- x", kw, sizeof kw), 0);
+    assert_string_equal(kw, "SELECT");
+    assert_int_equal(t.n, 4);
+    assert_tok(&t, 1, SQL_TOK_IDENT, "select");
+    sql_tokens_free(&t);
+    memset(kw, 'x', sizeof kw);
+    assert_int_equal(sql_tokenize_kw(&t, "SELECT 'oops", kw, sizeof kw), TARN_EINVALID);
+    assert_null(t.toks);
+    assert_int_equal(kw[0], 'x'); /* not set on failure */
+    tarn_error_clear();
+}
+
 /* ---- output kind -------------------------------------------------------- */
 
 static void test_output_rows(void **state)
@@ -564,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_split_empty_statements),
         cmocka_unit_test(test_split_errors),
         cmocka_unit_test(test_first_keyword),
+        cmocka_unit_test(test_tokenize_kw),
         cmocka_unit_test(test_output_rows),
         cmocka_unit_test(test_output_count),
         cmocka_unit_test(test_output_none),
