@@ -4,10 +4,13 @@
  *
  * One mutex guards the jobs; the main thread submits a job only to a
  * free worker, so the queue never holds more jobs than there are idle
- * workers. A job's table is "__tarn_prefetch"."main"."m<model index>",
- * in an in-memory database attached for the run: tables there are shared
- * by every connection of the instance, and DuckDB spills them to its
- * temporary directory when they outgrow memory.
+ * workers. A worker puts the job it finished on a second FIFO, which
+ * prefetch_next_done reads (the run submits each model at most once, so
+ * each FIFO holds at most one entry a model). A job's table is
+ * "__tarn_prefetch"."main"."m<model index>", in an in-memory database
+ * attached for the run: tables there are shared by every connection of
+ * the instance, and DuckDB spills them to its temporary directory when
+ * they outgrow memory.
  */
 #include "build/prefetch.h"
 
@@ -33,7 +36,6 @@ typedef struct {
     char *sql;      /* what the reader runs: CREATE TABLE … AS <rewritten query> */
     char *relation; /* SELECT * FROM the job's table */
     double ms;
-    int reported; /* prefetch_next_done returned it */
 } job;
 
 typedef struct {
@@ -50,6 +52,8 @@ struct prefetch {
     job *jobs;
     size_t *queue; /* model indexes, FIFO */
     size_t qhead, qtail;
+    size_t *finished; /* model indexes of jobs done or failed, FIFO */
+    size_t fhead, ftail;
     worker *workers;
     int nworkers;
     int idle;    /* workers not running a job, minus the jobs queued for them */
@@ -79,7 +83,8 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&pf->work, &pf->mu);
         if (pf->stop)
             break;
-        job *j = &pf->jobs[pf->queue[pf->qhead++]];
+        size_t mi = pf->queue[pf->qhead++];
+        job *j = &pf->jobs[mi];
         j->state = JOB_RUNNING;
         w->busy = 1;
         pthread_mutex_unlock(&pf->mu);
@@ -89,6 +94,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&pf->mu);
         j->ms = clock_mono_ms() - t0;
         j->state = rc ? JOB_FAILED : JOB_DONE;
+        pf->finished[pf->ftail++] = mi;
         w->busy = 0;
         pf->idle++;
         pf->running--;
@@ -172,6 +178,7 @@ int prefetch_open(prefetch **out, tarn_session *s, const tarn_project *p, int wo
     pf->nmodels = p->nmodels;
     pf->jobs = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(job));
     pf->queue = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(size_t));
+    pf->finished = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(size_t));
     pf->workers = xcalloc((size_t)workers, sizeof(worker));
     pthread_mutex_init(&pf->mu, NULL);
     pthread_cond_init(&pf->work, NULL);
@@ -225,6 +232,7 @@ void prefetch_close(prefetch *pf)
     pthread_cond_destroy(&pf->done);
     free(pf->workers);
     free(pf->queue);
+    free(pf->finished);
     free(pf->jobs);
     free(pf);
 }
@@ -276,20 +284,11 @@ int prefetch_submit(prefetch *pf, size_t mi, const char *prelude, const char *pi
 int prefetch_next_done(prefetch *pf, size_t *mi, int wait)
 {
     pthread_mutex_lock(&pf->mu);
-    int found = 0;
-    for (;;) {
-        for (size_t i = 0; i < pf->nmodels && !found; i++) {
-            job *j = &pf->jobs[i];
-            if ((j->state == JOB_DONE || j->state == JOB_FAILED) && !j->reported) {
-                j->reported = 1;
-                *mi = i;
-                found = 1;
-            }
-        }
-        if (found || !wait || pf->running == 0)
-            break;
+    while (wait && pf->fhead == pf->ftail && pf->running > 0)
         pthread_cond_wait(&pf->done, &pf->mu);
-    }
+    int found = pf->fhead < pf->ftail;
+    if (found)
+        *mi = pf->finished[pf->fhead++];
     pthread_mutex_unlock(&pf->mu);
     return found;
 }
