@@ -28,7 +28,16 @@
 
 #define SCRATCH "__tarn_prefetch"
 
-typedef enum { JOB_NONE = 0, JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED } job_state;
+/* A job goes NONE → QUEUED → RUNNING → DONE | FAILED → RELEASED; it is
+ * submitted at most once, which bounds both FIFOs by the model count. */
+typedef enum {
+    JOB_NONE = 0,
+    JOB_QUEUED,
+    JOB_RUNNING,
+    JOB_DONE,
+    JOB_FAILED,
+    JOB_RELEASED
+} job_state;
 
 typedef struct {
     job_state state;
@@ -220,7 +229,7 @@ void prefetch_close(prefetch *pf)
         return;
     workers_stop(pf);
     for (size_t i = 0; i < pf->nmodels; i++)
-        if (pf->jobs[i].state != JOB_NONE)
+        if (pf->jobs[i].state != JOB_NONE && pf->jobs[i].state != JOB_RELEASED)
             prefetch_release(pf, i);
     if (pf->nworkers > 0 &&
         tarn_reader_exec(pf->workers[0].reader, "DETACH DATABASE IF EXISTS " SCRATCH) != 0)
@@ -253,7 +262,7 @@ int prefetch_has_idle(const prefetch *pf)
 int prefetch_submit(prefetch *pf, size_t mi, const char *prelude, const char *pinned)
 {
     job *j = &pf->jobs[mi];
-    if (j->state != JOB_NONE)
+    if (j->state != JOB_NONE) /* once per model: the FIFOs hold one entry a model */
         return tarn_error_set(TARN_EINVALID, "model %zu was already prefetched", mi);
     tarn_buf ctas = {0}, rel = {0};
     buf_puts(&ctas, "CREATE TABLE ");
@@ -327,5 +336,6 @@ void prefetch_release(prefetch *pf, size_t mi)
     free(j->sql);
     free(j->relation);
     memset(j, 0, sizeof(*j));
+    j->state = JOB_RELEASED;
     pthread_mutex_unlock(&pf->mu);
 }
