@@ -33,7 +33,6 @@ typedef struct {
     scan_file *files;
     size_t n;
     int has_inline_deletes;
-    int has_pending;
     int any_partitioned; /* some committed file was written under a partition spec */
 } scan_input;
 
