@@ -209,14 +209,13 @@ void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
         for (size_t i = 0; i < s->n; i++) {
             const lk_leaf_stats *l = &s->leaves[i];
             tarn_buf b = {0};
-            buf_printf(&b, "INSERT INTO %s.ducklake_table_column_stats VALUES (%lld, %lld, %s, %s, ",
-                       meta, (long long)table_id, (long long)l->col_id,
+            buf_printf(&b, "(%lld, %lld, %s, %s, ", (long long)table_id, (long long)l->col_id,
                        l->null_count > 0 ? "true" : "false", nan_literal(l->contains_nan));
             quote_literal(&b, l->value_count ? l->min : NULL);
             buf_puts(&b, ", ");
             quote_literal(&b, l->value_count ? l->max : NULL);
             buf_puts(&b, ", NULL)");
-            lk_txn_sql(txn, "%s", buf_cstr(&b));
+            lk_txn_row(txn, "ducklake_table_column_stats", "%s", buf_cstr(&b));
             buf_free(&b);
         }
         return;

@@ -32,9 +32,9 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
  * them unknown (how DuckDB merges the stats of the files of one commit). */
 int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_connection con);
 
-/* Appends to the transaction the statements that merge a commit's stats
- * `s` into the table-level stats of table `table_id` (INSERT on the
- * table's first data, UPDATE after). */
+/* Records in the transaction the rows or statements that merge a commit's
+ * stats `s` into the table-level stats of table `table_id` (rows on the
+ * table's first data, UPDATEs after). */
 void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
                                int64_t table_id, const lk_stats_set *s);
 

@@ -61,13 +61,13 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     s->path = dir_for(name, s->uuid);
     s->path_rel = 1;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_schema VALUES (%lld, '%s', %lld, NULL, ", lake->meta,
-               (long long)s->id, s->uuid, (long long)txn->snapshot_id);
+    buf_printf(&b, "(%lld, '%s', %lld, NULL, ", (long long)s->id, s->uuid,
+               (long long)txn->snapshot_id);
     quote_literal(&b, name);
     buf_puts(&b, ", ");
     quote_literal(&b, s->path);
     buf_puts(&b, ", true)");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_schema", "%s", buf_cstr(&b));
     buf_free(&b);
     token_name(txn, "created_schema", name, NULL);
     txn->catalog_changed = 1;
@@ -311,9 +311,8 @@ static void column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
 {
     lk_txn *txn = lake->txn;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_column VALUES (%lld, %lld, NULL, %lld, %lld, ",
-               lake->meta, (long long)c->id, (long long)txn->snapshot_id, (long long)t->id,
-               (long long)c->id);
+    buf_printf(&b, "(%lld, %lld, NULL, %lld, %lld, ", (long long)c->id, (long long)txn->snapshot_id,
+               (long long)t->id, (long long)c->id);
     quote_literal(&b, c->name);
     buf_puts(&b, ", ");
     quote_literal(&b, c->type);
@@ -329,7 +328,7 @@ static void column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
     buf_puts(&b, ", ");
     quote_literal(&b, c->default_value_type);
     buf_puts(&b, ", 'duckdb')");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_column", "%s", buf_cstr(&b));
     buf_free(&b);
     for (size_t i = 0; i < c->nchildren; i++)
         column_rows(lake, t, &c->children[i]);
@@ -339,8 +338,8 @@ static void inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
 {
     lk_txn *txn = lake->txn;
     char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
-    lk_txn_sql(txn, "INSERT INTO %s.ducklake_inlined_data_tables VALUES (%lld, '%s', %lld)",
-               lake->meta, (long long)t->id, name, (long long)sv);
+    lk_txn_row(txn, "ducklake_inlined_data_tables", "(%lld, '%s', %lld)", (long long)t->id, name,
+               (long long)sv);
     tarn_buf b = {0};
     buf_printf(&b,
                "CREATE TABLE IF NOT EXISTS %s.%s(row_id BIGINT, begin_snapshot BIGINT, "
@@ -408,22 +407,21 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.path_rel = 1;
     int64_t sv = txn->cat.schema_version + 1;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_table VALUES (%lld, '%s', %lld, NULL, %lld, ",
-               lake->meta, (long long)nt.id, nt.uuid, (long long)txn->snapshot_id,
-               (long long)s->id);
+    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)nt.id, nt.uuid,
+               (long long)txn->snapshot_id, (long long)s->id);
     quote_literal(&b, name);
     buf_puts(&b, ", ");
     quote_literal(&b, nt.path);
     buf_puts(&b, ", true)");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
     buf_free(&b);
     for (size_t i = 0; i < nt.ncols; i++)
         column_rows(lake, &nt, &nt.cols[i]);
     if (limit > 0)
         inlined_table(lake, &nt, sv);
     lk_txn_schema_changed(txn, nt.id);
-    lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)", lake->meta,
-               (long long)txn->snapshot_id, (long long)sv, (long long)nt.id);
+    lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)", (long long)txn->snapshot_id,
+               (long long)sv, (long long)nt.id);
     token_name(txn, "created_table", schema, name);
     txn->catalog_changed = 1;
     *table_id = nt.id;
@@ -492,8 +490,8 @@ static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
     int fresh = !had_inlined || t->inlined[t->ninlined - 1].schema_version != sv;
     lk_txn_schema_changed(txn, t->id);
     if (fresh)
-        lk_txn_sql(txn, "INSERT INTO %s.ducklake_schema_versions VALUES (%lld, %lld, %lld)",
-                   lake->meta, (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
+        lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)",
+                   (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
     if (had_inlined && new_columns) {
         if (!fresh) {
             lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
@@ -852,14 +850,13 @@ static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
     t->name = xstrdup(new_name);
     t->begin = txn->snapshot_id;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_table VALUES (%lld, '%s', %lld, NULL, %lld, ",
-               lake->meta, (long long)t->id, t->uuid, (long long)txn->snapshot_id,
-               (long long)t->schema_id);
+    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)t->id, t->uuid,
+               (long long)txn->snapshot_id, (long long)t->schema_id);
     quote_literal(&b, new_name);
     buf_puts(&b, ", ");
     quote_literal(&b, t->path);
     buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
     buf_free(&b);
     lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
     token_name(txn, "created_table", sc ? sc->name : "main", new_name);
@@ -908,8 +905,8 @@ static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
     int64_t pid = lk_txn_new_catalog_id(txn);
     lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
     lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, pid);
-    lk_txn_sql(txn, "INSERT INTO %s.ducklake_partition_info VALUES (%lld, %lld, %lld, NULL)",
-               lake->meta, (long long)pid, (long long)t->id, (long long)txn->snapshot_id);
+    lk_txn_row(txn, "ducklake_partition_info", "(%lld, %lld, %lld, NULL)", (long long)pid,
+               (long long)t->id, (long long)txn->snapshot_id);
     for (size_t i = 0; i < t->nkeys; i++)
         free(t->keys[i].transform);
     free(t->keys);
@@ -920,11 +917,11 @@ static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
         t->keys[i].column_id = ids[i];
         t->keys[i].transform = xstrdup(op->key_transforms[i]);
         tarn_buf b = {0};
-        buf_printf(&b, "INSERT INTO %s.ducklake_partition_column VALUES (%lld, %lld, %zu, %lld, ",
-                   lake->meta, (long long)pid, (long long)t->id, i, (long long)ids[i]);
+        buf_printf(&b, "(%lld, %lld, %zu, %lld, ", (long long)pid, (long long)t->id, i,
+                   (long long)ids[i]);
         quote_literal(&b, op->key_transforms[i]);
         buf_putc(&b, ')');
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_partition_column", "%s", buf_cstr(&b));
         buf_free(&b);
     }
     free(ids);
@@ -1073,16 +1070,15 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->sql = xstrdup(sql);
     v->aliases = xstrdup(aliases);
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_view VALUES (%lld, '%s', %lld, NULL, %lld, ",
-               lake->meta, (long long)v->id, v->uuid, (long long)txn->snapshot_id,
-               (long long)s->id);
+    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)v->id, v->uuid,
+               (long long)txn->snapshot_id, (long long)s->id);
     quote_literal(&b, name);
     buf_puts(&b, ", 'duckdb', ");
     quote_literal(&b, sql);
     buf_puts(&b, ", ");
     quote_literal(&b, aliases);
     buf_putc(&b, ')');
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_view", "%s", buf_cstr(&b));
     buf_free(&b);
     token_name(txn, "created_view", schema, name);
     txn->catalog_changed = 1;
@@ -1113,22 +1109,20 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
                    "UPDATE %s.ducklake_column_tag SET end_snapshot = %lld WHERE table_id = %lld "
                    "AND column_id = %lld AND \"key\" = 'comment' AND end_snapshot IS NULL",
                    lake->meta, (long long)txn->snapshot_id, (long long)t->id, (long long)c->id);
-        buf_printf(&b,
-                   "INSERT INTO %s.ducklake_column_tag VALUES (%lld, %lld, %lld, NULL, "
-                   "'comment', ",
-                   lake->meta, (long long)t->id, (long long)c->id, (long long)txn->snapshot_id);
+        buf_printf(&b, "(%lld, %lld, %lld, NULL, 'comment', ", (long long)t->id, (long long)c->id,
+                   (long long)txn->snapshot_id);
     } else {
         lk_txn_sql(txn,
                    "UPDATE %s.ducklake_tag SET end_snapshot = %lld WHERE object_id = %lld AND "
                    "\"key\" = 'comment' AND end_snapshot IS NULL",
                    lake->meta, (long long)txn->snapshot_id, (long long)t->id);
-        buf_printf(&b, "INSERT INTO %s.ducklake_tag VALUES (%lld, %lld, NULL, 'comment', ",
-                   lake->meta, (long long)t->id, (long long)txn->snapshot_id);
+        buf_printf(&b, "(%lld, %lld, NULL, 'comment', ", (long long)t->id,
+                   (long long)txn->snapshot_id);
     }
     quote_literal(&b, text);
     buf_putc(&b, ')');
     if (text)
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, c ? "ducklake_column_tag" : "ducklake_tag", "%s", buf_cstr(&b));
     buf_free(&b);
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_txn_view_dirty(txn, t->id);

@@ -158,14 +158,13 @@ static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const fil
     lk_txn *txn = lake->txn;
     lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%lld, ",
-               lake->meta, (long long)s->del_id);
+    buf_printf(&b, "(%lld, ", (long long)s->del_id);
     char *rel =
         xasprintf("%s%s%s", sc && sc->path ? sc->path : "", t->path ? t->path : "", s->del_rel);
     quote_literal(&b, rel);
     free(rel);
     buf_puts(&b, ", true, now())");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&b));
     buf_free(&b);
     lk_txn_sql(txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld", lake->meta,
                (long long)s->del_id);
@@ -240,9 +239,8 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
         txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
         txn->del_file_ids[txn->ndel_file_ids++] = id;
         buf_clear(&b);
-        buf_printf(&b, "INSERT INTO %s.ducklake_delete_file VALUES (%lld, %lld, %lld, NULL, %lld, ",
-                   lake->meta, (long long)id, (long long)t->id, (long long)begin,
-                   (long long)fd->file_id);
+        buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)t->id,
+                   (long long)begin, (long long)fd->file_id);
         quote_literal(&b, name);
         buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
                    (long long)fs[0].file_size, (long long)fs[0].footer_size);
@@ -250,7 +248,7 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
             buf_printf(&b, "%lld)", (long long)partial);
         else
             buf_puts(&b, "NULL)");
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
         change(txn, "deleted_from_table", t->id);
     }
     lk_file_stats_free(fs, nfs);

@@ -102,8 +102,7 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
 {
     lk_txn *txn = c->lake->txn;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_data_file VALUES (%lld, %lld, %lld, NULL, NULL, ",
-               c->lake->meta, (long long)file_id, (long long)sp->cur->id,
+    buf_printf(&b, "(%lld, %lld, %lld, NULL, NULL, ", (long long)file_id, (long long)sp->cur->id,
                (long long)sp->begin_snapshot);
     quote_literal(&b, rel);
     buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, ", (long long)fs->count,
@@ -114,19 +113,18 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
     buf_puts(&b, ", NULL, NULL, ");
     opt_int(&b, sp->partial_max);
     buf_putc(&b, ')');
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_data_file", "%s", buf_cstr(&b));
     for (size_t k = 0; k < sp->nparts; k++) {
         buf_clear(&b);
-        buf_printf(&b, "INSERT INTO %s.ducklake_file_partition_value VALUES (%lld, %lld, %zu, ",
-                   c->lake->meta, (long long)file_id, (long long)sp->cur->id, k);
+        buf_printf(&b, "(%lld, %lld, %zu, ", (long long)file_id, (long long)sp->cur->id, k);
         quote_literal(&b, sp->part_values[k]);
         buf_putc(&b, ')');
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_file_partition_value", "%s", buf_cstr(&b));
     }
     buf_free(&b);
     lk_stats_set st;
     lk_stats_init(&st, sp->t);
-    lk_write_file_stats(c->lake->txn, c->lake->meta, sp->cur->id, file_id, fs, &st);
+    lk_write_file_stats(c->lake->txn, sp->cur->id, file_id, fs, &st);
     int rc = 0;
     if (sp->stats) {
         unknown_if_retyped(&st, sp->cur);
@@ -226,16 +224,14 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
         *count = fs[0].count;
         int64_t id = lk_txn_new_file_id(txn);
         buf_clear(&b);
-        buf_printf(&b,
-                   "INSERT INTO %s.ducklake_delete_file VALUES (%lld, %lld, %lld, NULL, %lld, ",
-                   c->lake->meta, (long long)id, (long long)cur->id, (long long)begin,
-                   (long long)data_file_id);
+        buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)cur->id,
+                   (long long)begin, (long long)data_file_id);
         quote_literal(&b, name);
         buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
                    (long long)fs[0].file_size, (long long)fs[0].footer_size);
         opt_int(&b, with_partial_max ? max : -1);
         buf_putc(&b, ')');
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
     } else if (!rc) {
         unlink(abs);
     }
@@ -278,11 +274,10 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
         int rel = 0;
         char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
         tarn_buf b = {0};
-        buf_printf(&b, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%s, ",
-                   c->lake->meta, duck_table_get(&r, i, 0));
+        buf_printf(&b, "(%s, ", duck_table_get(&r, i, 0));
         quote_literal(&b, p);
         buf_printf(&b, ", %s, now())", rel ? "true" : "false");
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&b));
         buf_free(&b);
         free(p);
     }
@@ -313,11 +308,10 @@ int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id)
         int rel = 0;
         char *p = mt_data_relative(c->lake, full, &rel);
         buf_clear(&q);
-        buf_printf(&q, "INSERT INTO %s.ducklake_files_scheduled_for_deletion VALUES (%lld, ",
-                   c->lake->meta, (long long)delete_file_id);
+        buf_printf(&q, "(%lld, ", (long long)delete_file_id);
         quote_literal(&q, p);
         buf_printf(&q, ", %s, now())", rel ? "true" : "false");
-        lk_txn_sql(c->lake->txn, "%s", buf_cstr(&q));
+        lk_txn_row(c->lake->txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&q));
         lk_txn_sql(c->lake->txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld",
                    c->lake->meta, (long long)delete_file_id);
         free(p);

@@ -13,7 +13,8 @@ typedef struct lk_txn lk_txn;
  * Returns 1 when ids move, 0 when the statement-time ids stand. */
 int lk_renumber_plan(lk_txn *txn);
 /* Appends the statements that move the ids of this transaction's catalog
- * rows; call after every other catalog statement was queued. */
+ * rows; call after every other catalog row and statement was recorded
+ * (the rows recorded before a statement are written before it: txn.c). */
 void lk_renumber_sql(lk_txn *txn, const char *meta);
 /* Data files and delete files: DuckLake numbers a transaction's files at
  * commit, table by table in table order (a table with only new inlined

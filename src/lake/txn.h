@@ -8,8 +8,10 @@
  *   - new Parquet files (data and delete) are written straight away and
  *     listed in txn->files / txn->dels;
  *   - small inserts (inlined rows) and deletions wait in TEMP tables;
- *   - the catalog rows each change will need are appended to txn->sql as
- *     they are decided, with ids allocated from the snapshot counters.
+ *   - the catalog rows each change will need are recorded as they are
+ *     decided (lk_txn_row, grouped per catalog table), with ids allocated
+ *     from the snapshot counters, and so are the other catalog statements
+ *     (lk_txn_sql: UPDATE … SET end_snapshot, DELETE, INSERT … SELECT …).
  * Views are rebuilt from this state after each statement, so reads see it.
  * COMMIT writes everything in one catalog transaction that also inserts
  * the ducklake_snapshot row; ROLLBACK drops the state and deletes the
@@ -44,6 +46,14 @@ typedef struct {
 /* Adds `id` to the set ids[0..n) unless it is there; 1 when added. */
 int lk_ids_add(int64_t **ids, size_t *n, int64_t id);
 
+/* One entry of the commit batch: a catalog statement, or the rows of one
+ * catalog table, written at commit as one multi-row INSERT (txn.c). */
+typedef struct {
+    char *sql;     /* the statement; NULL for a row group */
+    char *table;   /* a row group's catalog table ("ducklake_column") */
+    tarn_buf rows; /* its rows: "(…), (…)" */
+} lk_txn_stmt;
+
 /* Table-level effects accumulated for ducklake_table_stats. */
 typedef struct {
     int64_t table_id;
@@ -67,8 +77,9 @@ struct lk_txn {
     int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
     int failed;            /* a statement failed: COMMIT only rolls back */
     int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
-    char **stmts;          /* catalog statements to run at commit, in order */
+    lk_txn_stmt *stmts;    /* the commit batch, in order (lk_txn_row, lk_txn_sql) */
     size_t nstmts;
+    size_t open_rows;     /* stmts[open_rows..] are the row groups new rows may join */
     tarn_buf changes;     /* changes_made, built at commit from the lists below */
     char **change_tokens; /* in DuckLake's emission order at commit */
     size_t nchange_tokens;
@@ -125,7 +136,16 @@ const lk_catalog *lk_txn_catalog(lk_lake *lake);
 /* Records a change token (e.g. "inserted_into_table:3"); duplicates are
  * ignored. */
 void lk_txn_change(lk_txn *txn, const char *token);
-/* Appends one catalog statement (printf-style) to the commit batch. */
+/* Records one row of catalog table `table` (e.g. "ducklake_column"):
+ * `fmt` (printf-style) makes its VALUES tuple "(…)". The commit inserts a
+ * table's rows in the order recorded, as one multi-row INSERT per table
+ * between two lk_txn_sql statements (see txn.c). */
+void lk_txn_row(lk_txn *txn, const char *table, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends one catalog statement (printf-style) to the commit batch: any
+ * SQL but a plain row insert (UPDATE, DELETE, INSERT … SELECT, DDL). The
+ * rows recorded before it are written before it, the rows recorded after
+ * it after it. */
 void lk_txn_sql(lk_txn *txn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Allocates ids from the snapshot counters. */
 int64_t lk_txn_new_catalog_id(lk_txn *txn);

@@ -210,8 +210,8 @@ static char *new_file_name(duckdb_connection con, const char *suffix)
     return name;
 }
 
-void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_t file_id,
-                         const lk_file_stats *fs, lk_stats_set *st)
+void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const lk_file_stats *fs,
+                         lk_stats_set *st)
 {
     for (size_t i = 0; i < st->n; i++) {
         lk_leaf_stats *l = &st->leaves[i];
@@ -228,11 +228,9 @@ void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_
             l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
         }
         tarn_buf b = {0};
-        buf_printf(&b,
-                   "INSERT INTO %s.ducklake_file_column_stats VALUES (%lld, %lld, %lld, %lld, "
-                   "%lld, %lld, ",
-                   meta, (long long)file_id, (long long)table_id, (long long)l->col->id,
-                   (long long)l->column_size, (long long)l->value_count, (long long)l->null_count);
+        buf_printf(&b, "(%lld, %lld, %lld, %lld, %lld, %lld, ", (long long)file_id,
+                   (long long)table_id, (long long)l->col->id, (long long)l->column_size,
+                   (long long)l->value_count, (long long)l->null_count);
         quote_literal(&b, l->min);
         buf_puts(&b, ", ");
         quote_literal(&b, l->max);
@@ -240,7 +238,7 @@ void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_
                    l->contains_nan < 0 ? "NULL"
                    : l->contains_nan   ? "true"
                                        : "false");
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_file_column_stats", "%s", buf_cstr(&b));
         buf_free(&b);
     }
 }
@@ -259,8 +257,8 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
 {
     lk_txn *txn = lake->txn;
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_data_file VALUES (%lld, %lld, %lld, NULL, NULL, ",
-               lake->meta, (long long)file_id, (long long)t->id, (long long)txn->snapshot_id);
+    buf_printf(&b, "(%lld, %lld, %lld, NULL, NULL, ", (long long)file_id, (long long)t->id,
+               (long long)txn->snapshot_id);
     quote_literal(&b, name);
     buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, %lld, ", (long long)fs->count,
                (long long)fs->file_size, (long long)fs->footer_size, (long long)row_id_start);
@@ -269,14 +267,13 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
     else
         buf_puts(&b, "NULL");
     buf_puts(&b, ", NULL, NULL, NULL)");
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_row(txn, "ducklake_data_file", "%s", buf_cstr(&b));
     for (size_t k = 0; part && k < part->n; k++) {
         buf_clear(&b);
-        buf_printf(&b, "INSERT INTO %s.ducklake_file_partition_value VALUES (%lld, %lld, %zu, ",
-                   lake->meta, (long long)file_id, (long long)t->id, k);
+        buf_printf(&b, "(%lld, %lld, %zu, ", (long long)file_id, (long long)t->id, k);
         quote_literal(&b, part->values[k]);
         buf_putc(&b, ')');
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_row(txn, "ducklake_file_partition_value", "%s", buf_cstr(&b));
     }
     buf_free(&b);
     txn->files = xrealloc(txn->files, (txn->nfiles + 1) * sizeof(lk_pending_file));
@@ -387,7 +384,7 @@ static int new_file_register(lk_lake *lake, duckdb_connection con, const lk_tabl
     register_file(lake, t, file_id, rel, abs, fs, d->next_row_id, with_rowid, part);
     lk_stats_set st;
     lk_stats_init(&st, t);
-    lk_write_file_stats(txn, lake->meta, t->id, file_id, fs, &st);
+    lk_write_file_stats(txn, t->id, file_id, fs, &st);
     int rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
     d->next_row_id += fs->count;

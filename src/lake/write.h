@@ -49,12 +49,12 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
  * table's newest inlined-data table. */
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con);
 
-/* Appends ducklake_file_column_stats rows for data file `file_id` from the
+/* Records ducklake_file_column_stats rows for data file `file_id` from the
  * stats DuckDB measured writing it (`fs`), filling `st` (leaves of the
  * table) with them. HUGEINT bounds are not kept: Parquet holds them as
  * DOUBLE. */
-void lk_write_file_stats(lk_txn *txn, const char *meta, int64_t table_id, int64_t file_id,
-                         const lk_file_stats *fs, lk_stats_set *st);
+void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const lk_file_stats *fs,
+                         lk_stats_set *st);
 
 /* The SQL expression of partition key k over the table's columns. */
 int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k);

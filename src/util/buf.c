@@ -95,10 +95,15 @@ void buf_printf(tarn_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void buf_vprintf(tarn_buf *b, const char *fmt, va_list ap)
+{
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
     if (n < 0) {
         va_end(ap2);
         return;

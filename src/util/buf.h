@@ -9,6 +9,7 @@
 #ifndef TARN_BUF_H
 #define TARN_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct {
@@ -21,6 +22,7 @@ void buf_append(tarn_buf *b, const char *data, size_t n);
 void buf_puts(tarn_buf *b, const char *s);
 void buf_putc(tarn_buf *b, char c);
 void buf_printf(tarn_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(tarn_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_clear(tarn_buf *b);
 /* The contents as a C string ("" for an empty buffer); owned by the buffer. */
 const char *buf_cstr(tarn_buf *b);
