@@ -117,9 +117,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     txn->ids = lk_idorder_new();
     txn->explicit_txn = explicit_txn;
     lake->txn = txn;
-    if (rc)
-        lk_txn_rollback(lake, con);
-    return rc;
+    return 0;
 }
 
 void lk_txn_change(lk_txn *txn, const char *token)
