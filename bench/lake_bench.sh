@@ -5,8 +5,10 @@
 #   ROWS=1000000 bench/lake_bench.sh    # quick run
 #
 # Environment: ROWS (rows of the CTAS table, default 10000000), RUNS (repetitions per side,
-# default 3; medians are reported), INSERTS (single-row commits, default 1000), TARN (binary,
-# default build/tarn), KEEP_TMP=1 keeps the work directory. See bench/README.md.
+# default 3; medians are reported), INSERTS (single-row commits, default 1000), WIDE (extra INTEGER
+# columns of the single-row commits' table, default 0: a wide table's commits cost its column
+# statistics), TARN (binary, default build/tarn), KEEP_TMP=1 keeps the work directory. See
+# bench/README.md.
 #
 # Prints a table of figures, then one last line of key=value pairs:
 #   ctas_ratio=… scan_ratio=… commits_per_s=… commits_per_s_parquet=… rss_ratio=… (and a few more)
@@ -17,6 +19,7 @@ cd "$REPO"
 ROWS=${ROWS:-10000000}
 RUNS=${RUNS:-3}
 INSERTS=${INSERTS:-1000}
+WIDE=${WIDE:-0}
 SRC_TARN=${TARN:-$REPO/build/tarn}
 
 BENCH=lake_bench
@@ -25,6 +28,7 @@ BENCH=lake_bench
 [[ $ROWS =~ ^[0-9]+$ && $ROWS -ge 100 ]] || die "ROWS must be an integer >= 100"
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS must be a positive integer"
 [[ $INSERTS =~ ^[0-9]+$ && $INSERTS -ge 1 ]] || die "INSERTS must be a positive integer"
+[[ $WIDE =~ ^[0-9]+$ ]] || die "WIDE must be a non-negative integer"
 [ -x "$SRC_TARN" ] || die "$SRC_TARN not found; run make -j2 first"
 [ -f deps/lib/libduckdb.so ] || die "deps/lib/libduckdb.so not found; run scripts/deps.sh"
 if [ ! -x /usr/bin/time ]; then
@@ -190,7 +194,11 @@ scan_ratio_adj=$(awk -v a="$(calc "$m_p_lake - $m_p_lake0" %.6f)" -v b="$(calc "
 # With ATTACH_OPTIONS "duckdb" the table lives in a plain DuckDB database file instead (the
 # reference: what one DuckDB commit of the catalog database costs on this disk).
 commits() {
-    local dir=$1 opts=$2 i db=lake tenth=$(((INSERTS + 9) / 10))
+    local dir=$1 opts=$2 i db=lake tenth=$(((INSERTS + 9) / 10)) wcols="" wvals=""
+    for ((i = 0; i < WIDE; i++)); do
+        wcols+=", w$i INTEGER"
+        wvals+=", $i"
+    done
     rm -rf "$dir" && mkdir -p "$dir"
     {
         if [ "$opts" = duckdb ]; then
@@ -199,10 +207,10 @@ commits() {
         else
             echo "ATTACH 'ducklake:meta.ducklake' AS lake (DATA_PATH 'data/'$opts);"
         fi
-        echo "CREATE TABLE $db.small (i INTEGER, s VARCHAR);"
+        echo "CREATE TABLE $db.small (i INTEGER, s VARCHAR$wcols);"
         echo "$MARK"
         for ((i = 0; i < INSERTS; i++)); do
-            echo "INSERT INTO $db.small VALUES ($i, 'x');"
+            echo "INSERT INTO $db.small VALUES ($i, 'x'$wvals);"
             if (((i + 1) % tenth == 0 || i + 1 == INSERTS)); then echo "$MARK"; fi
         done
         echo "SELECT count(*) AS n_rows FROM $db.small;"
@@ -242,7 +250,7 @@ row() { printf '   %-58s %-10s %-10s %-8s %s\n' "$1" "${2:-}" "${3:-}" "${4:-}" 
 head_row() { echo; printf '%-61s %-10s %-10s %-8s %s\n' "$1" "${2-tarn}" "${3-baseline}" "${4-ratio}" "${5-target}" | sed 's/ *$//'; }
 
 echo
-echo "tarn lake benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ROWS=$ROWS, RUNS=$RUNS (medians), INSERTS=$INSERTS"
+echo "tarn lake benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ROWS=$ROWS, RUNS=$RUNS (medians), INSERTS=$INSERTS, WIDE=$WIDE"
 if [ "$SRC_TARN" = "$REPO/build/tarn" ]; then
     rev="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet HEAD -- src include 2>/dev/null || echo ' + uncommitted changes in src/ or include/')"
 else

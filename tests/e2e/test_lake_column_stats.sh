@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# tests/e2e/test_lake_column_stats.sh — a table's column statistics (ducklake_table_column_stats)
+# stay the min, max and "contains NULL" of every row the table holds, across inserts that inline
+# their rows and inserts that write files, on a wide table (the stats of all its columns are
+# gathered in one pass and merged in one UPDATE; src/lake/colstats.c). The expected values are
+# computed by DuckDB from the table's own rows, so the check holds for any data; values like 9 and
+# 10 make a text comparison of the stored bounds give the wrong answer. Nested leaves (a struct
+# field, list elements, map keys and values) keep their own figures.
+#
+# Run: `bash tests/e2e/test_lake_column_stats.sh` (TARN=build-san/tarn for ASan).
+
+. "$(dirname "$0")/lib.sh"
+
+d=$(mktempdir)
+A="ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/');"
+q() {
+    (cd "$d" && "$TARN" sql --format csv "$A $1") </dev/null 2>>"$d/err"
+}
+catalog() {
+    (cd "$d" && "$TARN" sql --format csv "ATTACH 'm.ducklake' AS m (READ_ONLY); $1") \
+        </dev/null 2>>"$d/err"
+}
+
+N=30
+cols="" vals=""
+for ((i = 0; i < N; i++)); do
+    cols+="${cols:+, }c$i INTEGER"
+done
+# row k: column i holds (k * 7 + i * 3) % 23 - 11, NULL when (k + i) % 5 = 0 and k > 2
+row() {
+    local k=$1 i v s=""
+    for ((i = 0; i < N; i++)); do
+        if (((k + i) % 5 == 0 && k > 2)); then v=NULL; else v=$(((k * 7 + i * 3) % 23 - 11)); fi
+        s+="${s:+, }$v"
+    done
+    printf '(%s, %s)' "$s" "'s$((k * 13 % 17))'"
+}
+rows() {
+    local from=$1 to=$2 k s=""
+    for ((k = from; k < to; k++)); do s+="${s:+, }$(row "$k")"; done
+    printf '%s' "$s"
+}
+
+expected() {
+    local s="" i
+    for ((i = 0; i < N; i++)); do
+        s+="${s:+ UNION ALL }SELECT $((i + 1)) AS column_id, bool_or(c$i IS NULL) AS contains_null, "
+        s+="min(c$i)::VARCHAR AS min_value, max(c$i)::VARCHAR AS max_value FROM l.w"
+    done
+    s+=" UNION ALL SELECT $((N + 1)), bool_or(s IS NULL), min(s), max(s) FROM l.w"
+    q "SELECT * FROM ($s) ORDER BY column_id;"
+}
+actual() {
+    catalog "SELECT column_id, contains_null, min_value, max_value FROM m.ducklake_table_column_stats
+             WHERE table_id = (SELECT table_id FROM m.ducklake_table WHERE table_name = 'w'
+                               AND end_snapshot IS NULL) ORDER BY column_id;"
+}
+
+check "the wide table is created" q "CREATE TABLE l.w ($cols, s VARCHAR);"
+check "a first insert (inlined)" q "INSERT INTO l.w VALUES $(rows 0 2);"
+check_eq "stats after the first insert" "$(expected)" "$(actual)"
+check "a second insert (inlined, with NULLs)" q "INSERT INTO l.w VALUES $(rows 2 5);"
+check_eq "stats merged after an inlined insert" "$(expected)" "$(actual)"
+check "inlining off" q "CALL l.set_option('data_inlining_row_limit', 0);"
+check "a third insert (a file)" q "INSERT INTO l.w VALUES $(rows 5 12);"
+check_eq "stats merged after a file insert" "$(expected)" "$(actual)"
+check "an insert of one row" q "INSERT INTO l.w VALUES $(rows 40 41);"
+check_eq "stats merged after a one-row insert" "$(expected)" "$(actual)"
+lo=$(catalog "SELECT min_value FROM m.ducklake_table_column_stats s JOIN m.ducklake_table t
+              USING (table_id) WHERE t.table_name = 'w' AND t.end_snapshot IS NULL
+              AND column_id = 1;" | sed -n 2p)
+check_eq "bounds compare as numbers, not text" "-11" "$lo"
+
+check "a nested table" q "CREATE TABLE l.n (st STRUCT(x INTEGER, y VARCHAR), li INTEGER[],
+                                            m MAP(VARCHAR, INTEGER));
+    INSERT INTO l.n VALUES ({'x': 9, 'y': 'q'}, [10, 2], MAP {'k': 4});
+    INSERT INTO l.n VALUES ({'x': NULL, 'y': 'a'}, [5, 7], MAP {'a': 90, 'b': NULL});"
+check_eq "nested leaves keep their own stats" "column_id,contains_null,min_value,max_value
+2,true,9,9
+3,false,a,q
+5,false,2,10
+7,false,a,k
+8,true,4,90" "$(catalog "SELECT column_id, contains_null, min_value, max_value
+                         FROM m.ducklake_table_column_stats WHERE table_id = (SELECT table_id
+                         FROM m.ducklake_table WHERE table_name = 'n') ORDER BY column_id;")"
+
+check_eq "no errors on stderr" "" "$(cat "$d/err")"
+finish
