@@ -120,9 +120,10 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
     }
     if (table_created_here(txn, t))
         return tarn_error_set(TARN_EUNSUPPORTED,
-                              "dropping table %s in the transaction that created it is not "
-                              "supported yet; commit first",
-                              name);
+                              "dropping table %s in the transaction that %s it is not supported "
+                              "yet; commit first",
+                              name,
+                              lk_catalog_table_by_id(&lake->cat, t->id) ? "renamed" : "created");
     drop_table_rows(lake, t);
     lk_idorder_entry_dropped(txn->ids, schema, name);
     lk_txn_view_dropped(txn, schema, name);
