@@ -51,6 +51,13 @@ _e2e_exit() {
 }
 trap _e2e_exit EXIT
 
+# lake_sql DIR SQL — run SQL in DIR (CSV output) after attaching the lake `l` (catalog
+# m.ducklake, data under d/), appending stderr to DIR/err.
+lake_sql() {
+    (cd "$1" && "$TARN" sql --format csv "ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/'); $2") \
+        </dev/null 2>>"$1/err"
+}
+
 # tarn ARGS... — run the binary under test.
 tarn() {
     "$TARN" "$@"

@@ -12,10 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 d=$(mktempdir)
-A="ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/');"
-q() {
-    (cd "$d" && "$TARN" sql --format csv "$A $1") </dev/null 2>>"$d/err"
-}
+q() { lake_sql "$d" "$1"; }
 catalog() {
     (cd "$d" && "$TARN" sql --format csv "ATTACH 'm.ducklake' AS m (READ_ONLY); $1") \
         </dev/null 2>>"$d/err"

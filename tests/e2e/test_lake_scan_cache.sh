@@ -12,10 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 d=$(mktempdir)
-A="ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/');"
-q() {
-    (cd "$d" && "$TARN" sql --format csv "$A $1") </dev/null 2>>"$d/err"
-}
+q() { lake_sql "$d" "$1"; }
 
 # The reads: t and w now and at every snapshot 1..N (a snapshot where a table does not exist
 # reads as an error row, the same in both sessions).
