@@ -100,11 +100,6 @@ static void drop_table_rows(lk_lake *lake, const lk_table *t)
 static void drop_view_rows(lk_lake *lake, const lk_view *v);
 static void set_begin(lk_column *c, int64_t snapshot);
 
-static int table_created_here(lk_txn *txn, const lk_table *t)
-{
-    return t->begin == txn->snapshot_id;
-}
-
 int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                   int if_exists)
 {
@@ -118,12 +113,11 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                               "Table with name %s does not exist in schema \"%s\" of lake \"%s\"",
                               name, schema, lake->alias);
     }
-    if (table_created_here(txn, t))
+    if (t->begin == txn->snapshot_id) /* its live row is this transaction's */
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "dropping table %s in the transaction that %s it is not supported "
                               "yet; commit first",
-                              name,
-                              lk_catalog_table_by_id(&lake->cat, t->id) ? "renamed" : "created");
+                              name, lk_txn_created_table(lake, txn, t) ? "created" : "renamed");
     drop_table_rows(lake, t);
     lk_idorder_entry_dropped(txn->ids, schema, name);
     lk_txn_view_dropped(txn, schema, name);

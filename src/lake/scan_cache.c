@@ -253,9 +253,8 @@ static void note_new_inlined(lk_lake *lake, const lk_txn *txn, const char *name)
             x->have_ended = 1;
             x->ended = 0;
             x->empty = !inlined_into(txn, t->id);
-            int created = t->begin == txn->snapshot_id &&
-                          !lk_catalog_table_by_id(&lake->cat, t->id); /* still the old one */
-            if (!created && schema_changed_by(txn, t->id))
+            /* (lake->cat is still the catalog before the commit) */
+            if (!lk_txn_created_table(lake, txn, t) && schema_changed_by(txn, t->id))
                 return;
             int64_t *ids = xcalloc(t->ncols ? t->ncols : 1, sizeof(int64_t));
             char **names = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
@@ -295,9 +294,9 @@ static int commit_only_adds(const lk_txn *txn)
  * they are not known that way. */
 static int files_after_commit(scan_input *out, lk_lake *lake, const lk_txn *txn, const lk_table *t)
 {
-    int created = t->begin == txn->snapshot_id && !lk_catalog_table_by_id(&lake->cat, t->id);
-    if (t->nkeys || (!created && (txn->cat.snapshot_id != lake->cat.snapshot_id ||
-                                  !scan_cache_lookup(out, lake, t->id, lake->cat.snapshot_id))))
+    if (t->nkeys || (!lk_txn_created_table(lake, txn, t) &&
+                     (txn->cat.snapshot_id != lake->cat.snapshot_id ||
+                      !scan_cache_lookup(out, lake, t->id, lake->cat.snapshot_id))))
         return 0;
     scan_add_pending_files(out, txn, t->id, 1);
     return 1;

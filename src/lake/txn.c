@@ -255,6 +255,11 @@ lk_table_delta *lk_txn_find_delta(lk_txn *txn, int64_t table_id)
     return NULL;
 }
 
+int lk_txn_created_table(const lk_lake *lake, const lk_txn *txn, const lk_table *t)
+{
+    return t->begin == txn->snapshot_id && !lk_catalog_table_by_id(&lake->cat, t->id);
+}
+
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     lk_txn *txn = lake->txn;
@@ -275,7 +280,7 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
         }
     }
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
-    if (t && t->begin == txn->snapshot_id && !lk_catalog_table_by_id(&lake->cat, table_id))
+    if (t && lk_txn_created_table(lake, txn, t))
         return d; /* created by this transaction: no stats row yet, row ids from 0 */
     char *sql = xasprintf("SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = %lld",
                           lake->meta, (long long)table_id);

@@ -150,6 +150,10 @@ void lk_txn_sql(lk_txn *txn, const char *fmt, ...) __attribute__((format(printf,
 /* Allocates ids from the snapshot counters. */
 int64_t lk_txn_new_catalog_id(lk_txn *txn);
 int64_t lk_txn_new_file_id(lk_txn *txn);
+/* Whether transaction `txn` of `lake` created table `t` (of its working
+ * catalog): its live row begins in `txn` and the committed catalog has no
+ * table of its id (a rename begins a new row too, under the old id). */
+int lk_txn_created_table(const lk_lake *lake, const lk_txn *txn, const lk_table *t);
 /* The table delta for `table_id` (created on first use, reading the
  * committed ducklake_table_stats row). */
 lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table_id);
