@@ -783,6 +783,15 @@ static int build_body(build_state *b)
     return rc;
 }
 
+/* The statements recording build result `r` (records.h), with the
+ * upstream snapshots it read. */
+static void build_records(strlist *out, run_ctx *c, const tarn_model *m, const model_result *r)
+{
+    char *up = pin_upstream_json(r);
+    records_model(out, c->cat, c->sum->run_id, m, r, up);
+    free(up);
+}
+
 /* A successful build's records commit with its snapshot, in the same
  * catalog transaction, naming it by id (a literal: a subquery for it cost
  * DuckDB half a millisecond per build). */
@@ -791,10 +800,8 @@ static int queue_records(run_ctx *c, const tarn_model *m, model_result *r)
     int rc = tarn_session_pending_snapshot(c->s, c->lake, &r->snapshot_id);
     if (rc)
         return rc;
-    char *up = pin_upstream_json(r);
     strlist recs = {0};
-    records_model(&recs, c->cat, c->sum->run_id, m, r, up);
-    free(up);
+    build_records(&recs, c, m, r);
     for (size_t i = 0; i < recs.n && !rc; i++)
         rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
     strlist_free(&recs);
@@ -844,10 +851,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
             rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
         r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
         if (!rc) {
-            char *up = pin_upstream_json(r);
             strlist recs = {0};
-            records_model(&recs, c->cat, c->sum->run_id, m, r, up);
-            free(up);
+            build_records(&recs, c, m, r);
             for (size_t i = 0; i < recs.n && !rc; i++)
                 rc = query_exec(c->s, recs.items[i], NULL);
             strlist_free(&recs);
@@ -874,10 +879,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         }
         cleanup_temps(&b);
         /* Recorded on its own, outside the rolled-back transaction. */
-        char *up = pin_upstream_json(r);
         strlist recs = {0};
-        records_model(&recs, c->cat, c->sum->run_id, m, r, up);
-        free(up);
+        build_records(&recs, c, m, r);
         for (size_t i = 0; i < recs.n; i++)
             if (query_exec(c->s, recs.items[i], NULL) != 0)
                 tarn_error_clear();

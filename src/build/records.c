@@ -185,8 +185,8 @@ void records_model_insert(tarn_buf *b, const char *cat)
                 "target_version, source_files) VALUES ");
 }
 
-void records_model_values(tarn_buf *out, const char *cat, int64_t run_id, const tarn_model *m,
-                          const model_result *r, const char *upstream_json)
+void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, const model_result *r,
+                          const char *upstream_json)
 {
     tarn_buf b = {0};
     double finished = r->started_at + r->duration_ms / 1000.0;
@@ -259,7 +259,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     tarn_buf b = {0};
     double finished = r->started_at + r->duration_ms / 1000.0;
     records_model_insert(&b, cat);
-    records_model_values(&b, cat, run_id, m, r, upstream_json);
+    records_model_values(&b, run_id, m, r, upstream_json);
     strlist_push_owned(out, buf_detach(&b));
     if (!m->annot.grain || r->status == MODEL_SKIPPED)
         return;

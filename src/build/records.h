@@ -39,8 +39,8 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
 
 /* The statements recording model result `r` (of model `m`, run `run_id`):
  * its tarn_model_run row and, for a partitioned model, the tarn_partition
- * upserts. Inside a successful build's commit the snapshot id is the new
- * snapshot (read from ducklake_snapshot in the same transaction). */
+ * upserts. A success names r->snapshot_id (inside a build's commit, the
+ * snapshot being committed: tarn_session_pending_snapshot). */
 void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
                    const model_result *r, const char *upstream_json);
 
@@ -48,7 +48,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
  * after records_model_insert's "INSERT INTO … VALUES " (several rows, comma
  * separated, make one statement: the models skipped as unchanged). */
 void records_model_insert(tarn_buf *b, const char *cat);
-void records_model_values(tarn_buf *b, const char *cat, int64_t run_id, const tarn_model *m,
-                          const model_result *r, const char *upstream_json);
+void records_model_values(tarn_buf *b, int64_t run_id, const tarn_model *m, const model_result *r,
+                          const char *upstream_json);
 
 #endif

@@ -390,7 +390,7 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
                 buf_puts(&c->unchanged_rows, ", ");
             else
                 records_model_insert(&c->unchanged_rows, c->cat);
-            records_model_values(&c->unchanged_rows, c->cat, out->run_id, m, r, "[]");
+            records_model_values(&c->unchanged_rows, out->run_id, m, r, "[]");
             out->unchanged++;
         } else {
             record_alone(c, mi, r);
