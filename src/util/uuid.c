@@ -5,11 +5,11 @@
 #include "util/uuid.h"
 
 #include "util/buf.h"
+#include "util/clock.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/random.h>
-#include <time.h>
 
 /* Fills `b` with random bytes; getrandom only fails before the kernel's
  * pool is ready or on an old kernel, where rand() stands in. */
@@ -23,9 +23,7 @@ static void random_bytes(unsigned char *b, size_t n)
 
 char *uuid_v7(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    uint64_t ms = (uint64_t)(clock_epoch_s() * 1000);
     unsigned char u[16];
     random_bytes(u + 6, 10);
     for (int i = 0; i < 6; i++)
