@@ -157,15 +157,10 @@ static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const fil
 {
     lk_txn *txn = lake->txn;
     lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
-    tarn_buf b = {0};
-    buf_printf(&b, "(%lld, ", (long long)s->del_id);
     char *rel =
         xasprintf("%s%s%s", sc && sc->path ? sc->path : "", t->path ? t->path : "", s->del_rel);
-    quote_literal(&b, rel);
+    lk_txn_schedule_deletion(txn, s->del_id, rel, 1);
     free(rel);
-    buf_puts(&b, ", true, now())");
-    lk_txn_row(txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&b));
-    buf_free(&b);
     lk_txn_sql(txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld", lake->meta,
                (long long)s->del_id);
 }

@@ -273,12 +273,7 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
-        tarn_buf b = {0};
-        buf_printf(&b, "(%s, ", duck_table_get(&r, i, 0));
-        quote_literal(&b, p);
-        buf_printf(&b, ", %s, now())", rel ? "true" : "false");
-        lk_txn_row(txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&b));
-        buf_free(&b);
+        lk_txn_schedule_deletion(txn, strtoll(duck_table_get(&r, i, 0), NULL, 10), p, rel);
         free(p);
     }
     if (!rc)
@@ -307,11 +302,7 @@ int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id)
     if (!rc && full) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, full, &rel);
-        buf_clear(&q);
-        buf_printf(&q, "(%lld, ", (long long)delete_file_id);
-        quote_literal(&q, p);
-        buf_printf(&q, ", %s, now())", rel ? "true" : "false");
-        lk_txn_row(c->lake->txn, "ducklake_files_scheduled_for_deletion", "%s", buf_cstr(&q));
+        lk_txn_schedule_deletion(c->lake->txn, delete_file_id, p, rel);
         lk_txn_sql(c->lake->txn, "DELETE FROM %s.ducklake_delete_file WHERE delete_file_id = %lld",
                    c->lake->meta, (long long)delete_file_id);
         free(p);

@@ -179,6 +179,15 @@ void lk_txn_row(lk_txn *txn, const char *table, const char *fmt, ...)
     va_end(ap);
 }
 
+void lk_txn_schedule_deletion(lk_txn *txn, int64_t file_id, const char *path, int relative)
+{
+    tarn_buf p = {0};
+    quote_literal(&p, path);
+    lk_txn_row(txn, "ducklake_files_scheduled_for_deletion", "(%lld, %s, %s, now())",
+               (long long)file_id, buf_cstr(&p), relative ? "true" : "false");
+    buf_free(&p);
+}
+
 void lk_txn_sql(lk_txn *txn, const char *fmt, ...)
 {
     va_list ap;

@@ -142,6 +142,10 @@ void lk_txn_change(lk_txn *txn, const char *token);
  * between two lk_txn_sql statements (see txn.c). */
 void lk_txn_row(lk_txn *txn, const char *table, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Records the ducklake_files_scheduled_for_deletion row of file `file_id`
+ * (a data or delete file the commit stops using): `path` as stored,
+ * relative to the data path when `relative`. */
+void lk_txn_schedule_deletion(lk_txn *txn, int64_t file_id, const char *path, int relative);
 /* Appends one catalog statement (printf-style) to the commit batch: any
  * SQL but a plain row insert (UPDATE, DELETE, INSERT … SELECT, DDL). The
  * rows recorded before it are written before it, the rows recorded after
