@@ -153,6 +153,24 @@ static int inline_deletes(lk_lake *lake, duckdb_connection con, const file_delet
     return 0;
 }
 
+void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin,
+                         int64_t data_file_id, const char *path, const lk_file_stats *fs,
+                         int64_t partial_max)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)table_id,
+               (long long)begin, (long long)data_file_id);
+    quote_literal(&b, path);
+    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs->count,
+               (long long)fs->file_size, (long long)fs->footer_size);
+    if (partial_max >= 0)
+        buf_printf(&b, "%lld)", (long long)partial_max);
+    else
+        buf_puts(&b, "NULL)");
+    lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
+    buf_free(&b);
+}
+
 static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const file_state *s)
 {
     lk_txn *txn = lake->txn;
@@ -233,17 +251,7 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
         int64_t id = lk_txn_new_file_id(txn);
         txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
         txn->del_file_ids[txn->ndel_file_ids++] = id;
-        buf_clear(&b);
-        buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)t->id,
-                   (long long)begin, (long long)fd->file_id);
-        quote_literal(&b, name);
-        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
-                   (long long)fs[0].file_size, (long long)fs[0].footer_size);
-        if (partial >= 0)
-            buf_printf(&b, "%lld)", (long long)partial);
-        else
-            buf_puts(&b, "NULL)");
-        lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
+        lk_deletes_file_row(txn, id, t->id, begin, fd->file_id, name, &fs[0], partial);
         change(txn, "deleted_from_table", t->id);
     }
     lk_file_stats_free(fs, nfs);

@@ -16,6 +16,7 @@
 #ifndef TARN_LAKE_DELETES_H
 #define TARN_LAKE_DELETES_H
 
+#include "lake/filestats.h"
 #include "lake/lake.h"
 
 /* Records that committed inlined rows of `table_id` were deleted (their
@@ -25,5 +26,14 @@ void lk_deletes_note_inlined(lk_lake *lake, int64_t table_id);
 /* Writes delete files and appends the catalog statements for every
  * pending deletion of the open transaction. */
 int lk_deletes_flush(lk_lake *lake, duckdb_connection con);
+
+/* Records the ducklake_delete_file row of new delete file `id` (Parquet,
+ * stored as `path` relative to its table's directory, written with stats
+ * `fs`) for data file `data_file_id` of table `table_id`, live from
+ * `begin`; `partial_max` the highest snapshot its positions carry, -1 for
+ * none (NULL). */
+void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin,
+                         int64_t data_file_id, const char *path, const lk_file_stats *fs,
+                         int64_t partial_max);
 
 #endif

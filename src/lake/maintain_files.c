@@ -8,6 +8,7 @@
  */
 #include "duck/duck.h"
 #include "lake/colstats.h"
+#include "lake/deletes.h"
 #include "lake/filestats.h"
 #include "lake/maintain_int.h"
 #include "lake/write.h"
@@ -223,15 +224,8 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
     if (!rc && nfs == 1 && fs[0].count > 0) {
         *count = fs[0].count;
         int64_t id = lk_txn_new_file_id(txn);
-        buf_clear(&b);
-        buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)cur->id,
-                   (long long)begin, (long long)data_file_id);
-        quote_literal(&b, name);
-        buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs[0].count,
-                   (long long)fs[0].file_size, (long long)fs[0].footer_size);
-        opt_int(&b, with_partial_max ? max : -1);
-        buf_putc(&b, ')');
-        lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
+        lk_deletes_file_row(txn, id, cur->id, begin, data_file_id, name, &fs[0],
+                            with_partial_max ? max : -1);
     } else if (!rc) {
         unlink(abs);
     }
