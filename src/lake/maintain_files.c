@@ -115,14 +115,8 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
     opt_int(&b, sp->partial_max);
     buf_putc(&b, ')');
     lk_txn_row(txn, "ducklake_data_file", "%s", buf_cstr(&b));
-    for (size_t k = 0; k < sp->nparts; k++) {
-        buf_clear(&b);
-        buf_printf(&b, "(%lld, %lld, %zu, ", (long long)file_id, (long long)sp->cur->id, k);
-        quote_literal(&b, sp->part_values[k]);
-        buf_putc(&b, ')');
-        lk_txn_row(txn, "ducklake_file_partition_value", "%s", buf_cstr(&b));
-    }
     buf_free(&b);
+    lk_write_partition_values(txn, file_id, sp->cur->id, sp->part_values, sp->nparts);
     lk_stats_set st;
     lk_stats_init(&st, sp->t);
     lk_write_file_stats(c->lake->txn, sp->cur->id, file_id, fs, &st);

@@ -243,6 +243,19 @@ void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const l
     }
 }
 
+void lk_write_partition_values(lk_txn *txn, int64_t file_id, int64_t table_id, char *const *values,
+                               size_t n)
+{
+    tarn_buf b = {0};
+    for (size_t k = 0; k < n; k++) {
+        buf_clear(&b);
+        quote_literal(&b, values[k]);
+        lk_txn_row(txn, "ducklake_file_partition_value", "(%lld, %lld, %zu, %s)",
+                   (long long)file_id, (long long)table_id, k, buf_cstr(&b));
+    }
+    buf_free(&b);
+}
+
 /* The partition a file belongs to: the spec id and one value per key
  * (NULL for a NULL key). */
 typedef struct {
@@ -268,14 +281,9 @@ static void register_file(lk_lake *lake, const lk_table *t, int64_t file_id, con
         buf_puts(&b, "NULL");
     buf_puts(&b, ", NULL, NULL, NULL)");
     lk_txn_row(txn, "ducklake_data_file", "%s", buf_cstr(&b));
-    for (size_t k = 0; part && k < part->n; k++) {
-        buf_clear(&b);
-        buf_printf(&b, "(%lld, %lld, %zu, ", (long long)file_id, (long long)t->id, k);
-        quote_literal(&b, part->values[k]);
-        buf_putc(&b, ')');
-        lk_txn_row(txn, "ducklake_file_partition_value", "%s", buf_cstr(&b));
-    }
     buf_free(&b);
+    if (part)
+        lk_write_partition_values(txn, file_id, t->id, part->values, part->n);
     txn->files = xrealloc(txn->files, (txn->nfiles + 1) * sizeof(lk_pending_file));
     lk_pending_file *p = &txn->files[txn->nfiles++];
     memset(p, 0, sizeof(*p));

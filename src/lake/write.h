@@ -49,6 +49,11 @@ int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_
  * table's newest inlined-data table. */
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con);
 
+/* Records the ducklake_file_partition_value rows of data file `file_id`
+ * of table `table_id`: values[k] for partition key k (NULL: SQL NULL). */
+void lk_write_partition_values(lk_txn *txn, int64_t file_id, int64_t table_id, char *const *values,
+                               size_t n);
+
 /* Records ducklake_file_column_stats rows for data file `file_id` from the
  * stats DuckDB measured writing it (`fs`), filling `st` (leaves of the
  * table) with them. HUGEINT bounds are not kept: Parquet holds them as
