@@ -708,6 +708,20 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
     return write_one_file(lake, con, t, d, with_rowid, source, "", NULL);
 }
 
+/* The stage's `n` rows into table `t`: inlined within the limit, else
+ * written to Parquet. */
+static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t, int64_t n)
+{
+    if (n == 0)
+        return 0;
+    int with_rowid = lake->txn->stage_rowid;
+    lk_table_delta *d = lk_txn_delta(lake, con, t->id);
+    int64_t limit = lk_lake_inline_limit(lake, con, t);
+    if (n <= limit && t->ninlined > 0)
+        return insert_inlined(lake, con, t, d, n, with_rowid);
+    return insert_parquet(lake, con, t, d, with_rowid, NULL);
+}
+
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
     lk_txn *txn = lake->txn;
@@ -719,14 +733,7 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
     if (rc)
         return rc;
     *count = n;
-    if (n == 0)
-        return 0;
-    int with_rowid = lake->txn->stage_rowid;
-    lk_table_delta *d = lk_txn_delta(lake, con, table_id);
-    int64_t limit = lk_lake_inline_limit(lake, con, t);
-    if (n <= limit && t->ninlined > 0)
-        return insert_inlined(lake, con, t, d, n, with_rowid);
-    return insert_parquet(lake, con, t, d, with_rowid, NULL);
+    return insert_staged(lake, con, t, n);
 }
 
 /* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's
@@ -809,8 +816,9 @@ static int insert_query_file_first(lk_lake *lake, duckdb_connection con, const l
             rc = duck_exec(con, buf_cstr(&b));
         buf_free(&b);
         new_file_discard(&f);
+        *count = n; /* the COPY counted them: no count(*) of the stage */
         if (!rc)
-            rc = lk_insert_stage(lake, con, t->id, count);
+            rc = insert_staged(lake, con, t, n);
     } else if (!rc) {
         new_file_discard(&f);
     }
