@@ -21,7 +21,7 @@ CFLAGS  := -std=c17 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Wno-unused-param
 LDFLAGS := $(SANFLAGS) -L$(DEPS)/lib -Wl,-rpath,'$$ORIGIN/../$(DEPS)/lib'
 LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm
 
-LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c src/project/*.c src/build/*.c src/sched/*.c))
+LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c src/session/*.c src/project/*.c src/materialize/*.c src/sched/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

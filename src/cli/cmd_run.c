@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 
-#include "build/build.h"
+#include "materialize/build.h"
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"

@@ -1,5 +1,5 @@
 /*
- * test_codegen.c — unit tests for src/build/codegen.c: the SQL of each
+ * test_codegen.c — unit tests for src/materialize/codegen.c: the SQL of each
  * write strategy, quoting included. Each statement is also run against a
  * plain DuckDB session on TEMP tables, so the SQL is not just the expected
  * text but SQL that works (merge semantics, NULL-safe keys, duplicates,
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "build/codegen.h"
+#include "materialize/codegen.h"
 #include "project/query.h"
 #include "tarn/error.h"
 #include "tarn/session.h"

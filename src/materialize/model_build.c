@@ -2,10 +2,10 @@
  * model_build.c — one model build: one transaction, one snapshot (see
  * build.h for the shape, codegen.h for each strategy's statements).
  */
-#include "build/codegen.h"
-#include "build/datatest.h"
-#include "build/records.h"
-#include "build/model_int.h"
+#include "materialize/codegen.h"
+#include "materialize/datatest.h"
+#include "materialize/records.h"
+#include "materialize/model_int.h"
 
 #include "project/query.h"
 #include "tarn/error.h"

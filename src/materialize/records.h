@@ -22,10 +22,10 @@
  * skipped build's rows are written on their own. DuckLake ignores tables it
  * does not know, so the lake stays one stock DuckDB + ducklake opens.
  */
-#ifndef TARN_BUILD_RECORDS_H
-#define TARN_BUILD_RECORDS_H
+#ifndef TARN_MATERIALIZE_RECORDS_H
+#define TARN_MATERIALIZE_RECORDS_H
 
-#include "build/build.h"
+#include "materialize/build.h"
 #include "util/buf.h"
 
 /* Creates the three tables in catalog database `cat` if missing. */

@@ -6,9 +6,9 @@
  * config runs, every table a model reads exists, every partition argument
  * parses — so that a project error leaves the lake exactly as it was.
  */
-#include "build/codegen.h"
-#include "build/records.h"
-#include "build/run_int.h"
+#include "materialize/codegen.h"
+#include "materialize/records.h"
+#include "materialize/run_int.h"
 
 #include "project/query.h"
 #include "sql/lexer.h"

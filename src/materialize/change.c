@@ -3,8 +3,8 @@
  * fingerprints, table versions, the last successful builds, and the
  * reason a model runs.
  */
-#include "build/change.h"
-#include "build/run_int.h"
+#include "materialize/change.h"
+#include "materialize/run_int.h"
 
 #include "project/hash.h"
 #include "project/query.h"

@@ -1,7 +1,7 @@
 /*
  * datatest.c — data tests inside the build transaction (see datatest.h).
  */
-#include "build/datatest.h"
+#include "materialize/datatest.h"
 
 #include "project/query.h"
 #include "tarn/error.h"

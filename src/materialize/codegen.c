@@ -1,7 +1,7 @@
 /*
  * codegen.c — strategy SQL (see codegen.h).
  */
-#include "build/codegen.h"
+#include "materialize/codegen.h"
 
 #include "util/quote.h"
 

@@ -20,8 +20,8 @@
  * statements (SET, RESET, USE, CREATE TEMP VIEW/MACRO …) as the session
  * did.
  */
-#ifndef TARN_BUILD_PREFETCH_H
-#define TARN_BUILD_PREFETCH_H
+#ifndef TARN_MATERIALIZE_PREFETCH_H
+#define TARN_MATERIALIZE_PREFETCH_H
 
 #include "project/project.h"
 #include "tarn/session.h"

@@ -33,8 +33,8 @@
  * are built, each on its own connection, while the main thread builds. A
  * failure skips only its downstream; independent models go on.
  */
-#ifndef TARN_BUILD_BUILD_H
-#define TARN_BUILD_BUILD_H
+#ifndef TARN_MATERIALIZE_BUILD_H
+#define TARN_MATERIALIZE_BUILD_H
 
 #include "project/project.h"
 #include "tarn/session.h"

@@ -25,10 +25,10 @@
  * (a lake view, a DuckDB table config/ does not define, a remote file it
  * cannot stat).
  */
-#ifndef TARN_BUILD_CHANGE_H
-#define TARN_BUILD_CHANGE_H
+#ifndef TARN_MATERIALIZE_CHANGE_H
+#define TARN_MATERIALIZE_CHANGE_H
 
-#include "build/build.h"
+#include "materialize/build.h"
 
 #include <jansson.h>
 

@@ -32,8 +32,8 @@
  *                table's max (unless the query uses {watermark} itself);
  *                append them, or merge them by key=.
  */
-#ifndef TARN_BUILD_CODEGEN_H
-#define TARN_BUILD_CODEGEN_H
+#ifndef TARN_MATERIALIZE_CODEGEN_H
+#define TARN_MATERIALIZE_CODEGEN_H
 
 #include "project/partition.h"
 #include "util/buf.h"

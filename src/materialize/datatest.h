@@ -14,10 +14,10 @@
  * Each test reports its count of violations and, when it fails, up to five
  * example values.
  */
-#ifndef TARN_BUILD_DATATEST_H
-#define TARN_BUILD_DATATEST_H
+#ifndef TARN_MATERIALIZE_DATATEST_H
+#define TARN_MATERIALIZE_DATATEST_H
 
-#include "build/run_int.h"
+#include "materialize/run_int.h"
 
 /* Runs every data test of model `mi` on `target` (quoted name). Results go
  * to r->tests_json (a JSON array of {test, line, violations, examples}).

@@ -4,10 +4,10 @@
  * history (SCD type 2, history.c) and incremental (incremental.c).
  * Internal to build/.
  */
-#ifndef TARN_BUILD_MODEL_INT_H
-#define TARN_BUILD_MODEL_INT_H
+#ifndef TARN_MATERIALIZE_MODEL_INT_H
+#define TARN_MATERIALIZE_MODEL_INT_H
 
-#include "build/run_int.h"
+#include "materialize/run_int.h"
 
 #include "project/query.h"
 

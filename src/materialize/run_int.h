@@ -2,12 +2,12 @@
  * run_int.h — what the runner (runner.c) shares with the per-model build
  * (model_build.c) and the reference rewriting (pin.c). Internal to build/.
  */
-#ifndef TARN_BUILD_RUN_INT_H
-#define TARN_BUILD_RUN_INT_H
+#ifndef TARN_MATERIALIZE_RUN_INT_H
+#define TARN_MATERIALIZE_RUN_INT_H
 
-#include "build/build.h"
-#include "build/change.h"
-#include "build/prefetch.h"
+#include "materialize/build.h"
+#include "materialize/change.h"
+#include "materialize/prefetch.h"
 #include "util/buf.h"
 
 /* How a table reference that is not a model's target resolves. */

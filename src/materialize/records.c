@@ -2,7 +2,7 @@
  * records.c — the tarn_run / tarn_model_run / tarn_partition tables (see
  * records.h).
  */
-#include "build/records.h"
+#include "materialize/records.h"
 
 #include "project/query.h"
 #include "tarn/error.h"

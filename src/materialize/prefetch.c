@@ -12,7 +12,7 @@
  * the instance, and DuckDB spills them to its temporary directory when
  * they outgrow memory.
  */
-#include "build/prefetch.h"
+#include "materialize/prefetch.h"
 
 #include "project/query.h"
 #include "sql/lexer.h"

@@ -10,7 +10,7 @@
  * functions DuckDB could not print back identically — is left exactly as
  * written.
  */
-#include "build/run_int.h"
+#include "materialize/run_int.h"
 
 #include "tarn/error.h"
 #include "util/buf.h"

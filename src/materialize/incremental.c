@@ -14,8 +14,8 @@
  * steps, duplicate keys refused). The marks before and after are in the
  * snapshot's extra info and the run record.
  */
-#include "build/codegen.h"
-#include "build/model_int.h"
+#include "materialize/codegen.h"
+#include "materialize/model_int.h"
 
 #include "tarn/error.h"
 #include "util/buf.h"

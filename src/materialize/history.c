@@ -13,8 +13,8 @@
  * one run carries the same time, the run's start, so a re-run over the
  * same input changes nothing and commits no snapshot.
  */
-#include "build/codegen.h"
-#include "build/model_int.h"
+#include "materialize/codegen.h"
+#include "materialize/model_int.h"
 
 #include "tarn/error.h"
 #include "util/buf.h"
