@@ -15,16 +15,16 @@
 
 /* The identity scan of table `tid` at snapshot `s`, or an empty relation
  * with the same columns when the table did not exist then. */
-static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *shape, int64_t tid,
-                   int64_t s)
+static int scan_at(char **out, duckdb_connection con, lk_lake *l, const lk_table *shape,
+                   int64_t tid, int64_t s)
 {
     lk_catalog cat;
-    if (s < 0 || lk_catalog_load(&cat, ss->con, l->meta, s) != 0) {
+    if (s < 0 || lk_catalog_load(&cat, con, l->meta, s) != 0) {
         tarn_error_clear();
         tarn_buf b = {0};
         buf_puts(&b, "SELECT * FROM (");
         char *sc = NULL;
-        int rc = lk_scan_sql(&sc, l, ss->con, &l->cat, shape, 0, LK_SCAN_IDENTITY);
+        int rc = lk_scan_sql(&sc, l, con, &l->cat, shape, 0, LK_SCAN_IDENTITY);
         if (rc)
             return rc;
         buf_puts(&b, sc);
@@ -39,7 +39,7 @@ static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *sha
         /* project the columns of `shape` (the table at the end of the
          * range), matched by column id: the feed speaks one schema */
         char *inner = NULL;
-        rc = lk_scan_sql(&inner, l, ss->con, &cat, t, s, LK_SCAN_IDENTITY);
+        rc = lk_scan_sql(&inner, l, con, &cat, t, s, LK_SCAN_IDENTITY);
         if (!rc) {
             tarn_buf b = {0};
             buf_puts(&b, "SELECT ");
@@ -72,7 +72,7 @@ static int scan_at(char **out, tarn_session *ss, lk_lake *l, const lk_table *sha
         free(inner);
     } else {
         lk_catalog_free(&cat);
-        return scan_at(out, ss, l, shape, tid, -1);
+        return scan_at(out, con, l, shape, tid, -1);
     }
     lk_catalog_free(&cat);
     return rc;
@@ -88,7 +88,7 @@ static void columns(tarn_buf *b, const lk_table *t, const char *prefix)
     }
 }
 
-static int changed_snapshots(duck_table *out, tarn_session *s, lk_lake *l, int64_t tid,
+static int changed_snapshots(duck_table *out, duckdb_connection con, lk_lake *l, int64_t tid,
                              int64_t from, int64_t to)
 {
     char *q = xasprintf("SELECT snapshot_id FROM %s.ducklake_snapshot_changes WHERE snapshot_id "
@@ -96,18 +96,18 @@ static int changed_snapshots(duck_table *out, tarn_session *s, lk_lake *l, int64
                         "'(^|,)(inserted_into_table|deleted_from_table|inlined_insert|inlined_"
                         "delete):%lld(,|$)') ORDER BY snapshot_id",
                         l->meta, (long long)from, (long long)to, (long long)tid);
-    int rc = duck_table_query(out, s->con, q);
+    int rc = duck_table_query(out, con, q);
     free(q);
     return rc;
 }
 
-static int one_snapshot(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table *t, int64_t sn,
-                        int kind)
+static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk_table *t,
+                        int64_t sn, int kind)
 {
     char *now = NULL, *before = NULL;
-    int rc = scan_at(&now, s, l, t, t->id, sn);
+    int rc = scan_at(&now, con, l, t, t->id, sn);
     if (!rc)
-        rc = scan_at(&before, s, l, t, t->id, sn - 1);
+        rc = scan_at(&before, con, l, t, t->id, sn - 1);
     if (rc) {
         free(now);
         return rc;
@@ -146,11 +146,11 @@ static int one_snapshot(tarn_buf *b, tarn_session *s, lk_lake *l, const lk_table
     return 0;
 }
 
-int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *table,
-                int64_t from, int64_t to, int kind)
+int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schema,
+                const char *table, int64_t from, int64_t to, int kind)
 {
     lk_catalog end;
-    int rc = lk_catalog_load(&end, s->con, l->meta, to);
+    int rc = lk_catalog_load(&end, con, l->meta, to);
     if (rc)
         return rc;
     lk_schema *sc = lk_catalog_schema(&end, schema ? schema : "main");
@@ -161,14 +161,14 @@ int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, con
                               table, (long long)to);
     }
     duck_table snaps;
-    rc = changed_snapshots(&snaps, s, l, t->id, from, to);
+    rc = changed_snapshots(&snaps, con, l, t->id, from, to);
     tarn_buf b = {0};
     size_t parts = 0;
     for (size_t r = 0; !rc && r < snaps.nrows; r++) {
         int64_t sn = strtoll(duck_table_get(&snaps, r, 0), NULL, 10);
         if (parts++)
             buf_puts(&b, " UNION ALL ");
-        rc = one_snapshot(&b, s, l, t, sn, kind);
+        rc = one_snapshot(&b, con, l, t, sn, kind);
     }
     if (!rc) {
         duck_table_free(&snaps);
@@ -179,7 +179,7 @@ int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, con
                                                  "rowid, NULL::VARCHAR AS change_type, "
                                                : "");
             char *sc2 = NULL;
-            rc = lk_scan_sql(&sc2, l, s->con, &end, t, to, 0);
+            rc = lk_scan_sql(&sc2, l, con, &end, t, to, 0);
             if (!rc) {
                 for (size_t i = 0; i < t->ncols; i++) {
                     if (i)

@@ -11,11 +11,13 @@
 #ifndef TARN_LAKE_FEED_H
 #define TARN_LAKE_FEED_H
 
-#include "lake/session_int.h"
+#include "lake/lake.h"
+
+#include <duckdb.h>
 
 enum { LK_FEED_CHANGES, LK_FEED_INSERTIONS, LK_FEED_DELETIONS };
 
-int lk_feed_sql(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *table,
-                int64_t from, int64_t to, int kind);
+int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schema,
+                const char *table, int64_t from, int64_t to, int kind);
 
 #endif

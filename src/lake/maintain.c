@@ -10,6 +10,7 @@
 
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/statement.h"
 #include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -33,7 +34,16 @@ static const struct {
     {"ducklake_delete_orphaned_files", mt_delete_orphans},
 };
 
-int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_args *a)
+int lk_maintain_is_function(const char *fn)
+{
+    for (size_t k = 0; k < sizeof(FUNCTIONS) / sizeof(FUNCTIONS[0]); k++)
+        if (strcasecmp(FUNCTIONS[k].name, fn) == 0)
+            return 1;
+    return 0;
+}
+
+int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_txn, const char *fn,
+                    const lk_args *a)
 {
     *out = NULL;
     size_t k = 0, n = sizeof(FUNCTIONS) / sizeof(FUNCTIONS[0]);
@@ -43,13 +53,7 @@ int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_a
         tarn_error_clear();
         return TARN_ENOTFOUND;
     }
-    if (a->npos < 1 || !a->pos[0])
-        return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
-    lk_lake *l = session_lake(s, a->pos[0]);
-    if (!l)
-        return tarn_error_set(TARN_EINVALID, "%s: no DuckLake lake is attached as \"%s\"", fn,
-                              a->pos[0]);
-    mt_call c = {s, l, a, FUNCTIONS[k].name};
+    mt_call c = {con, explicit_txn, l, a, FUNCTIONS[k].name};
     int rc = FUNCTIONS[k].run(out, &c);
     /* maintenance creates and drops catalog tables, and expires or
      * rewrites snapshots */
@@ -105,7 +109,7 @@ char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t ta
                "0 WHEN 'schema' THEN 1 ELSE 2 END LIMIT 1",
                (long long)table_id, (long long)schema_id);
     char *v = NULL;
-    if (duck_query_string(&v, c->s->con, buf_cstr(&b)) != 0) {
+    if (duck_query_string(&v, c->con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
         v = NULL;
     }
@@ -178,10 +182,10 @@ int mt_write_begin(const mt_call *c)
     /* A maintenance commit rewrites files under the snapshot it starts
      * from; mixing it with pending writes of an open BEGIN … COMMIT
      * (which scans read as files of their own) cannot be made exact. */
-    if (c->s->explicit_txn)
+    if (c->explicit_txn)
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
-    return session_write_begin(c->s, c->lake);
+    return lk_statement_begin(c->lake, c->con, c->explicit_txn);
 }
 
 int mt_write_end(const mt_call *c, int rc)
@@ -189,18 +193,18 @@ int mt_write_end(const mt_call *c, int rc)
     /* dry_run (a tarn extension for these functions): do all the work,
      * report it, then roll back, which also deletes the files written */
     if (!rc && mt_bool(c, "dry_run", 0) && c->lake->txn) {
-        lk_write_cleanup(c->s->con);
-        lk_txn_rollback(c->lake, c->s->con);
+        lk_write_cleanup(c->con);
+        lk_txn_rollback(c->lake, c->con);
         return 0;
     }
-    return session_write_end(c->s, c->lake, rc);
+    return lk_statement_end(c->lake, c->con, c->explicit_txn, rc);
 }
 
 int mt_no_open_txn(const mt_call *c)
 {
     /* these write the catalog (or delete files) outside any snapshot, so
      * they cannot be part of a transaction tarn may still roll back */
-    if (c->lake->txn || c->s->explicit_txn)
+    if (c->lake->txn || c->explicit_txn)
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
     if (c->lake->read_only)

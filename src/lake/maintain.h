@@ -16,11 +16,20 @@
 #ifndef TARN_LAKE_MAINTAIN_H
 #define TARN_LAKE_MAINTAIN_H
 
-#include "lake/functions.h"
+#include "lake/args.h"
+#include "lake/lake.h"
 
-/* Runs maintenance function `fn`; *out gets a subquery over its result.
- * Returns TARN_ENOTFOUND with *out NULL (and no error message) when `fn`
- * is not a maintenance function. */
-int lk_maintain_function(char **out, tarn_session *s, const char *fn, const lk_args *a);
+#include <duckdb.h>
+
+/* Whether `fn` names a maintenance function (case-insensitive). */
+int lk_maintain_is_function(const char *fn);
+
+/* Runs maintenance function `fn` on lake l through con; *out gets a
+ * subquery over its result rows. explicit_txn: the caller is inside
+ * BEGIN … COMMIT (the rewriting functions refuse to run there). Returns
+ * TARN_ENOTFOUND with *out NULL (and no error message) when `fn` is not a
+ * maintenance function. */
+int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_txn, const char *fn,
+                    const lk_args *a);
 
 #endif

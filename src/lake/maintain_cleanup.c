@@ -95,7 +95,7 @@ int mt_cleanup_old_files(char **out, const mt_call *c)
                    "schedule_start < %s ORDER BY data_file_id",
                m, before);
     duck_table r;
-    rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    rc = duck_table_query(&r, c->con, buf_cstr(&q));
     buf_free(&q);
     free(before);
     if (rc)
@@ -122,7 +122,7 @@ int mt_cleanup_old_files(char **out, const mt_call *c)
         char *del = xasprintf("DELETE FROM %s.ducklake_files_scheduled_for_deletion WHERE "
                               "data_file_id IN (%s)",
                               m, buf_cstr(&ids));
-        rc2 = duck_exec(c->s->con, del);
+        rc2 = duck_exec(c->con, del);
         free(del);
     }
     buf_free(&ids);
@@ -176,7 +176,7 @@ static int known_files(const mt_call *c, path_set *out)
     quote_literal(&q, c->lake->data_abs);
     buf_printf(&q, " || path ELSE path END FROM %s.ducklake_files_scheduled_for_deletion", m);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -264,7 +264,7 @@ int mt_delete_orphans(char **out, const mt_call *c)
         return rc;
     char *q = xasprintf("SELECT CASE WHEN isinf(%s) THEN 1e300 ELSE epoch(%s) END", before, before);
     char *epoch = NULL;
-    rc = duck_query_string(&epoch, c->s->con, q);
+    rc = duck_query_string(&epoch, c->con, q);
     free(q);
     free(before);
     path_set known = {0}, found = {0};

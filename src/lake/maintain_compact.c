@@ -35,7 +35,7 @@ static int64_t opt_i64(const char *v)
 static int inline_deletes_exist(const mt_call *c, int64_t table_id)
 {
     char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)table_id);
-    int exists = duck_table_exists(c->s->con, c->lake->meta_name, name);
+    int exists = duck_table_exists(c->con, c->lake->meta_name, name);
     free(name);
     return exists;
 }
@@ -90,7 +90,7 @@ int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
                "d.row_id_start, d.data_file_id",
                m, m, tid, s, s, tid, size_filter);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -219,7 +219,7 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
 static int layout_at(const mt_call *c, int64_t table_id, int64_t snap, lk_catalog *cat,
                      const lk_table **tv)
 {
-    int rc = lk_catalog_load(cat, c->s->con, c->lake->meta, snap);
+    int rc = lk_catalog_load(cat, c->con, c->lake->meta, snap);
     if (rc)
         return rc;
     *tv = lk_catalog_table_by_id(cat, table_id);
@@ -235,7 +235,7 @@ static int partition_values(const mt_call *c, int64_t file_id, duck_table *out)
     char *q = xasprintf("SELECT partition_value FROM %s.ducklake_file_partition_value WHERE "
                         "data_file_id = %lld ORDER BY partition_key_index",
                         c->lake->meta, (long long)file_id);
-    int rc = duck_table_query(out, c->s->con, q);
+    int rc = duck_table_query(out, c->con, q);
     free(q);
     return rc;
 }
@@ -299,7 +299,7 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
                         c->lake->meta, (long long)src[0]->id);
     int is_null = 1;
     if (!rc)
-        rc = duck_query_int64(&sp.partition_id, &is_null, c->s->con, q);
+        rc = duck_query_int64(&sp.partition_id, &is_null, c->con, q);
     free(q);
     if (is_null)
         sp.partition_id = -1;

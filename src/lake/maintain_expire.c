@@ -8,6 +8,7 @@
  */
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/snapshots.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -40,7 +41,7 @@ static int version_list(const mt_call *c, const char *text, char **out)
     buf_puts(&q, "SELECT COALESCE(string_agg(v::VARCHAR, ', '), '') FROM (SELECT unnest(CAST(");
     quote_literal(&q, text);
     buf_puts(&q, " AS UBIGINT[])) AS v) WHERE v IS NOT NULL");
-    int rc = duck_query_string(out, c->s->con, buf_cstr(&q));
+    int rc = duck_query_string(out, c->con, buf_cstr(&q));
     buf_free(&q);
     return rc;
 }
@@ -106,7 +107,7 @@ static int dead_tables(const mt_call *c, char **out)
                         "(SELECT 1 FROM %s.ducklake_snapshot sn WHERE sn.snapshot_id >= "
                         "t2.begin_snapshot AND sn.snapshot_id < t2.end_snapshot)))",
                         m, m, m);
-    int rc = duck_query_string(out, c->s->con, q);
+    int rc = duck_query_string(out, c->con, q);
     free(q);
     return rc;
 }
@@ -124,7 +125,7 @@ static int drop_files(const mt_call *c, stmt_list *l, const char *table, const c
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE %s ORDER BY 1", where);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -194,7 +195,7 @@ static int expire_tables(const mt_call *c, stmt_list *l, const char *dead)
                         "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s))",
                         m, dead, m, dead);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, q);
+    int rc = duck_table_query(&r, c->con, q);
     free(q);
     if (rc)
         return rc;
@@ -240,16 +241,16 @@ static void expire_rest(const mt_call *c, stmt_list *l)
 static int expire_now(const mt_call *c, const char *filter)
 {
     const char *m = c->lake->meta;
-    int rc = duck_exec(c->s->con, "BEGIN TRANSACTION");
+    int rc = duck_exec(c->con, "BEGIN TRANSACTION");
     char *sql = xasprintf("DELETE FROM %s.ducklake_snapshot_changes WHERE snapshot_id IN (SELECT "
                           "snapshot_id FROM %s.ducklake_snapshot WHERE %s)",
                           m, m, filter);
     if (!rc)
-        rc = duck_exec(c->s->con, sql);
+        rc = duck_exec(c->con, sql);
     free(sql);
     sql = xasprintf("DELETE FROM %s.ducklake_snapshot WHERE %s", m, filter);
     if (!rc)
-        rc = duck_exec(c->s->con, sql);
+        rc = duck_exec(c->con, sql);
     free(sql);
     stmt_list l = {0};
     char *dead = NULL;
@@ -262,11 +263,11 @@ static int expire_now(const mt_call *c, const char *filter)
     if (!rc)
         expire_rest(c, &l);
     for (size_t i = 0; !rc && i < l.n; i++)
-        rc = duck_exec(c->s->con, l.v[i]);
+        rc = duck_exec(c->con, l.v[i]);
     if (!rc)
-        rc = duck_exec(c->s->con, "COMMIT");
+        rc = duck_exec(c->con, "COMMIT");
     else
-        duck_exec(c->s->con, "ROLLBACK");
+        duck_exec(c->con, "ROLLBACK");
     free(dead);
     stmts_free(&l);
     return rc;
@@ -276,12 +277,8 @@ static int expire_now(const mt_call *c, const char *filter)
  * TEMP table: they are gone by the time the statement reads them. */
 static int snapshot_rows(const mt_call *c, const char *filter, char **out)
 {
-    lk_args a = {0};
-    char *alias = c->lake->alias;
-    a.pos = &alias;
-    a.npos = 1;
     char *sub = NULL;
-    int rc = lk_function_sql(&sub, c->s, "ducklake_snapshots", &a);
+    int rc = lk_snapshots_sql(&sub, c->lake, c->con);
     if (rc)
         return rc;
     tarn_buf name = {0}, b = {0};
@@ -293,7 +290,7 @@ static int snapshot_rows(const mt_call *c, const char *filter, char **out)
                    "(SELECT snapshot_id FROM %s.ducklake_snapshot WHERE %s) ORDER BY snapshot_id",
                buf_cstr(&name) + strlen("temp.main."), sub, c->lake->meta,
                filter ? filter : "false");
-    rc = duck_exec(c->s->con, buf_cstr(&b));
+    rc = duck_exec(c->con, buf_cstr(&b));
     free(sub);
     *out = rc ? NULL : xasprintf("SELECT * FROM %s", buf_cstr(&name));
     buf_free(&name);
@@ -319,7 +316,7 @@ int mt_expire_snapshots(char **out, const mt_call *c)
     if (!rc && filter && !mt_bool(c, "dry_run", 0))
         rc = expire_now(c, filter);
     if (!rc && filter)
-        rc = lk_lake_reload(c->lake, c->s->con);
+        rc = lk_lake_reload(c->lake, c->con);
     free(filter);
     return rc;
 }

@@ -125,7 +125,7 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
         unknown_if_retyped(&st, sp->cur);
         sp->stats->added_bytes += fs->file_size;
         sp->stats->touched = 1;
-        rc = lk_stats_accumulate(&sp->stats->stats, &st, c->s->con);
+        rc = lk_stats_accumulate(&sp->stats->stats, &st, c->con);
     }
     lk_stats_free(&st);
     return rc;
@@ -137,7 +137,7 @@ int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out
     memset(out, 0, sizeof(*out));
     out->file_id = -1;
     char *dir = lk_lake_table_dir(c->lake, &txn->cat, sp->cur);
-    char *name = new_name(c->s->con, "");
+    char *name = new_name(c->con, "");
     char *rel = xasprintf("%s%s", sp->subdir, name ? name : "");
     char *abs = xasprintf("%s%s", dir, rel);
     char *fdir = xasprintf("%s%s", dir, sp->subdir);
@@ -148,7 +148,7 @@ int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out
         tarn_buf b = {0};
         copy_sql(&b, sp, abs);
         lk_txn_wrote(txn, abs);
-        rc = lk_copy_with_stats(&files, &nfiles, c->s->con, buf_cstr(&b));
+        rc = lk_copy_with_stats(&files, &nfiles, c->con, buf_cstr(&b));
         buf_free(&b);
     }
     if (!rc && nfiles == 1 && files[0].count == 0) {
@@ -185,7 +185,7 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
     lk_txn *txn = c->lake->txn;
     *count = 0;
     char *dir = lk_lake_table_dir(c->lake, &txn->cat, cur);
-    char *name = new_name(c->s->con, "-delete");
+    char *name = new_name(c->con, "-delete");
     int rc = name ? fs_mkdir_p(dir) : TARN_ERROR;
     char *abs = xasprintf("%s%s", dir, name ? name : "");
     tarn_buf b = {0};
@@ -203,16 +203,16 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
     size_t nfs = 0;
     if (!rc) {
         lk_txn_wrote(txn, abs);
-        rc = lk_copy_with_stats(&fs, &nfs, c->s->con, buf_cstr(&b));
+        rc = lk_copy_with_stats(&fs, &nfs, c->con, buf_cstr(&b));
     }
     int64_t begin = 0, max = 0;
     if (!rc && nfs == 1 && fs[0].count > 0) {
         char *q = xasprintf("SELECT min(snap) FROM (%s)", positions);
-        rc = duck_query_int64(&begin, NULL, c->s->con, q);
+        rc = duck_query_int64(&begin, NULL, c->con, q);
         free(q);
         q = xasprintf("SELECT max(snap) FROM (%s)", positions);
         if (!rc)
-            rc = duck_query_int64(&max, NULL, c->s->con, q);
+            rc = duck_query_int64(&max, NULL, c->con, q);
         free(q);
     }
     if (!rc && nfs == 1 && fs[0].count > 0) {
@@ -257,7 +257,7 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE f.data_file_id IN (%s)", buf_cstr(&ids_sql));
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
@@ -286,7 +286,7 @@ int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id)
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE f.delete_file_id = %lld", (long long)delete_file_id);
     char *full = NULL;
-    int rc = duck_query_string(&full, c->s->con, buf_cstr(&q));
+    int rc = duck_query_string(&full, c->con, buf_cstr(&q));
     if (!rc && full) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, full, &rel);

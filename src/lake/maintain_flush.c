@@ -26,7 +26,7 @@
 
 static int table_in_meta(const mt_call *c, const char *name)
 {
-    return duck_table_exists(c->s->con, c->lake->meta_name, name);
+    return duck_table_exists(c->con, c->lake->meta_name, name);
 }
 
 /* The table as it was at schema version `sv` (the layout of its inlined
@@ -38,10 +38,10 @@ static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_cat
                         "WHERE table_id = %lld AND schema_version = %lld), %lld)",
                         c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
     int64_t snap = 0;
-    int rc = duck_query_int64(&snap, NULL, c->s->con, q);
+    int rc = duck_query_int64(&snap, NULL, c->con, q);
     free(q);
     if (!rc)
-        rc = lk_catalog_load(cat, c->s->con, c->lake->meta, snap);
+        rc = lk_catalog_load(cat, c->con, c->lake->meta, snap);
     if (rc)
         return rc;
     *out = lk_catalog_table_by_id(cat, t->id);
@@ -79,7 +79,7 @@ static int write_part(const flush_job *j, const char *filter, const char *subdir
     buf_puts(&q, "SELECT min(row_id), min(begin_snapshot), max(begin_snapshot)");
     rows_where(&q, j, filter);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     if (rc)
         goto out;
     mt_file_spec sp = {.t = j->tv, .cur = j->cur, .order_by = "__rid, __snap", .with_rid = 1,
@@ -142,7 +142,7 @@ static int write_partitions(const flush_job *j, int64_t *rows)
                    buf_cstr(&keys));
         rows_where(&q, j, NULL);
         buf_puts(&q, " GROUP BY ALL) ORDER BY __f");
-        rc = duck_table_query(&parts, j->c->s->con, buf_cstr(&q));
+        rc = duck_table_query(&parts, j->c->con, buf_cstr(&q));
     }
     for (size_t r = 0; !rc && r < parts.nrows; r++) {
         tarn_buf where = {0}, dir = {0};
@@ -177,7 +177,7 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
     char *q = xasprintf("SELECT count(*) FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
                         (long long)txn->cat.snapshot_id);
     int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, c->s->con, q);
+    int rc = duck_query_int64(&n, NULL, c->con, q);
     free(q);
     if (rc || n == 0) {
         buf_free(&name);
@@ -190,8 +190,8 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
         buf_free(&name);
         return rc;
     }
-    flush_job j = {c, t, tv, buf_cstr(&name), txn->cat.snapshot_id,
-                   lk_txn_delta(c->lake, c->s->con, t->id)};
+    flush_job j = {
+        c, t, tv, buf_cstr(&name), txn->cat.snapshot_id, lk_txn_delta(c->lake, c->con, t->id)};
     if (tv->nkeys)
         rc = write_partitions(&j, rows);
     else
@@ -226,7 +226,7 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
                c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
                (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, buf_cstr(&q));
+    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *fid = duck_table_get(&r, i, 0);
         int rel = !duck_table_get(&r, i, 2) || strcmp(duck_table_get(&r, i, 2), "true") == 0;
@@ -289,7 +289,7 @@ static int drop_superseded(const mt_call *c)
                         "j.table_id = i.table_id)",
                         m, m);
     duck_table r;
-    int rc = duck_table_query(&r, c->s->con, q);
+    int rc = duck_table_query(&r, c->con, q);
     free(q);
     int dropped = 0;
     for (size_t i = 0; !rc && i < r.nrows; i++) {
@@ -300,19 +300,19 @@ static int drop_superseded(const mt_call *c)
         int64_t n = 1;
         if (!table_in_meta(c, name))
             n = 0;
-        else if (duck_query_int64(&n, NULL, c->s->con, buf_cstr(&b)) != 0)
+        else if (duck_query_int64(&n, NULL, c->con, buf_cstr(&b)) != 0)
             rc = TARN_ERROR;
         if (!rc && n == 0) {
             buf_clear(&b);
             buf_printf(&b, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_id = %s AND "
                            "schema_version = %s",
                        m, duck_table_get(&r, i, 0), duck_table_get(&r, i, 1));
-            rc = duck_exec(c->s->con, buf_cstr(&b));
+            rc = duck_exec(c->con, buf_cstr(&b));
             buf_clear(&b);
             buf_printf(&b, "DROP TABLE IF EXISTS %s.", m);
             quote_ident(&b, name);
             if (!rc)
-                rc = duck_exec(c->s->con, buf_cstr(&b));
+                rc = duck_exec(c->con, buf_cstr(&b));
             dropped++;
         }
         buf_free(&b);
@@ -320,7 +320,7 @@ static int drop_superseded(const mt_call *c)
     if (r.ncols)
         duck_table_free(&r);
     if (!rc && dropped)
-        rc = lk_lake_reload(c->lake, c->s->con);
+        rc = lk_lake_reload(c->lake, c->con);
     return rc;
 }
 

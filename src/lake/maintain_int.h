@@ -8,7 +8,7 @@
 #ifndef TARN_LAKE_MAINTAIN_INT_H
 #define TARN_LAKE_MAINTAIN_INT_H
 
-#include "lake/functions.h"
+#include "lake/args.h"
 #include "lake/txn.h"
 #include "util/buf.h"
 
@@ -19,7 +19,8 @@
 
 /* One call of a maintenance function. */
 typedef struct {
-    tarn_session *s;
+    duckdb_connection con;
+    int explicit_txn; /* called inside BEGIN … COMMIT */
     lk_lake *lake;
     const lk_args *a;
     const char *fn; /* its name, for messages */

@@ -8,8 +8,8 @@
  *     functions become subqueries over the lake's catalog.
  * Everything else in the statement is left byte for byte as written.
  */
-#ifndef TARN_LAKE_REWRITE_H
-#define TARN_LAKE_REWRITE_H
+#ifndef TARN_SESSION_REWRITE_H
+#define TARN_SESSION_REWRITE_H
 
 #include "tarn/session.h"
 

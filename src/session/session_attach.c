@@ -9,7 +9,7 @@
  */
 #include "duck/duck.h"
 #include "lake/lake.h"
-#include "lake/session_int.h"
+#include "session/session_int.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 

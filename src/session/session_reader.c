@@ -13,8 +13,8 @@
  */
 #include "duck/duck.h"
 #include "lake/lake.h"
-#include "lake/rewrite.h"
-#include "lake/session_int.h"
+#include "session/rewrite.h"
+#include "session/session_int.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 

@@ -10,9 +10,9 @@
  * ids, as DuckLake does.
  */
 #include "duck/duck.h"
-#include "lake/rewrite.h"
+#include "session/rewrite.h"
 #include "lake/scan.h"
-#include "lake/session_int.h"
+#include "session/session_int.h"
 #include "lake/txn.h"
 #include "lake/write.h"
 #include "tarn/error.h"

@@ -11,8 +11,8 @@
 #include "duck/duck.h"
 #include "lake/bucket.h"
 #include "lake/ddl.h"
-#include "lake/rewrite.h"
-#include "lake/session_int.h"
+#include "session/rewrite.h"
+#include "session/session_int.h"
 #include "lake/txn.h"
 #include "lake/types.h"
 #include "util/quote.h"
@@ -29,7 +29,7 @@
 
 typedef struct {
     int or_replace, temp, if_not_exists, if_exists, cascade;
-    size_t i; /* token index after the object keyword and IF [NOT] EXISTS */
+    size_t i;           /* token index after the object keyword and IF [NOT] EXISTS */
     const char *object; /* TABLE, SCHEMA, VIEW, … (token text) */
 } ddl_head;
 
@@ -42,8 +42,8 @@ static void read_head(const sql_tokens *tk, ddl_head *h)
         h->or_replace = 1;
         i += 2;
     }
-    if (i < tk->n && (sql_tok_is_kw(&tk->toks[i], "TEMP") ||
-                      sql_tok_is_kw(&tk->toks[i], "TEMPORARY"))) {
+    if (i < tk->n &&
+        (sql_tok_is_kw(&tk->toks[i], "TEMP") || sql_tok_is_kw(&tk->toks[i], "TEMPORARY"))) {
         h->temp = 1;
         i++;
     }
@@ -177,8 +177,9 @@ static int default_shape(tarn_session *s, lk_lake *l, const char *schema, const 
         if (strcasecmp(t->cols[i].name, column) == 0)
             c = &t->cols[i];
     if (!c)
-        return tarn_error_set(TARN_EINVALID, "Binder Error: Table \"%s\" does not have a column "
-                                             "with name \"%s\"",
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: Table \"%s\" does not have a column "
+                              "with name \"%s\"",
                               name, column);
     tarn_buf b = {0};
     quote_ident(&b, c->name);
@@ -354,8 +355,8 @@ static int nested_path(const sql_tokens *tk, size_t i, lk_alter *op)
     return 1;
 }
 
-static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
-                       size_t i, const char *schema, const char *name, lk_alter *op)
+static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql, size_t i,
+                       const char *schema, const char *name, lk_alter *op)
 {
     memset(op, 0, sizeof(*op));
     if (kw_at(tk, i, "ADD")) {
@@ -507,8 +508,8 @@ static char *view_aliases(const sql_tokens *tk, size_t *i)
     if (*i < tk->n && tk->toks[*i].type == SQL_TOK_OP && strcmp(tk->toks[*i].text, "(") == 0) {
         (*i)++;
         int n = 0;
-        while (*i < tk->n && !(tk->toks[*i].type == SQL_TOK_OP &&
-                               strcmp(tk->toks[*i].text, ")") == 0)) {
+        while (*i < tk->n &&
+               !(tk->toks[*i].type == SQL_TOK_OP && strcmp(tk->toks[*i].text, ")") == 0)) {
             if (tk->toks[*i].type == SQL_TOK_IDENT || tk->toks[*i].type == SQL_TOK_QIDENT) {
                 if (n++)
                     buf_putc(&b, ',');
@@ -537,8 +538,8 @@ static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
     if (!rc)
         rc = session_write_begin(s, l);
     if (!rc)
-        rc = lk_create_view(l, s->con, schema, name, norm, aliases, h->or_replace,
-                            h->if_not_exists);
+        rc =
+            lk_create_view(l, s->con, schema, name, norm, aliases, h->or_replace, h->if_not_exists);
     free(norm);
     free(aliases);
     return session_write_end(s, l, rc);

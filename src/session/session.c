@@ -22,9 +22,10 @@
 #include "lake/bucket.h"
 #include "lake/ddl.h"
 #include "lake/lake.h"
-#include "lake/rewrite.h"
+#include "session/rewrite.h"
 #include "lake/scan.h"
-#include "lake/session_int.h"
+#include "lake/statement.h"
+#include "session/session_int.h"
 #include "lake/txn.h"
 #include "lake/write.h"
 #include "sql/lexer.h"
@@ -222,36 +223,12 @@ static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, co
 
 int session_write_begin(tarn_session *s, lk_lake *l)
 {
-    if (l->txn)
-        return 0;
-    return lk_txn_begin(l, s->con, s->explicit_txn);
+    return lk_statement_begin(l, s->con, s->explicit_txn);
 }
 
-/* Ends a lake write: commits it unless inside BEGIN … COMMIT, where the
- * views are rebuilt so that later reads see the pending state. */
 int session_write_end(tarn_session *s, lk_lake *l, int rc)
 {
-    if (rc) {
-        /* the cleanup may fail too (in an aborted transaction): keep the
-         * error that matters */
-        char *msg = xstrdup(tarn_error_last());
-        int code = tarn_error_code();
-        lk_write_cleanup(s->con);
-        tarn_error_set(code, "%s", msg);
-        free(msg);
-    } else {
-        lk_write_cleanup(s->con);
-    }
-    if (!l->txn)
-        return rc;
-    if (rc) {
-        if (!s->explicit_txn)
-            lk_txn_rollback(l, s->con);
-        return rc;
-    }
-    if (!s->explicit_txn)
-        return lk_txn_commit(l, s->con);
-    return lk_lake_sync_statement_views(l, s->con);
+    return lk_statement_end(l, s->con, s->explicit_txn, rc);
 }
 
 static int commit_all(tarn_session *s)

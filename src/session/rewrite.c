@@ -5,13 +5,13 @@
  * replaced by a parenthesized subquery and every other byte of the text is
  * copied unchanged, so DuckDB still sees the user's own SQL.
  */
-#include "lake/rewrite.h"
+#include "session/rewrite.h"
 
 #include "duck/duck.h"
 #include "lake/feed.h"
-#include "lake/functions.h"
+#include "session/functions.h"
 #include "lake/scan.h"
-#include "lake/session_int.h"
+#include "session/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -245,11 +245,11 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
     if (close >= tk->n)
         return 0;
     lk_args args;
-    int rc = lk_args_parse(&args, s, tk, sql, i + 2, close);
+    int rc = session_args_parse(&args, s, tk, sql, i + 2, close);
     if (rc)
         return rc;
     char *sub = NULL;
-    rc = lk_function_sql(&sub, s, t->text, &args);
+    rc = session_function_sql(&sub, s, t->text, &args);
     lk_args_free(&args);
     if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
         return 0; /* not one of ours */

@@ -3,8 +3,8 @@
  * (session.c routes; session_attach.c, session_ddl.c, session_dml.c and
  * rewrite.c handle). Not part of libtarn's public API.
  */
-#ifndef TARN_LAKE_SESSION_INT_H
-#define TARN_LAKE_SESSION_INT_H
+#ifndef TARN_SESSION_SESSION_INT_H
+#define TARN_SESSION_SESSION_INT_H
 
 #include "lake/lake.h"
 #include "sql/lexer.h"

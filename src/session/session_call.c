@@ -5,9 +5,9 @@
  * ducklake_metadata, global or per schema/table).
  */
 #include "duck/duck.h"
-#include "lake/functions.h"
+#include "session/functions.h"
 #include "lake/maintain.h"
-#include "lake/session_int.h"
+#include "session/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -104,11 +104,11 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
     }
     *handled = 1;
     size_t close = tk->n - 1;
-    while (close > open && !(tk->toks[close].type == SQL_TOK_OP &&
-                             strcmp(tk->toks[close].text, ")") == 0))
+    while (close > open &&
+           !(tk->toks[close].type == SQL_TOK_OP && strcmp(tk->toks[close].text, ")") == 0))
         close--;
     lk_args a;
-    int rc = lk_args_parse(&a, s, tk, sql, open + 1, close);
+    int rc = session_args_parse(&a, s, tk, sql, open + 1, close);
     if (rc)
         return rc;
     if (strcasecmp(fn, "set_commit_message") != 0 && strcasecmp(fn, "set_option") != 0) {
@@ -122,10 +122,11 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
         }
         char *full = xasprintf("ducklake_%s", fn);
         char *sub = NULL;
-        rc = lk_maintain_function(&sub, s, full, &a);
+        rc = session_maintain(&sub, s, full, &a);
         if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
-            rc = tarn_error_set(TARN_EUNSUPPORTED, "CALL %s is not a DuckLake function tarn "
-                                                   "knows",
+            rc = tarn_error_set(TARN_EUNSUPPORTED,
+                                "CALL %s is not a DuckLake function tarn "
+                                "knows",
                                 tk->toks[1].text);
         free(sub);
         free(full);
@@ -136,8 +137,9 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
         l = a.npos > 0 && a.pos[0] ? session_lake(s, a.pos[0]) : NULL;
         if (!l) {
             lk_args_free(&a);
-            return tarn_error_set(TARN_EINVALID, "CALL %s: no DuckLake lake is attached as "
-                                                 "\"%s\"",
+            return tarn_error_set(TARN_EINVALID,
+                                  "CALL %s: no DuckLake lake is attached as "
+                                  "\"%s\"",
                                   tk->toks[1].text, a.npos > 0 && a.pos[0] ? a.pos[0] : "");
         }
     }

@@ -1,0 +1,44 @@
+/*
+ * statement.c — beginning and ending one writing statement on a lake (see
+ * statement.h).
+ */
+#include "lake/statement.h"
+
+#include "lake/txn.h"
+#include "lake/write.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+
+int lk_statement_begin(lk_lake *l, duckdb_connection con, int explicit_txn)
+{
+    if (l->txn)
+        return 0;
+    return lk_txn_begin(l, con, explicit_txn);
+}
+
+int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc)
+{
+    if (rc) {
+        /* the cleanup may fail too (in an aborted transaction): keep the
+         * error that matters */
+        char *msg = xstrdup(tarn_error_last());
+        int code = tarn_error_code();
+        lk_write_cleanup(con);
+        tarn_error_set(code, "%s", msg);
+        free(msg);
+    } else {
+        lk_write_cleanup(con);
+    }
+    if (!l->txn)
+        return rc;
+    if (rc) {
+        if (!explicit_txn)
+            lk_txn_rollback(l, con);
+        return rc;
+    }
+    if (!explicit_txn)
+        return lk_txn_commit(l, con);
+    return lk_lake_sync_statement_views(l, con);
+}
