@@ -11,19 +11,13 @@
 #ifndef TARN_SESSION_H
 #define TARN_SESSION_H
 
+#include "tarn/output.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct tarn_session tarn_session;
 
-/* How a statement's result is shaped, decided from its text (see
- * tarn_sql_output_kind in the lexer): a row set, a changed-row count, or
- * nothing at all. */
-typedef enum {
-    TARN_OUTPUT_NONE = 0,
-    TARN_OUTPUT_ROWS = 1,
-    TARN_OUTPUT_COUNT = 2,
-} tarn_output_kind;
 
 /* Receives one statement's result. Every callback is optional. Cells are
  * DuckDB's CAST(x AS VARCHAR) of each value, NULL for SQL NULL; they are

@@ -12,7 +12,7 @@
 #ifndef TARN_SQL_LEXER_H
 #define TARN_SQL_LEXER_H
 
-#include "tarn/session.h"
+#include "tarn/output.h"
 
 #include <stddef.h>
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/e2e/test_source_layers.sh — the layers of the source tree depend one way.
+#
+# Each folder of src/ is a layer; a file may include headers of its own layer and of the layers
+# below it, never of a layer above (ARCHITECTURE.md draws them):
+#
+#   util < duck < sql < lake < session < project < materialize < sched < worker < web < cli
+#
+# The public headers of include/tarn/ belong to a layer too: tarn/error.h and tarn/output.h are
+# util's (every layer reports errors through the one; the lexer and the session share the other), tarn/session.h is session's (the API the layers above use).
+# One check per layer, listing every offending #include with file and line. A folder of src/ that
+# is missing from the order above fails too, so a new layer must be placed on purpose.
+. "$(dirname "$0")/lib.sh"
+
+ORDER=(util duck sql lake session project materialize sched worker web cli)
+
+rank_of() {
+    local i
+    for i in "${!ORDER[@]}"; do
+        [ "${ORDER[$i]}" = "$1" ] && { echo "$i"; return; }
+    done
+    echo -1
+}
+
+# The layer of an included path: its folder, or for a public header the layer it belongs to.
+layer_of_include() {
+    case $1 in
+    tarn/error.h | tarn/output.h) echo util ;;
+    tarn/session.h) echo session ;;
+    tarn/*) echo "?" ;;
+    */*) echo "${1%%/*}" ;;
+    *) echo "" ;; # a header beside the file (no folder): same layer
+    esac
+}
+
+for dir in "$REPO"/src/*/; do
+    layer=$(basename "$dir")
+    mine=$(rank_of "$layer")
+    if [ "$mine" -lt 0 ]; then
+        fail "layer $layer" "src/$layer is not in the layer order of $0: place it"
+        continue
+    fi
+    bad=""
+    while IFS= read -r hit; do
+        [ -n "$hit" ] || continue
+        file=${hit%%:*}
+        rest=${hit#*:}
+        line=${rest%%:*}
+        inc=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' <<<"${rest#*:}")
+        to=$(layer_of_include "$inc")
+        [ -n "$to" ] || continue
+        theirs=$(rank_of "$to")
+        if [ "$to" = "?" ] || [ "$theirs" -lt 0 ]; then
+            bad+="${file#"$REPO"/}:$line includes \"$inc\", of no known layer"$'\n'
+        elif [ "$theirs" -gt "$mine" ]; then
+            bad+="${file#"$REPO"/}:$line includes \"$inc\" ($to is above $layer)"$'\n'
+        fi
+    done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir"*.[ch] 2>/dev/null)
+    if [ -z "$bad" ]; then
+        ok "layer $layer includes only its own layer and those below"
+    else
+        fail "layer $layer includes only its own layer and those below" "$bad"
+    fi
+done
+
+# The public headers include nothing above their own layer.
+for h in "$REPO"/include/tarn/*.h; do
+    name=tarn/$(basename "$h")
+    layer=$(layer_of_include "$name")
+    mine=$(rank_of "$layer")
+    bad=$(grep -n '#include "' "$h" | while IFS= read -r l; do
+        inc=$(sed -n 's/.*#include "\([^"]*\)".*/\1/p' <<<"$l")
+        to=$(layer_of_include "$inc")
+        [ -z "$to" ] && continue
+        [ "$(rank_of "$to")" -gt "$mine" ] && echo "$name:${l%%:*} includes \"$inc\""
+    done)
+    [ -z "$bad" ] && ok "$name includes nothing above $layer" || fail "$name includes nothing above $layer" "$bad"
+done
+
+# The check itself can fail: a file of util/ that included a lake header would be reported.
+probe=$(mktempdir)/probe.c
+printf '#include "lake/lake.h"\n' >"$probe"
+inc=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$probe")
+[ "$(rank_of "$(layer_of_include "$inc")")" -gt "$(rank_of util)" ] &&
+    ok "an upward include is recognised as one" || fail "an upward include is recognised as one"
+
+finish
