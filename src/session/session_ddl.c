@@ -113,7 +113,19 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
             sink->count(sink->ctx, 0);
         return 0;
     }
-    char *rest = session_token_text(tk, sql, is_ctas ? q->end + 1 : q->end, tk->n);
+    /* CREATE TABLE … AS query WITH [NO] DATA: the clause ends the
+     * statement; WITH NO DATA creates the table without its rows */
+    size_t end = tk->n;
+    int no_data = 0;
+    if (is_ctas && end >= 3 && sql_tok_is_kw(&tk->toks[end - 1], "DATA") &&
+        sql_tok_is_kw(&tk->toks[end - 2], "NO") && sql_tok_is_kw(&tk->toks[end - 3], "WITH")) {
+        no_data = 1;
+        end -= 3;
+    } else if (is_ctas && end >= 2 && sql_tok_is_kw(&tk->toks[end - 1], "DATA") &&
+               sql_tok_is_kw(&tk->toks[end - 2], "WITH")) {
+        end -= 2;
+    }
+    char *rest = session_token_text(tk, sql, is_ctas ? q->end + 1 : q->end, end);
     int rc = 0;
     char *body = NULL;
     if (is_ctas) {
@@ -143,7 +155,7 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
     int64_t table_id = -1, count = 0;
     if (!rc)
         rc = lk_create_table(l, s->con, schema, name, SHAPE, &table_id);
-    if (!rc && is_ctas)
+    if (!rc && is_ctas && !no_data)
         rc = lk_insert_query(l, s->con, table_id, body, &count);
     free(body);
     rc = session_write_end(s, l, rc);
