@@ -722,12 +722,26 @@ static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t
     return insert_parquet(lake, con, t, d, with_rowid, NULL);
 }
 
+/* DuckLake creates a table's directory whenever it plans an insert into
+ * it, whether the rows then go to a file or to the catalog: users COPY
+ * their own files there (to add them with ducklake_add_data_files). Local
+ * paths only; failing to create it is not an error (the write that needs
+ * it reports that). */
+static void ensure_table_dir(lk_lake *lake, const lk_table *t)
+{
+    char *dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
+    if (!strstr(dir, "://") && fs_mkdir_p(dir) != 0)
+        tarn_error_clear();
+    free(dir);
+}
+
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
     lk_txn *txn = lake->txn;
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    ensure_table_dir(lake, t);
     int64_t n = 0;
     int rc = duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " STAGE);
     if (rc)
@@ -833,6 +847,7 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    ensure_table_dir(lake, t);
     tarn_buf src = {0};
     cast_query(&src, t, query);
     int64_t limit = t->ninlined > 0 ? lk_lake_inline_limit(lake, con, t) : 0;
