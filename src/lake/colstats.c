@@ -58,18 +58,6 @@ void lk_stats_init(lk_stats_set *s, const lk_table *t)
         walk(s, &t->cols[i], NULL);
 }
 
-void lk_stats_free(lk_stats_set *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->leaves[i].path);
-        free(s->leaves[i].sql_type);
-        free(s->leaves[i].min);
-        free(s->leaves[i].max);
-    }
-    free(s->leaves);
-    memset(s, 0, sizeof(*s));
-}
-
 /* A query yielding one column `v` with every value of the leaf at the end
  * of `chain` (top-level column first): struct fields are selected, list
  * elements and map keys/values unnested. */

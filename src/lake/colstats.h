@@ -20,7 +20,6 @@
 
 /* Lists the leaf columns of `t` (pre-order) with empty stats. */
 void lk_stats_init(lk_stats_set *s, const lk_table *t);
-void lk_stats_free(lk_stats_set *s);
 
 /* Computes stats of the rows of `source` (a table or subquery whose
  * columns are the table's columns), as DuckLake does for inlined rows. */

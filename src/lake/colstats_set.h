@@ -26,4 +26,7 @@ typedef struct {
     size_t n;
 } lk_stats_set;
 
+/* Frees what the set holds and empties it. */
+void lk_stats_free(lk_stats_set *s);
+
 #endif

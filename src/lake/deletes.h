@@ -17,7 +17,7 @@
 #define TARN_LAKE_DELETES_H
 
 #include "lake/filestats.h"
-#include "lake/lake.h"
+#include "lake/handle.h"
 
 /* Records that committed inlined rows of `table_id` were deleted (their
  * row ids wait in the pending inline-deletes table). */

@@ -1,6 +1,7 @@
 /*
- * lake.c — attaching, creating and detaching a DuckLake lake, and keeping
- * the alias database's views in step with the catalog (see lake.h).
+ * lake.c — attaching, creating and detaching a DuckLake lake (see lake.h);
+ * the top of the lake layer, over the catalog model, transactions, scans
+ * and views.
  *
  * A new lake is created exactly as DuckLake 1.0 creates one: the 28
  * ducklake_* tables in the catalog database, snapshot 0 with schema_version
@@ -11,17 +12,29 @@
 #include "lake/lake.h"
 
 #include "duck/duck.h"
+
+#include "lake/commit.h"
 #include "lake/migrate.h"
+
 #include "lake/scan.h"
+
 #include "lake/txn.h"
+#include "lake/views.h"
+
 #include "tarn/error.h"
+
 #include "util/buf.h"
+
 #include "util/quote.h"
 
 #include <limits.h>
+
 #include <stdlib.h>
+
 #include <string.h>
+
 #include <sys/stat.h>
+
 #include <unistd.h>
 
 #define LAKE_FORMAT_VERSION "1.0"
@@ -367,7 +380,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
 void lk_lake_detach(lk_lake *lake, duckdb_connection con)
 {
     if (lake->txn)
-        lk_txn_rollback(lake, con);
+        lk_lake_rollback(lake, con);
     tarn_buf b = {0};
     quote_ident(&b, lake->alias);
     detach_quiet(con, buf_cstr(&b));
@@ -391,643 +404,134 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
     return lk_lake_refresh_views(lake, con);
 }
 
-/* ---- views ---- */
-
-static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
-{
-    lk_lake_views_forget(lake);
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ");
-    quote_literal(&b, lake->alias);
-    buf_puts(&b, " AND NOT internal");
-    duck_table t;
-    int rc = duck_table_query(&t, con, buf_cstr(&b));
-    buf_clear(&b);
-    for (size_t r = 0; r < t.nrows && !rc; r++) {
-        buf_clear(&b);
-        buf_puts(&b, "DROP SCHEMA ");
-        quote_qualified(&b, lake->alias, NULL, duck_table_get(&t, r, 0));
-        buf_puts(&b, " CASCADE");
-        rc = duck_exec(con, buf_cstr(&b));
-    }
-    duck_table_free(&t);
-    if (!rc) {
-        buf_clear(&b);
-        buf_puts(&b, "SELECT view_name FROM duckdb_views() WHERE database_name = ");
-        quote_literal(&b, lake->alias);
-        buf_puts(&b, " AND schema_name = 'main' AND NOT internal");
-        rc = duck_table_query(&t, con, buf_cstr(&b));
-        for (size_t r = 0; r < t.nrows && !rc; r++) {
-            buf_clear(&b);
-            buf_puts(&b, "DROP VIEW ");
-            quote_qualified(&b, lake->alias, "main", duck_table_get(&t, r, 0));
-            rc = duck_exec(con, buf_cstr(&b));
-        }
-        duck_table_free(&t);
-    }
-    buf_free(&b);
-    return rc;
-}
-
-/* Table and column comments ride on the table's DuckDB view, so that
- * duckdb_columns() and DESCRIBE show them. */
-static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t)
-{
-    int rc = 0;
-    tarn_buf b = {0};
-    if (t->comment) {
-        buf_puts(&b, "COMMENT ON VIEW ");
-        quote_qualified(&b, lake->alias, schema, t->name);
-        buf_puts(&b, " IS ");
-        quote_literal(&b, t->comment);
-        rc = duck_exec(con, buf_cstr(&b));
-    }
-    for (size_t i = 0; i < t->ncols && !rc; i++) {
-        if (!t->cols[i].comment)
-            continue;
-        buf_clear(&b);
-        buf_puts(&b, "COMMENT ON COLUMN ");
-        quote_qualified(&b, lake->alias, schema, t->name);
-        buf_putc(&b, '.');
-        quote_ident(&b, t->cols[i].name);
-        buf_puts(&b, " IS ");
-        quote_literal(&b, t->cols[i].comment);
-        rc = duck_exec(con, buf_cstr(&b));
-    }
-    buf_free(&b);
-    return rc;
-}
-
-/* A DuckLake view becomes a DuckDB view in the alias database. One that no
- * longer binds (its table was dropped) is left out: querying it then fails
- * with DuckDB's "does not exist", as it would under DuckLake. */
-static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                             const lk_view *v)
-{
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
-    if (!sc)
-        return;
-    tarn_buf name = {0};
-    quote_ident(&name, lake->alias);
-    tarn_buf b = {0};
-    buf_puts(&b, "CREATE OR REPLACE VIEW ");
-    quote_qualified(&b, lake->alias, sc->name, v->name);
-    if (v->aliases && *v->aliases)
-        buf_printf(&b, " (%s)", v->aliases);
-    buf_puts(&b, " AS ");
-    const char *p = v->sql;
-    const char *tag = "{DUCKLAKE_CATALOG}";
-    const char *hit;
-    while ((hit = strstr(p, tag)) != NULL) {
-        buf_append(&b, p, (size_t)(hit - p));
-        buf_puts(&b, buf_cstr(&name));
-        p = hit + strlen(tag);
-    }
-    buf_puts(&b, p);
-    if (duck_exec(con, buf_cstr(&b)) != 0)
-        tarn_error_clear();
-    buf_free(&b);
-    buf_free(&name);
-}
-
-void lk_lake_views_forget(lk_lake *lake)
-{
-    for (size_t i = 0; i < lake->nmade; i++)
-        free(lake->made_sql[i]);
-    free(lake->made_ids);
-    free(lake->made_sql);
-    lake->made_ids = NULL;
-    lake->made_sql = NULL;
-    lake->nmade = 0;
-}
-
-/* The slot remembering table `id`'s view statement (made when absent). */
-static char **made_slot(lk_lake *lake, int64_t id)
-{
-    for (size_t i = 0; i < lake->nmade; i++)
-        if (lake->made_ids[i] == id)
-            return &lake->made_sql[i];
-    lake->made_ids = xrealloc(lake->made_ids, (lake->nmade + 1) * sizeof(int64_t));
-    lake->made_sql = xrealloc(lake->made_sql, (lake->nmade + 1) * sizeof(char *));
-    lake->made_ids[lake->nmade] = id;
-    lake->made_sql[lake->nmade] = NULL;
-    return &lake->made_sql[lake->nmade++];
-}
-
-/* What the view of `t` is made of besides its statement: its comments. */
-static void comments_key(tarn_buf *b, const lk_table *t)
-{
-    buf_putc(b, '\n');
-    quote_literal(b, t->comment);
-    for (size_t i = 0; i < t->ncols; i++) {
-        buf_putc(b, ',');
-        quote_literal(b, t->cols[i].comment);
-    }
-}
-
-/* CREATE OR REPLACE VIEW alias.schema.table AS <its scan>; nothing when
- * the view already is that (a commit's view of a table written inside
- * BEGIN … COMMIT often reads the same files as the statement's). */
-static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                      const lk_table *t)
-{
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-    if (!sc)
-        return 0;
-    char *scan = NULL;
-    int rc = lk_scan_sql(&scan, lake, con, cat, t, -1, 0);
-    if (rc)
-        return rc;
-    tarn_buf b = {0};
-    buf_puts(&b, "CREATE OR REPLACE VIEW ");
-    quote_qualified(&b, lake->alias, sc->name, t->name);
-    buf_puts(&b, " AS ");
-    buf_puts(&b, scan);
-    free(scan);
-    size_t stmt_len = b.len;
-    comments_key(&b, t);
-    char **made = made_slot(lake, t->id);
-    if (*made && strcmp(*made, buf_cstr(&b)) == 0) {
-        buf_free(&b);
-        return 0;
-    }
-    free(*made);
-    *made = NULL;
-    char *key = xstrdup(buf_cstr(&b));
-    b.ptr[stmt_len] = '\0';
-    rc = duck_exec(con, b.ptr);
-    buf_free(&b);
-    if (!rc)
-        rc = comment_view(lake, con, sc->name, t);
-    if (rc) {
-        free(key);
-        return tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);
-    }
-    *made_slot(lake, t->id) = key;
-    return 0;
-}
-
-int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id)
-{
-    const lk_catalog *cat = lk_txn_catalog(lake);
-    const lk_table *t = lk_catalog_table_by_id(cat, table_id);
-    return t ? table_view(lake, con, cat, t) : 0;
-}
-
-static void lk_lake_meta_tables_forget(lk_lake *lake)
-{
-    for (size_t i = 0; i < lake->nmeta_tables; i++)
-        free(lake->meta_tables[i]);
-    free(lake->meta_tables);
-    lake->meta_tables = NULL;
-    lake->nmeta_tables = 0;
-    lake->meta_tables_loaded = 0;
-}
-
-static void lk_lake_schema_versions_forget(lk_lake *lake)
-{
-    free(lake->sv_ids);
-    free(lake->sv_at);
-    lake->sv_ids = lake->sv_at = NULL;
-    lake->nsv = 0;
-    lake->sv_loaded = 0;
-}
-
-static void sv_set(lk_lake *lake, int64_t id, int64_t at)
-{
-    for (size_t i = 0; i < lake->nsv; i++)
-        if (lake->sv_ids[i] == id) {
-            lake->sv_at[i] = at;
-            return;
-        }
-    lake->sv_ids = xrealloc(lake->sv_ids, (lake->nsv + 1) * sizeof(int64_t));
-    lake->sv_at = xrealloc(lake->sv_at, (lake->nsv + 1) * sizeof(int64_t));
-    lake->sv_ids[lake->nsv] = id;
-    lake->sv_at[lake->nsv++] = at;
-}
-
-int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id)
-{
-    if (!lake->sv_loaded) {
-        char *q = xasprintf("SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
-                            "WHERE table_id IS NOT NULL GROUP BY table_id",
-                            lake->meta);
-        duck_table r;
-        int rc = duck_table_query(&r, con, q);
-        free(q);
-        if (rc) {
-            tarn_error_clear();
-            return -1;
-        }
-        for (size_t i = 0; i < r.nrows; i++)
-            sv_set(lake, strtoll(duck_table_get(&r, i, 0), NULL, 10),
-                   strtoll(duck_table_get(&r, i, 1), NULL, 10));
-        duck_table_free(&r);
-        lake->sv_loaded = 1;
-    }
-    for (size_t i = 0; i < lake->nsv; i++)
-        if (lake->sv_ids[i] == table_id)
-            return lake->sv_at[i];
-    return -1;
-}
-
-void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot)
-{
-    for (size_t i = 0; lake->sv_loaded && i < n; i++)
-        sv_set(lake, ids[i], snapshot);
-}
-
-int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
-{
-    for (size_t i = 0; i < lake->nlive; i++)
-        if (lake->live[i] == snap)
-            return 1;
-    char *q = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
-                        lake->meta, (long long)snap);
-    int64_t n = 0;
-    if (duck_query_int64(&n, NULL, con, q) != 0) {
-        tarn_error_clear();
-        n = 0;
-    }
-    free(q);
-    if (n > 0)
-        lk_lake_snapshot_live(lake, snap);
-    return n > 0;
-}
-
-void lk_lake_snapshot_live(lk_lake *lake, int64_t snap)
-{
-    lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));
-    lake->live[lake->nlive++] = snap;
-}
-
-static void lk_lake_past_forget(lk_lake *lake)
-{
-    free(lake->live);
-    lake->live = NULL;
-    lake->nlive = 0;
-    for (size_t i = 0; i < lake->npast; i++)
-        lk_catalog_free(&lake->past[i]);
-    lake->npast = lake->past_next = 0;
-}
-
-int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap)
-{
-    for (size_t i = 0; i < lake->npast; i++) {
-        if (lake->past[i].snapshot_id == snap) {
-            *out = &lake->past[i];
-            return 0;
-        }
-    }
-    lk_catalog cat;
-    int rc = lk_catalog_load(&cat, con, lake->meta, snap);
-    if (rc)
-        return rc;
-    size_t cap = sizeof(lake->past) / sizeof(lake->past[0]), slot;
-    if (lake->npast < cap) {
-        slot = lake->npast++;
-    } else { /* round robin: the oldest entry goes */
-        slot = lake->past_next;
-        lake->past_next = (lake->past_next + 1) % cap;
-        lk_catalog_free(&lake->past[slot]);
-    }
-    lake->past[slot] = cat;
-    *out = &lake->past[slot];
-    return 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops)
-{
-    if (!lake->meta_tables_loaded)
-        return;
-    for (size_t i = 0; i < ops->n; i++) {
-        const char *name = ops->items[i] + 1;
-        char **hit =
-            bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
-        if (ops->items[i][0] == '+' && !hit) {
-            lake->meta_tables =
-                xrealloc(lake->meta_tables, (lake->nmeta_tables + 1) * sizeof(char *));
-            lake->meta_tables[lake->nmeta_tables++] = xstrdup(name);
-            qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
-        } else if (ops->items[i][0] == '-' && hit) {
-            free(*hit);
-            size_t at = (size_t)(hit - lake->meta_tables);
-            memmove(hit, hit + 1, (lake->nmeta_tables - at - 1) * sizeof(char *));
-            lake->nmeta_tables--;
-        }
-    }
-}
-
-int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
-{
-    if (!lake->meta_tables_loaded) {
-        tarn_buf b = {0};
-        buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
-        quote_literal(&b, lake->meta_name);
-        buf_puts(&b, " AND schema_name = 'main' ORDER BY table_name");
-        duck_table r;
-        int rc = duck_table_query(&r, con, buf_cstr(&b));
-        buf_free(&b);
-        if (rc) { /* answer without the list, as before it existed */
-            tarn_error_clear();
-            return duck_table_exists(con, lake->meta_name, name);
-        }
-        lake->meta_tables = xcalloc(r.nrows ? r.nrows : 1, sizeof(char *));
-        for (size_t i = 0; i < r.nrows; i++)
-            lake->meta_tables[lake->nmeta_tables++] = xstrdup(duck_table_get(&r, i, 0));
-        duck_table_free(&r);
-        qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
-        lake->meta_tables_loaded = 1;
-    }
-    return bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name) != NULL;
-}
-
-/* DROP VIEW IF EXISTS alias.schema.name (a table's view in the alias
- * database). */
-static int drop_view_named(lk_lake *lake, duckdb_connection con, const char *schema,
-                           const char *name)
-{
-    lk_lake_views_forget(lake);
-    tarn_buf b = {0};
-    buf_puts(&b, "DROP VIEW IF EXISTS ");
-    quote_qualified(&b, lake->alias, schema, name);
-    int rc = duck_exec(con, buf_cstr(&b));
-    buf_free(&b);
-    return rc;
-}
-
-static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                            const lk_table *t)
-{
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-    if (sc && drop_view_named(lake, con, sc->name, t->name) != 0)
-        tarn_error_clear();
-}
-
-/* CREATE SCHEMA IF NOT EXISTS alias.s for each schema of `cat` that `old`
- * does not have (a new lake schema has no tables yet, and so no views). */
-static int create_new_schemas(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                              const lk_catalog *old)
-{
-    int rc = 0;
-    for (size_t i = 0; i < cat->nschemas && !rc; i++) {
-        if (lk_catalog_schema((lk_catalog *)old, cat->schemas[i].name))
-            continue;
-        tarn_buf b = {0};
-        buf_puts(&b, "CREATE SCHEMA IF NOT EXISTS ");
-        quote_qualified(&b, lake->alias, NULL, cat->schemas[i].name);
-        rc = duck_exec(con, buf_cstr(&b));
-        buf_free(&b);
-    }
-    return rc;
-}
-
-int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con)
-{
-    lk_txn *txn = lake->txn;
-    int rc = 0;
-    if (txn->schemas_created && !txn->views_all)
-        rc = create_new_schemas(lake, con, &txn->cat, &lake->cat);
-    txn->schemas_created = 0;
-    if (!rc && txn->views_all) {
-        rc = lk_lake_refresh_views(lake, con);
-    } else if (!rc) {
-        const lk_catalog *cat = &txn->cat;
-        for (size_t i = 0; i < txn->ndropped && !rc; i++) {
-            const char *schema = txn->dropped[i], *name = schema + strlen(schema) + 1;
-            lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
-            if (sc && lk_catalog_table(cat, sc->id, name))
-                continue; /* replaced: its new view is built below */
-            rc = drop_view_named(lake, con, schema, name);
-        }
-        for (size_t i = 0; i < txn->ndirty && !rc; i++)
-            rc = lk_lake_refresh_table_view(lake, con, txn->dirty[i]);
-    }
-    for (size_t i = 0; i < txn->ndropped; i++)
-        free(txn->dropped[i]);
-    txn->ndropped = 0;
-    txn->ndirty = 0;
-    txn->views_all = 0;
-    return rc;
-}
-
-int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
-{
-    const lk_catalog *cat = lk_txn_catalog(lake);
-    int rc = lk_scan_prefill(lake, con, cat);
-    if (!rc)
-        rc = drop_alias_objects(lake, con);
-    tarn_buf b = {0};
-    for (size_t i = 0; i < cat->nschemas && !rc; i++) {
-        if (strcmp(cat->schemas[i].name, "main") == 0)
-            continue;
-        buf_clear(&b);
-        buf_puts(&b, "CREATE SCHEMA ");
-        quote_qualified(&b, lake->alias, NULL, cat->schemas[i].name);
-        rc = duck_exec(con, buf_cstr(&b));
-    }
-    for (size_t i = 0; i < cat->ntables && !rc; i++)
-        rc = table_view(lake, con, cat, &cat->tables[i]);
-    for (size_t i = 0; i < cat->nviews && !rc; i++)
-        create_lake_view(lake, con, cat, &cat->views[i]);
-    buf_free(&b);
-    return rc;
-}
-
-static int64_t token_table_id(const lk_catalog *cat, const char *token)
-{
-    const char *colon = strchr(token, ':');
-    if (!colon)
-        return -1;
-    if (colon[1] != '"')
-        return strtoll(colon + 1, NULL, 10);
-    /* created_table:"schema"."table" — names as written by quote_ident */
-    for (size_t i = 0; i < cat->ntables; i++) {
-        const lk_table *t = &cat->tables[i];
-        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-        if (!sc)
-            continue;
-        tarn_buf b = {0};
-        quote_ident(&b, sc->name);
-        buf_putc(&b, '.');
-        quote_ident(&b, t->name);
-        int same = strcmp(buf_cstr(&b), colon + 1) == 0;
-        buf_free(&b);
-        if (same)
-            return t->id;
-    }
-    return -1;
-}
-
-int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog *working,
-                          const int64_t *touched, size_t ntouched)
-{
-    const lk_catalog *cat = &lake->cat;
-    int rc = 0;
-    /* views of tables the transaction created (or took under a new name) */
-    for (size_t i = 0; i < working->ntables; i++) {
-        const lk_table *w = &working->tables[i];
-        const lk_table *c = lk_catalog_table_by_id(cat, w->id);
-        if (!c || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id)
-            drop_table_view(lake, con, working, w);
-    }
-    /* the committed tables it dropped, renamed, or showed pending rows of */
-    for (size_t i = 0; i < cat->ntables && !rc; i++) {
-        const lk_table *c = &cat->tables[i];
-        const lk_table *w = lk_catalog_table_by_id(working, c->id);
-        int redo = !w || strcmp(c->name, w->name) != 0 || c->schema_id != w->schema_id;
-        for (size_t k = 0; k < ntouched && !redo; k++)
-            redo = touched[k] == c->id;
-        if (redo)
-            rc = table_view(lake, con, cat, c);
-    }
-    return rc;
-}
-
-int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
-                       char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
-{
-    static const char *const WHOLE[] = {
-        "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
-    const lk_catalog *cat = &lake->cat;
-    int ddl = 0, new_schemas = 0;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < sizeof(WHOLE) / sizeof(WHOLE[0]); k++)
-            if (strncmp(tokens[i], WHOLE[k], strlen(WHOLE[k])) == 0)
-                return lk_lake_refresh_views(lake, con);
-        new_schemas |= strncmp(tokens[i], "created_schema:", 15) == 0;
-        ddl |= strncmp(tokens[i], "created_table:", 14) == 0 ||
-               strncmp(tokens[i], "dropped_table:", 14) == 0 ||
-               strncmp(tokens[i], "altered_table:", 14) == 0;
-    }
-    if (new_schemas) {
-        int rc = create_new_schemas(lake, con, cat, old);
-        if (rc)
-            return rc;
-    }
-    /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
-     * under the same name (whose view then replaces the dropped one) */
-    int64_t *ids = NULL;
-    size_t nids = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* a rename is created_table with the new name: find its id there */
-        int64_t id = token_table_id(old, tokens[i]);
-        if (id < 0)
-            id = token_table_id(cat, tokens[i]);
-        const lk_table *was = id >= 0 ? lk_catalog_table_by_id(old, id) : NULL;
-        const lk_table *now = id >= 0 ? lk_catalog_table_by_id(cat, id) : NULL;
-        lk_schema *sc = was ? lk_catalog_schema_by_id((lk_catalog *)cat, was->schema_id) : NULL;
-        int replaced = sc && !now && lk_catalog_table(cat, sc->id, was->name);
-        if (was && !replaced && lk_ids_add(&ids, &nids, id) &&
-            (!now || strcmp(was->name, now->name) != 0 || was->schema_id != now->schema_id))
-            drop_table_view(lake, con, old, was);
-    }
-    nids = 0;
-    /* then each changed table's view once: the tables named by the
-     * changes and those whose views showed this transaction's pending
-     * state (a view that reads the same as before costs no statement:
-     * inlined inserts usually show through, as at the latest snapshot a
-     * view reads every live inlined row) */
-    for (size_t i = 0; i < n; i++) {
-        int64_t id = token_table_id(cat, tokens[i]);
-        if (id >= 0 && lk_catalog_table_by_id(cat, id))
-            lk_ids_add(&ids, &nids, id);
-    }
-    for (size_t i = 0; i < ntouched; i++)
-        if (lk_catalog_table_by_id(cat, touched[i]))
-            lk_ids_add(&ids, &nids, touched[i]);
-    int rc = 0;
-    for (size_t i = 0; i < nids && !rc; i++)
-        rc = table_view(lake, con, cat, lk_catalog_table_by_id(cat, ids[i]));
-    free(ids);
-    /* lake views bind to the tables' views: remake them after table DDL */
-    for (size_t i = 0; ddl && i < cat->nviews && !rc; i++)
-        create_lake_view(lake, con, cat, &cat->views[i]);
-    return rc;
-}
-
-char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
-{
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
-    const char *sp = sc && sc->path ? sc->path : "";
-    const char *tp = t->path ? t->path : "";
-    char *schema_dir = sc && !sc->path_rel ? xstrdup(sp) : xasprintf("%s%s", lake->data_abs, sp);
-    char *dir = t->path_rel ? xasprintf("%s%s", schema_dir, tp) : xstrdup(tp);
-    free(schema_dir);
-    return dir;
-}
-
-/* One data_inlining_row_limit row of ducklake_metadata. */
-struct lk_limit_opt {
-    int rank;         /* 0 table scope, 1 schema scope, 2 global */
-    int64_t scope_id; /* the table's or schema's id */
-    char *value;      /* NULL: SQL NULL */
-};
-
-void lk_lake_options_changed(lk_lake *lake)
-{
-    for (size_t i = 0; i < lake->nlimits; i++)
-        free(lake->limits[i].value);
-    free(lake->limits);
-    lake->limits = NULL;
-    lake->nlimits = 0;
-    lake->limits_loaded = 0;
-}
-
-static void load_limits(lk_lake *lake, duckdb_connection con)
-{
-    char *q = xasprintf("SELECT CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 ELSE 2 END, "
-                        "scope_id, value FROM %s.ducklake_metadata WHERE \"key\" = "
-                        "'data_inlining_row_limit' AND (scope IN ('table', 'schema') OR scope IS "
-                        "NULL)",
-                        lake->meta);
-    duck_table r;
-    int rc = duck_table_query(&r, con, q);
-    free(q);
-    if (rc) { /* as with no option */
-        tarn_error_clear();
-        return;
-    }
-    lake->limits = xcalloc(r.nrows ? r.nrows : 1, sizeof(struct lk_limit_opt));
-    for (size_t i = 0; i < r.nrows; i++) {
-        const char *id = duck_table_get(&r, i, 1), *v = duck_table_get(&r, i, 2);
-        lake->limits[i].rank = (int)strtol(duck_table_get(&r, i, 0), NULL, 10);
-        lake->limits[i].scope_id = id ? strtoll(id, NULL, 10) : -1;
-        lake->limits[i].value = v ? xstrdup(v) : NULL;
-    }
-    lake->nlimits = r.nrows;
-    duck_table_free(&r);
-    lake->limits_loaded = 1;
-}
-
-int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
-{
-    if (!lake->limits_loaded)
-        load_limits(lake, con);
-    /* the table's option, else its schema's, else the global one */
-    const struct lk_limit_opt *best = NULL;
-    for (size_t i = 0; i < lake->nlimits; i++) {
-        const struct lk_limit_opt *o = &lake->limits[i];
-        int applies = o->rank == 2 || (o->rank == 0 && o->scope_id == t->id) ||
-                      (o->rank == 1 && o->scope_id == t->schema_id);
-        if (applies && (!best || o->rank < best->rank))
-            best = o;
-    }
-    if (best && best->value)
-        return strtoll(best->value, NULL, 10);
-    return lake->inline_limit >= 0 ? lake->inline_limit : 10;
-}
-
 void lk_lake_caches_forget(lk_lake *lake)
 {
-    lk_lake_meta_tables_forget(lake);
-    lk_lake_past_forget(lake);
-    lk_lake_schema_versions_forget(lake);
+    lk_lake_facts_forget(lake);
     lk_scan_cache_forget(lake);
-    lk_lake_options_changed(lake);
+}
+
+/* ---- the transaction, with caches and views kept in step ---- */
+
+static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
+{
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        const lk_table_delta *d = &txn->deltas[i];
+        if (!d->touched)
+            continue;
+        size_t k = 0;
+        while (k < lake->nrow_ids && lake->row_ids[k] != d->table_id)
+            k++;
+        if (k == lake->nrow_ids) {
+            lake->row_ids = xrealloc(lake->row_ids, (k + 1) * sizeof(int64_t));
+            lake->row_vals = xrealloc(lake->row_vals, (k + 1) * sizeof(int64_t));
+            lake->row_ids[k] = d->table_id;
+            lake->nrow_ids++;
+        }
+        lake->row_vals[k] = d->next_row_id;
+    }
+}
+
+/* After a commit that renumbered ids the working catalog's ids are stale:
+ * read the committed catalog back (a rare path: several objects created in
+ * one transaction). */
+static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog fresh = {0};
+    int rc = lk_catalog_load(&fresh, con, lake->meta, -1);
+    if (rc)
+        return rc;
+    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
+    lk_catalog_free(&lake->cat);
+    lake->cat = fresh;
+    remember_row_ids(lake, txn);
+    return lk_lake_refresh_views(lake, con);
+}
+
+/* After a commit the working catalog is the committed one: it becomes the
+ * session's catalog with the new snapshot's counters, and only the views
+ * of the tables the commit changed are rebuilt (a reload and a full
+ * rebuild cost queries per table in the lake, per commit). */
+static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    if (txn->renum.n)
+        return promote_renumbered(lake, txn, con);
+    lk_catalog old = lake->cat;
+    lk_catalog_take_over(&txn->cat, &old);
+    lake->cat = txn->cat;
+    memset(&txn->cat, 0, sizeof(txn->cat));
+    lake->cat.snapshot_id = txn->snapshot_id;
+    lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
+    lake->cat.next_file_id += txn->file_id_bumps;
+    remember_row_ids(lake, txn);
+    int rc;
+    /* Inside BEGIN … COMMIT the views of the tables the transaction
+     * touched were rebuilt over its pending rows: they must drop those
+     * parts now, besides the views the commit's changes call for. */
+    if (txn->views_all_ever)
+        rc = lk_lake_refresh_views(lake, con);
+    else
+        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens,
+                                txn->touched, txn->ntouched);
+    lk_catalog_free(&old);
+    return rc;
+}
+
+int lk_lake_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
+{
+    if (lake->txn)
+        return 0;
+    int rc = lk_txn_begin(lake, con, explicit_txn);
+    if (!rc && lake->txn->cat.snapshot_id != lake->cat.snapshot_id)
+        lk_lake_caches_forget(lake); /* another process committed */
+    return rc;
+}
+
+/* After a transaction ended without a commit: the views it changed show
+ * the committed state again. */
+static void restore_views(lk_lake *lake, duckdb_connection con, const lk_txn *txn)
+{
+    lk_lake_views_forget(lake); /* a DuckDB ROLLBACK may have undone views */
+    /* schemas and lake views changed: rebuild everything; else only the
+     * views the transaction changed (a failed build must not cost a
+     * rebuild of every view in the lake) */
+    if (txn->views_all_ever || txn->cat.nschemas != lake->cat.nschemas ||
+        txn->cat.nviews != lake->cat.nviews ||
+        lk_lake_restore_views(lake, con, &txn->cat, txn->touched, txn->ntouched))
+        lk_lake_refresh_views(lake, con);
+}
+
+void lk_lake_rollback(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = lk_txn_discard(lake);
+    if (!txn)
+        return;
+    restore_views(lake, con, txn);
+    lk_txn_free(lake, txn, con);
+}
+
+int lk_lake_commit(lk_lake *lake, duckdb_connection con)
+{
+    lk_txn *txn = NULL;
+    int rc = lk_txn_commit(&txn, lake, con);
+    if (!txn)
+        return rc;
+    if (!txn->committed) {
+        restore_views(lake, con, txn);
+        lk_txn_free(lake, txn, con);
+        return rc;
+    }
+    if (txn->renum.n) { /* renamed inlined tables, moved ids: read again */
+        lk_lake_caches_forget(lake);
+    } else {
+        lk_lake_meta_tables_apply(lake, &txn->meta_ops);
+        lk_scan_cache_commit(lake, txn);
+        lk_lake_snapshot_live(lake, txn->snapshot_id);
+        lk_lake_schema_changed(lake, txn->schema_changed, txn->nschema_changed, txn->snapshot_id);
+    }
+    rc = promote(lake, txn, con);
+    if (rc)
+        tarn_error_prefix(rc, "snapshot %lld is committed, but reading it back failed",
+                          (long long)txn->snapshot_id);
+    lk_txn_free(lake, txn, con);
+    return rc;
 }

@@ -1,65 +1,21 @@
 /*
- * lake.h — one attached DuckLake lake inside a tarn session.
+ * lake.h — the top of the lake layer: attaching (creating when absent),
+ * reloading and detaching a DuckLake lake, and the transaction of a lake
+ * as the layers above see it — begun, committed or rolled back with the
+ * lake's caches and views brought up to date (lake.c).
  *
- * Attaching a lake 'ducklake:PATH' AS alias brings two DuckDB databases
- * into the session's DuckDB instance:
- *   - the catalog file PATH, attached under an internal name
- *     (__tarn_meta_<alias>), holding the 28 ducklake_* tables and the
- *     inlined-data tables; tarn is the only code that reads or writes it;
- *   - an in-memory database named `alias`, holding one schema per lake
- *     schema and one view per lake table, each view reading the table's
- *     Parquet files and inlined rows at the session's snapshot. Ordinary
- *     DuckDB SQL over alias.schema.table therefore runs unchanged.
- *
- * The views are rebuilt from the catalog model after every commit (and
- * after every statement of an open transaction, from the transaction's
- * working model), so a read always sees exactly the snapshot it should.
+ * Below it: handle.h (the attached lake and what it knows), txn.h and
+ * commit.h (the transaction's pending state and its commit as catalog
+ * rows), write.h and deletes.h (data and delete files), scan.h (the SQL of
+ * a table at a snapshot), views.h (the alias database's views).
  */
 #ifndef TARN_LAKE_LAKE_H
 #define TARN_LAKE_LAKE_H
 
-#include "lake/model.h"
-#include "util/buf.h"
-#include "util/strlist.h"
+#include "lake/handle.h"
+#include "lake/views.h"
 
 #include <duckdb.h>
-
-typedef struct lk_txn lk_txn;
-
-typedef struct lk_lake {
-    char *alias;     /* the user's name for the lake */
-    char *meta_name; /* internal name of the attached catalog database */
-    char *meta;      /* meta_name, quoted for SQL */
-    char *meta_path; /* catalog file path as given */
-    char *data_path; /* data path as stored in ducklake_metadata ("data/") */
-    char *data_abs;  /* data path resolved against the working directory */
-    int read_only;
-    int64_t pinned;       /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
-    int64_t inline_limit; /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
-    lk_catalog cat;       /* the committed catalog at the session's snapshot */
-    lk_txn *txn;          /* the open transaction, or NULL */
-    int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */
-    int64_t *row_vals;    /* (as of lake->cat.snapshot_id) */
-    size_t nrow_ids;
-    struct lk_limit_opt *limits; /* the catalog's data_inlining_row_limit options, */
-    size_t nlimits;              /* read once (until options change) */
-    int limits_loaded;
-    char **meta_tables;  /* sorted names of the catalog database's tables; */
-    size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
-    int meta_tables_loaded;
-    lk_catalog past[8];      /* catalogs at past snapshots read with AT (…), */
-    size_t npast, past_next; /* kept until maintenance may rewrite history */
-    int64_t *live;           /* snapshots known to exist (not expired) */
-    size_t nlive;
-    int64_t *sv_ids, *sv_at; /* per table: the snapshot of its last schema change */
-    size_t nsv;
-    int sv_loaded;
-    struct lk_scan_cache *scans; /* tables' committed files, inlined tables (scan_cache.c) */
-    int64_t *made_ids;           /* per table id: the statement that last built its view */
-    char **made_sql;             /* (and its comments), to skip rebuilding it unchanged */
-    size_t nmade;
-    struct lk_lake *next;
-} lk_lake;
 
 typedef struct {
     const char *path; /* catalog file path (after 'ducklake:') */
@@ -73,36 +29,10 @@ typedef struct {
     int automatic_migration;
 } lk_attach_opts;
 
-/* Whether the catalog database has a table `name` (inlined-data and
- * inlined-deletion tables come and go): answered from a list read once
- * per commit, not a query per view. Tables a transaction creates appear
- * after its commit. */
-int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
-/* Applies a committed transaction's "+name" / "-name" operations to the
- * list (when it is loaded). */
-void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
-
-/* The catalog as of committed snapshot `snap` (borrowed from the lake's
- * small cache of past catalogs: a snapshot's catalog never changes, and
- * builds read the same pinned snapshots statement after statement). */
-int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap);
-/* Whether snapshot `snap` exists (was not expired); remembered until
- * maintenance runs. */
-int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
-/* Snapshot `snap` exists (this session just committed it). */
-void lk_lake_snapshot_live(lk_lake *lake, int64_t snap);
-
-/* The snapshot of table `table_id`'s last schema change (from
- * ducklake_schema_versions, read once and kept up to date by commits), or
- * -1 when unknown. */
-int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id);
-/* A commit at `snapshot` changed the schemas of tables `ids`. */
-void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot);
-
-/* Forgets all the above (the catalog-table list, past catalogs, live
- * snapshots, schema-change snapshots, the scan cache): after maintenance, a reload, a
- * commit by another process, or a commit that renumbered ids. They are
- * read again when next needed. */
+/* Forgets what the lake knows besides its catalog model (handle.h's facts
+ * and the scan cache): after maintenance, a reload, a commit by another
+ * process, or a commit that renumbered ids. They are read again when next
+ * needed. */
 void lk_lake_caches_forget(lk_lake *lake);
 
 /* Attaches (creating when absent) the lake described by `opts`. */
@@ -110,46 +40,17 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
 /* Detaches both databases and frees the lake. */
 void lk_lake_detach(lk_lake *lake, duckdb_connection con);
 
-/* Rebuilds the alias database's schemas and views from `cat` (the
- * committed catalog or a transaction's working one). */
-int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
-
-/* After a commit whose change tokens are `tokens`, brings the alias
- * database's views from catalog `old` to lake->cat, touching only the
- * tables the commit changed and the `touched` ones (whose views showed
- * the transaction's pending rows), each once; a full rebuild when schemas
- * or lake views changed. */
-int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
-                       char *const *tokens, size_t n, const int64_t *touched, size_t ntouched);
-
-/* Forgets which statements built the views (after anything that may have
- * changed or dropped views otherwise: a rollback, a DROP). */
-void lk_lake_views_forget(lk_lake *lake);
-
-/* Rebuilds the view of one table (its data changed, its definition not). */
-int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
-/* After a rollback of a transaction whose working catalog was `working`:
- * brings back the committed views of the tables it created, dropped,
- * renamed or touched (`touched`: views that showed its pending rows). */
-int lk_lake_restore_views(lk_lake *lake, duckdb_connection con, const lk_catalog *working,
-                          const int64_t *touched, size_t ntouched);
-/* Inside BEGIN … COMMIT, after a statement: rebuilds the views the
- * statement changed (txn->dirty, dropped, views_all), so reads see the
- * pending state without a rebuild of every view of the lake. */
-int lk_lake_sync_statement_views(lk_lake *lake, duckdb_connection con);
-
-/* Forgets cached catalog options (after ducklake_set_option). */
-void lk_lake_options_changed(lk_lake *lake);
-
 /* Reloads lake->cat from the catalog (latest or pinned snapshot) and
  * rebuilds the views. */
 int lk_lake_reload(lk_lake *lake, duckdb_connection con);
 
-/* The inlining row limit that applies to table `t` (attach option, then
- * table/schema/global ducklake_metadata options, then 10). */
-int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);
-
-/* Absolute directory of a table's files (with trailing '/'). */
-char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t);
+/* The lake's transaction as the layers above see it. Begin opens one
+ * unless one is open (explicit_txn: inside BEGIN … COMMIT); commit makes
+ * its snapshot (or, for a failed or empty transaction, rolls it back) and
+ * brings the session's catalog model, caches and views to the new state;
+ * rollback deletes the files it wrote and restores the views. */
+int lk_lake_begin(lk_lake *lake, duckdb_connection con, int explicit_txn);
+int lk_lake_commit(lk_lake *lake, duckdb_connection con);
+void lk_lake_rollback(lk_lake *lake, duckdb_connection con);
 
 #endif

@@ -194,7 +194,7 @@ int mt_write_end(const mt_call *c, int rc)
      * report it, then roll back, which also deletes the files written */
     if (!rc && mt_bool(c, "dry_run", 0) && c->lake->txn) {
         lk_write_cleanup(c->con);
-        lk_txn_rollback(c->lake, c->con);
+        lk_lake_rollback(c->lake, c->con);
         return 0;
     }
     return lk_statement_end(c->lake, c->con, c->explicit_txn, rc);

@@ -7,6 +7,7 @@
  * macro rows. No snapshot is created.
  */
 #include "duck/duck.h"
+#include "lake/lake.h"
 #include "lake/maintain_int.h"
 #include "lake/snapshots.h"
 #include "tarn/error.h"

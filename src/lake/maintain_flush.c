@@ -14,6 +14,7 @@
  * file rows kept inline (ducklake_inlined_delete_T) move into delete files.
  */
 #include "duck/duck.h"
+#include "lake/lake.h"
 #include "lake/maintain_int.h"
 #include "lake/write.h"
 #include "lake/types.h"

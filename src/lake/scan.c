@@ -25,97 +25,29 @@
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+
+#include "lake/scan_input.h"
 #include "lake/scan_int.h"
+
 #include "lake/txn.h"
+
 #include "lake/types.h"
+
 #include "lake/write.h"
+
 #include "tarn/error.h"
+
 #include "util/buf.h"
+
 #include "util/quote.h"
 
 #include <stdlib.h>
+
 #include <string.h>
 
 #define ROW_ID_FIELD 2147483540LL
+
 #define SNAPSHOT_FIELD 2147483539LL
-
-void scan_input_free(scan_input *in)
-{
-    for (size_t i = 0; i < in->n; i++) {
-        free(in->files[i].path);
-        free(in->files[i].del_path);
-        free(in->files[i].pconst);
-        for (size_t k = 0; k < in->files[i].npk; k++)
-            free(in->files[i].pk_vals[k]);
-        free(in->files[i].pk_cols);
-        free(in->files[i].pk_vals);
-    }
-    free(in->files);
-}
-
-scan_file *scan_push_file(scan_input *in)
-{
-    in->files = xrealloc(in->files, (in->n + 1) * sizeof(scan_file));
-    memset(&in->files[in->n], 0, sizeof(scan_file));
-    return &in->files[in->n++];
-}
-
-static char *resolve(const char *dir, const char *path, const char *rel)
-{
-    if (rel && strcmp(rel, "false") == 0)
-        return xstrdup(path);
-    return xasprintf("%s%s", dir, path);
-}
-
-/* The committed data files (and their delete files) live at snapshot s,
- * of table `table_id` or (-1) of every table, ordered by table and file:
- * columns table_id, data_file_id, path, path_is_relative, row_id_start,
- * begin_snapshot, partial_max, delete path, its path_is_relative, its
- * partial_max, record_count, partitioned. */
-int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_t table_id,
-                     int64_t s)
-{
-    char *only =
-        table_id >= 0 ? xasprintf(" AND d.table_id = %lld", (long long)table_id) : xstrdup("");
-    char *sql = xasprintf(
-        "SELECT d.table_id, d.data_file_id, d.path, d.path_is_relative, d.row_id_start, "
-        "d.begin_snapshot, d.partial_max, x.path, x.path_is_relative, x.partial_max, "
-        "d.record_count, d.partition_id IS NOT NULL FROM %s.ducklake_data_file d "
-        "LEFT JOIN (SELECT * FROM %s.ducklake_delete_file WHERE %lld >= begin_snapshot AND "
-        "(%lld < end_snapshot OR end_snapshot IS NULL)) x USING (data_file_id) WHERE %lld >= "
-        "d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)%s ORDER BY "
-        "d.table_id, d.data_file_id",
-        lake->meta, lake->meta, (long long)s, (long long)s, (long long)s, (long long)s, only);
-    int rc = duck_table_query(r, con, sql);
-    free(sql);
-    free(only);
-    return rc;
-}
-
-/* Appends the files of rows [from, to) of a query_files result; `dir` is
- * the table's directory (relative paths are under it). */
-void scan_add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t to,
-                        const char *dir)
-{
-    for (size_t i = from; i < to; i++) {
-        scan_file *f = scan_push_file(in);
-        f->id = strtoll(duck_table_get(r, i, 1), NULL, 10);
-        f->path = resolve(dir, duck_table_get(r, i, 2), duck_table_get(r, i, 3));
-        const char *v = duck_table_get(r, i, 4);
-        f->row_id_start = v ? strtoll(v, NULL, 10) : 0;
-        f->begin = strtoll(duck_table_get(r, i, 5), NULL, 10);
-        v = duck_table_get(r, i, 6);
-        f->partial_max = v ? strtoll(v, NULL, 10) : -1;
-        if (duck_table_get(r, i, 7)) {
-            f->del_path = resolve(dir, duck_table_get(r, i, 7), duck_table_get(r, i, 8));
-            f->del_has_snap = duck_table_get(r, i, 9) != NULL;
-        }
-        v = duck_table_get(r, i, 10);
-        f->record_count = v ? strtoll(v, NULL, 10) : 0;
-        v = duck_table_get(r, i, 11);
-        in->any_partitioned |= v && strcmp(v, "true") == 0;
-    }
-}
 
 static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection con,
                                 const lk_table *t, const lk_catalog *cat, int64_t s)
@@ -129,30 +61,6 @@ static int load_committed_files(scan_input *in, lk_lake *lake, duckdb_connection
     free(dir);
     duck_table_free(&r);
     return 0;
-}
-
-static int64_t renumbered_file(const lk_txn *txn, int64_t id)
-{
-    for (size_t i = 0; i < txn->file_renum.n; i++)
-        if (txn->file_renum.from[i] == id)
-            return txn->file_renum.to[i];
-    return id;
-}
-
-void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id, int renumbered)
-{
-    for (size_t i = 0; i < txn->nfiles; i++) {
-        const lk_pending_file *p = &txn->files[i];
-        if (p->table_id != table_id)
-            continue;
-        scan_file *f = scan_push_file(in);
-        f->id = renumbered ? renumbered_file(txn, p->file_id) : p->file_id;
-        f->path = xstrdup(p->abs_path);
-        f->row_id_start = p->row_id_start;
-        f->begin = txn->snapshot_id;
-        f->partial_max = -1;
-        f->record_count = p->record_count;
-    }
 }
 
 /* The column as the files of a group wrote it: a nested column is read
@@ -571,6 +479,7 @@ static void inlined_column(tarn_buf *b, const lk_column *c, const char *old)
 }
 
 static int has_nested(const lk_table *t);
+
 static int same_tree(const lk_column *a, const lk_column *b);
 
 /* The table as it was when inlined table `inl` got its layout (for the
@@ -751,85 +660,6 @@ static int nested_unchanged(const lk_table *t, const lk_table *then)
                 return 0;
     }
     return 1;
-}
-
-/* Partition values that can stand in for a column's contents: identity
- * keys of types whose text form casts back to the same value. */
-static int constant_friendly(const char *type)
-{
-    static const char *const OK[] = {"int8",   "int16",  "int32",   "int64", "uint8",  "uint16",
-                                     "uint32", "uint64", "varchar", "date",  "boolean"};
-    for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
-        if (strcmp(type, OK[i]) == 0)
-            return 1;
-    return strncmp(type, "decimal", 7) == 0;
-}
-
-/* The identity partition values of committed files, of table `table_id`
- * or (-1) of every table: data_file_id, column_id, value, by file. */
-int scan_query_partition_values(duck_table *r, lk_lake *lake, duckdb_connection con,
-                                int64_t table_id)
-{
-    char *only =
-        table_id >= 0 ? xasprintf("v.table_id = %lld AND ", (long long)table_id) : xstrdup("");
-    char *sql = xasprintf(
-        "SELECT v.data_file_id, k.column_id, v.partition_value FROM "
-        "%s.ducklake_file_partition_value v JOIN %s.ducklake_data_file d USING (data_file_id) "
-        "JOIN %s.ducklake_partition_column k ON k.partition_id = d.partition_id AND "
-        "k.partition_key_index = v.partition_key_index WHERE %sk.\"transform\" = 'identity' "
-        "ORDER BY v.data_file_id, k.column_id",
-        lake->meta, lake->meta, lake->meta, only);
-    int rc = duck_table_query(r, con, sql);
-    free(sql);
-    free(only);
-    return rc;
-}
-
-/* The first row of `r` (ordered by its first column, a file id) for file
- * `id`, or r->nrows. */
-static size_t first_row_of(const duck_table *r, int64_t id)
-{
-    size_t lo = 0, hi = r->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strtoll(duck_table_get(r, mid, 0), NULL, 10) < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Gives each file of `in` its identity partition values (the usable
- * ones: columns of `t` whose text form casts back) and group signature. */
-void scan_apply_partition_values(scan_input *in, const lk_table *t, const duck_table *r)
-{
-    for (size_t i = 0; i < in->n; i++) {
-        scan_file *f = &in->files[i];
-        tarn_buf sig = {0};
-        for (size_t k = first_row_of(r, f->id);
-             k < r->nrows && strtoll(duck_table_get(r, k, 0), NULL, 10) == f->id; k++) {
-            int64_t cid = strtoll(duck_table_get(r, k, 1), NULL, 10);
-            const lk_column *c = NULL;
-            for (size_t j = 0; j < t->ncols; j++)
-                if (t->cols[j].id == cid)
-                    c = &t->cols[j];
-            if (!c || !constant_friendly(c->type))
-                continue;
-            const char *v = duck_table_get(r, k, 2);
-            f->pk_cols = xrealloc(f->pk_cols, (f->npk + 1) * sizeof(int64_t));
-            f->pk_vals = xrealloc(f->pk_vals, (f->npk + 1) * sizeof(char *));
-            f->pk_cols[f->npk] = cid;
-            f->pk_vals[f->npk++] = v ? xstrdup(v) : NULL;
-            buf_printf(&sig, "%lld=", (long long)cid);
-            if (v)
-                quote_literal(&sig, v);
-            else
-                buf_puts(&sig, "NULL");
-            buf_putc(&sig, ';');
-        }
-        f->pconst = buf_detach(&sig);
-    }
 }
 
 /* Reads each committed file's identity partition values (from whichever

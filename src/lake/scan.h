@@ -12,7 +12,7 @@
 #ifndef TARN_LAKE_SCAN_H
 #define TARN_LAKE_SCAN_H
 
-#include "lake/lake.h"
+#include "lake/handle.h"
 #include "util/buf.h"
 
 enum {

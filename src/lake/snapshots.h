@@ -6,7 +6,7 @@
 #ifndef TARN_LAKE_SNAPSHOTS_H
 #define TARN_LAKE_SNAPSHOTS_H
 
-#include "lake/lake.h"
+#include "lake/handle.h"
 
 #include <duckdb.h>
 

@@ -4,6 +4,7 @@
  */
 #include "lake/statement.h"
 
+#include "lake/lake.h"
 #include "lake/txn.h"
 #include "lake/write.h"
 #include "tarn/error.h"
@@ -13,9 +14,7 @@
 
 int lk_statement_begin(lk_lake *l, duckdb_connection con, int explicit_txn)
 {
-    if (l->txn)
-        return 0;
-    return lk_txn_begin(l, con, explicit_txn);
+    return lk_lake_begin(l, con, explicit_txn);
 }
 
 int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc)
@@ -35,10 +34,10 @@ int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc
         return rc;
     if (rc) {
         if (!explicit_txn)
-            lk_txn_rollback(l, con);
+            lk_lake_rollback(l, con);
         return rc;
     }
     if (!explicit_txn)
-        return lk_txn_commit(l, con);
+        return lk_lake_commit(l, con);
     return lk_lake_sync_statement_views(l, con);
 }

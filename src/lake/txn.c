@@ -15,37 +15,40 @@
  * are deleted here (or left as orphans if the process dies, for cleanup).
  */
 #include "lake/txn.h"
+
 #include "lake/idorder.h"
+
 #include "lake/renumber.h"
+
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+
 #include "lake/colstats.h"
+
 #include "lake/deletes.h"
+
 #include "lake/write.h"
+
 #include "tarn/error.h"
+
 #include "util/buf.h"
+
 #include "util/quote.h"
+
 #include "util/strlist.h"
 
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
-/* Test hook: TARN_CRASH_AT=<point> makes the process exit abruptly there,
- * so tests can prove that a crash at any point leaves the lake readable at
- * its last committed snapshot. */
-static void crash_point(const char *point)
-{
-    const char *at = getenv("TARN_CRASH_AT");
-    if (at && strcmp(at, point) == 0) {
-        fprintf(stderr, "tarn: TARN_CRASH_AT=%s: exiting abruptly\n", point);
-        _exit(99);
-    }
-}
+#include <stdio.h>
+
+#include <stdlib.h>
+
+#include <string.h>
+
+#include <strings.h>
+
+#include <unistd.h>
 
 const lk_catalog *lk_txn_catalog(lk_lake *lake)
 {
@@ -103,10 +106,8 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     free(q);
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
-    else if (!rc) {
-        lk_lake_caches_forget(lake); /* another process committed */
-        rc = lk_catalog_load(&txn->cat, con, lake->meta, -1);
-    }
+    else if (!rc)
+        rc = lk_catalog_load(&txn->cat, con, lake->meta, -1); /* another process committed */
     if (rc) {
         free(txn);
         return rc;
@@ -368,364 +369,28 @@ static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     tarn_error_clear();
 }
 
-void lk_txn_rollback(lk_lake *lake, duckdb_connection con)
+lk_txn *lk_txn_discard(lk_lake *lake)
 {
     lk_txn *txn = lake->txn;
     if (!txn)
-        return;
+        return NULL;
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
-    lk_lake_views_forget(lake); /* a DuckDB ROLLBACK may have undone views */
-    /* schemas and lake views changed: rebuild everything; else only the
-     * views the transaction changed (a failed build must not cost a
-     * rebuild of every view in the lake) */
-    if (txn->views_all_ever || txn->cat.nschemas != lake->cat.nschemas ||
-        txn->cat.nviews != lake->cat.nviews ||
-        lk_lake_restore_views(lake, con, &txn->cat, txn->touched, txn->ntouched))
-        lk_lake_refresh_views(lake, con);
+    return txn;
+}
+
+void lk_txn_free(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    if (!txn)
+        return;
     drop_temp_tables(lake, txn, con);
     txn_free(txn);
-}
-
-/* DuckLake writes changes_made tokens grouped by kind in a fixed order. */
-static const char *const TOKEN_ORDER[] = {
-    "dropped_schema:",       "dropped_table:",       "dropped_view:",
-    "created_schema:",       "created_table:",       "created_view:",
-    "created_scalar_macro:", "created_table_macro:", "dropped_scalar_macro:",
-    "dropped_table_macro:",  "inserted_into_table:", "deleted_from_table:",
-    "altered_table:",        "altered_view:",        "inlined_insert:",
-    "inlined_delete:",       "inline_flush:",        "merge_adjacent:",
-    "rewrite_delete:",
-};
-
-/* The id of an id token ("inlined_insert:4"), or -1 for a name token. */
-static int64_t token_id(const char *tok)
-{
-    const char *colon = strchr(tok, ':');
-    return colon && colon[1] != '"' ? strtoll(colon + 1, NULL, 10) : -1;
-}
-
-/* The schema a name token names ("created_table:\"s\".\"t\"" -> s), into
- * out (at most size bytes). */
-static void token_schema(const char *tok, char *out, size_t size)
-{
-    const char *p = strchr(tok, ':');
-    size_t n = 0;
-    if (p && p[1] == '"') {
-        for (p += 2; *p && n + 1 < size; p++) {
-            if (*p == '"' && p[1] == '"')
-                p++;
-            else if (*p == '"')
-                break;
-            out[n++] = *p;
-        }
-    }
-    out[n] = 0;
-}
-
-/* Position of a name token's schema in DuckLake's listing order. */
-static size_t schema_rank(const char *tok, const char **order, size_t norder)
-{
-    char schema[512];
-    token_schema(tok, schema, sizeof(schema));
-    for (size_t i = 0; i < norder; i++)
-        if (strcasecmp(order[i], schema) == 0)
-            return i;
-    return norder;
-}
-
-/* changes_made lists the kinds in DuckLake's order; within a kind, ids in
- * ascending order (DuckLake keeps them in ordered sets), new schemas and
- * the new tables' schemas in the order of DuckLake's hash sets
- * (idorder.c), and names within one schema in the order they were made
- * (DuckLake's order there depends on memory addresses). */
-static void build_changes(lk_txn *txn)
-{
-    size_t nkinds = sizeof(TOKEN_ORDER) / sizeof(TOKEN_ORDER[0]);
-    char **picked = xmalloc((txn->nchange_tokens + 1) * sizeof(char *));
-    const char **schemas = NULL, **tables = NULL;
-    size_t nschemas = lk_idorder_change_schemas(txn->ids, 0, &schemas);
-    size_t ntables = lk_idorder_change_schemas(txn->ids, 1, &tables);
-    for (size_t k = 0; k < nkinds; k++) {
-        size_t plen = strlen(TOKEN_ORDER[k]), n = 0;
-        int by_schema = strcmp(TOKEN_ORDER[k], "created_schema:") == 0 ? 1
-                        : strcmp(TOKEN_ORDER[k], "created_table:") == 0 ||
-                                strcmp(TOKEN_ORDER[k], "created_view:") == 0
-                            ? 2
-                            : 0;
-        for (size_t i = 0; i < txn->nchange_tokens; i++)
-            if (strncmp(txn->change_tokens[i], TOKEN_ORDER[k], plen) == 0)
-                picked[n++] = txn->change_tokens[i];
-        for (size_t i = 1; i < n; i++) /* insertion sort: stable, lists are short */
-            for (size_t j = i;
-                 j > 0 && (by_schema == 1 ? schema_rank(picked[j - 1], schemas, nschemas) >
-                                                schema_rank(picked[j], schemas, nschemas)
-                           : by_schema == 2 ? schema_rank(picked[j - 1], tables, ntables) >
-                                                  schema_rank(picked[j], tables, ntables)
-                                            : token_id(picked[j - 1]) > token_id(picked[j]));
-                 j--) {
-                char *tmp = picked[j];
-                picked[j] = picked[j - 1];
-                picked[j - 1] = tmp;
-            }
-        for (size_t i = 0; i < n; i++) {
-            if (txn->changes.len)
-                buf_putc(&txn->changes, ',');
-            buf_puts(&txn->changes, picked[i]);
-        }
-    }
-    free(picked);
-    free(schemas);
-    free(tables);
-}
-
-static void stats_sql(lk_txn *txn, const char *meta)
-{
-    for (size_t i = 0; i < txn->ndeltas; i++) {
-        lk_table_delta *d = &txn->deltas[i];
-        if (!d->touched)
-            continue;
-        /* a table dropped later in the transaction keeps no stats */
-        if (d->stats.n && lk_catalog_table_by_id(&txn->cat, d->table_id))
-            lk_stats_merge_into_table(txn, d, meta, d->table_id, &d->stats);
-        if (!d->had_stats_row)
-            lk_txn_row(txn, "ducklake_table_stats", "(%lld, %lld, %lld, %lld)",
-                       (long long)d->table_id, (long long)d->added_records,
-                       (long long)d->next_row_id, (long long)d->added_bytes);
-        else
-            lk_txn_sql(txn,
-                       "UPDATE %s.ducklake_table_stats SET record_count = record_count + %lld, "
-                       "next_row_id = %lld, file_size_bytes = file_size_bytes + %lld WHERE "
-                       "table_id = %lld",
-                       meta, (long long)d->added_records, (long long)d->next_row_id,
-                       (long long)d->added_bytes, (long long)d->table_id);
-    }
-}
-
-/* Appends the commit batch to `out` as SQL statements: a row group becomes
- * one multi-row INSERT (DuckDB's cost is per statement, ~0.3 ms, far more
- * than per row). */
-static void batch_statements(strlist *out, const lk_txn *txn, const char *meta)
-{
-    for (size_t i = 0; i < txn->nstmts; i++) {
-        const lk_txn_stmt *st = &txn->stmts[i];
-        if (st->sql)
-            strlist_push(out, st->sql);
-        else
-            strlist_push_owned(
-                out, xasprintf("INSERT INTO %s.%s VALUES %s", meta, st->table, st->rows.ptr));
-    }
-}
-
-/* Runs the commit's catalog statements inside the open catalog
- * transaction. They go to DuckDB as one batch (a round trip each cost
- * more than the statements themselves); DuckDB stops a batch at its first
- * failing statement. To name that statement the batch is rolled back and
- * replayed one statement at a time in a transaction of its own, which the
- * caller rolls back like any failed commit. */
-static int run_statements(duckdb_connection con, const strlist *stmts)
-{
-    if (stmts->n == 0)
-        return 0;
-    char *batch = strlist_join(stmts, ";\n");
-    int rc = duck_exec(con, batch);
-    free(batch);
-    if (!rc)
-        return 0;
-    char *batch_error = xstrdup(tarn_error_last());
-    duck_exec(con, "ROLLBACK");
-    rc = duck_exec(con, "BEGIN TRANSACTION");
-    for (size_t i = 0; i < stmts->n && !rc; i++) {
-        rc = duck_exec(con, stmts->items[i]);
-        if (rc)
-            rc = tarn_error_prefix(rc, "catalog statement %zu", i + 1);
-    }
-    if (!rc) /* the replay passed: report what the batch said */
-        rc = tarn_error_set(TARN_ERROR, "%s", batch_error);
-    free(batch_error);
-    return rc;
-}
-
-static int commit_catalog(lk_lake *lake, duckdb_connection con)
-{
-    lk_txn *txn = lake->txn;
-    int64_t sv = txn->cat.schema_version + (txn->catalog_changed ? 1 : 0);
-    char *snap = xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, "
-                           "%lld)",
-                           lake->meta, (long long)txn->snapshot_id, (long long)sv,
-                           (long long)txn->cat.next_catalog_id,
-                           (long long)(txn->cat.next_file_id + txn->file_id_bumps));
-    stats_sql(txn, lake->meta);
-    lk_renumber_files_sql(txn, lake->meta);
-    lk_renumber_sql(txn, lake->meta);
-    tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", lake->meta,
-               (long long)txn->snapshot_id);
-    quote_literal(&b, txn->changes.len ? buf_cstr(&txn->changes) : NULL);
-    buf_puts(&b, ", ");
-    quote_literal(&b, txn->author);
-    buf_puts(&b, ", ");
-    quote_literal(&b, txn->message);
-    buf_puts(&b, ", ");
-    quote_literal(&b, txn->extra_info);
-    buf_puts(&b, ")");
-    /* one round trip: the snapshot row, the changes, the snapshot's
-     * changes_made row */
-    strlist all = {0};
-    strlist_push_owned(&all, snap);
-    batch_statements(&all, txn, lake->meta);
-    strlist_push_owned(&all, buf_detach(&b));
-    int rc = duck_exec(con, "BEGIN TRANSACTION");
-    if (!rc)
-        rc = run_statements(con, &all);
-    if (!rc) {
-        crash_point("in-catalog-txn");
-        rc = duck_exec(con, "COMMIT");
-    } else {
-        duck_exec(con, "ROLLBACK");
-    }
-    strlist_free(&all);
-    return rc;
-}
-
-static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
-{
-    for (size_t i = 0; i < txn->ndeltas; i++) {
-        const lk_table_delta *d = &txn->deltas[i];
-        if (!d->touched)
-            continue;
-        size_t k = 0;
-        while (k < lake->nrow_ids && lake->row_ids[k] != d->table_id)
-            k++;
-        if (k == lake->nrow_ids) {
-            lake->row_ids = xrealloc(lake->row_ids, (k + 1) * sizeof(int64_t));
-            lake->row_vals = xrealloc(lake->row_vals, (k + 1) * sizeof(int64_t));
-            lake->row_ids[k] = d->table_id;
-            lake->nrow_ids++;
-        }
-        lake->row_vals[k] = d->next_row_id;
-    }
-}
-
-/* After a commit that renumbered ids the working catalog's ids are stale:
- * read the committed catalog back (a rare path: several objects created in
- * one transaction). */
-static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
-{
-    lk_catalog fresh = {0};
-    int rc = lk_catalog_load(&fresh, con, lake->meta, -1);
-    if (rc)
-        return rc;
-    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
-    lk_catalog_free(&lake->cat);
-    lake->cat = fresh;
-    remember_row_ids(lake, txn);
-    return lk_lake_refresh_views(lake, con);
-}
-
-/* After a commit the working catalog is the committed one: it becomes the
- * session's catalog with the new snapshot's counters, and only the views
- * of the tables the commit changed are rebuilt (a reload and a full
- * rebuild cost queries per table in the lake, per commit). */
-static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
-{
-    if (txn->renum.n)
-        return promote_renumbered(lake, txn, con);
-    lk_catalog old = lake->cat;
-    lk_catalog_take_over(&txn->cat, &old);
-    lake->cat = txn->cat;
-    memset(&txn->cat, 0, sizeof(txn->cat));
-    lake->cat.snapshot_id = txn->snapshot_id;
-    lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
-    lake->cat.next_file_id += txn->file_id_bumps;
-    remember_row_ids(lake, txn);
-    int rc;
-    /* Inside BEGIN … COMMIT the views of the tables the transaction
-     * touched were rebuilt over its pending rows: they must drop those
-     * parts now, besides the views the commit's changes call for. */
-    if (txn->views_all_ever)
-        rc = lk_lake_refresh_views(lake, con);
-    else
-        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens,
-                                txn->touched, txn->ntouched);
-    lk_catalog_free(&old);
-    return rc;
 }
 
 int lk_txn_makes_snapshot(const lk_txn *txn)
 {
     return txn->nchange_tokens > 0 || txn->catalog_changed;
-}
-
-int lk_txn_commit(lk_lake *lake, duckdb_connection con)
-{
-    lk_txn *txn = lake->txn;
-    if (!txn)
-        return 0;
-    if (txn->failed) {
-        lk_txn_rollback(lake, con);
-        return 0;
-    }
-    int rc = lk_deletes_flush(lake, con);
-    if (rc) {
-        lk_txn_rollback(lake, con);
-        return rc;
-    }
-    lk_renumber_files_plan(txn);
-    lk_write_move_pending(lake, con);
-    lk_renumber_plan(txn);
-    build_changes(txn);
-    /* DuckLake advances next_file_id once per table that received inlined
-     * rows but no file, so that caches keyed by it see the data change. */
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        if (txn->deltas[i].inlined && !txn->deltas[i].got_file)
-            txn->file_id_bumps++;
-    if (txn->nchange_tokens == 0 && txn->nstmts == 0) {
-        lk_txn_rollback(lake, con);
-        return 0;
-    }
-    if (!lk_txn_makes_snapshot(txn)) {
-        /* only rows of the caller's own (tarn_session_commit_sql): no lake
-         * change, so no snapshot, as DuckLake does for a transaction that
-         * writes nothing */
-        strlist own = {0};
-        batch_statements(&own, txn, lake->meta);
-        rc = duck_exec(con, "BEGIN TRANSACTION");
-        if (!rc)
-            rc = run_statements(con, &own);
-        strlist_free(&own);
-        if (rc)
-            duck_exec(con, "ROLLBACK");
-        else
-            rc = duck_exec(con, "COMMIT");
-        lk_txn_rollback(lake, con);
-        return rc;
-    }
-    crash_point("after-parquet-write");
-    rc = commit_catalog(lake, con);
-    if (rc) {
-        tarn_error_prefix(rc, "committing to lake \"%s\"", lake->alias);
-        lk_txn_rollback(lake, con);
-        return rc;
-    }
-    crash_point("after-commit");
-    if (txn->renum.n) { /* renamed inlined tables, moved ids: read again */
-        lk_lake_caches_forget(lake);
-    } else {
-        lk_lake_meta_tables_apply(lake, &txn->meta_ops);
-        lk_scan_cache_commit(lake, txn);
-        lk_lake_snapshot_live(lake, txn->snapshot_id);
-        lk_lake_schema_changed(lake, txn->schema_changed, txn->nschema_changed, txn->snapshot_id);
-    }
-    lake->txn = NULL;
-    rc = promote(lake, txn, con);
-    if (rc)
-        tarn_error_prefix(rc, "snapshot %lld is committed, but reading it back failed",
-                          (long long)txn->snapshot_id);
-    drop_temp_tables(lake, txn, con);
-    txn_free(txn);
-    return rc;
 }
 
 int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)

@@ -21,7 +21,7 @@
 #ifndef TARN_LAKE_TXN_H
 #define TARN_LAKE_TXN_H
 
-#include "lake/lake.h"
+#include "lake/handle.h"
 #include "lake/colstats_set.h"
 #include "util/buf.h"
 #include "util/strlist.h"
@@ -76,6 +76,7 @@ struct lk_txn {
     int catalog_changed;   /* bumps schema_version */
     int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
     int failed;            /* a statement failed: COMMIT only rolls back */
+    int committed;         /* set by lk_txn_commit once its snapshot is committed */
     int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
     lk_txn_stmt *stmts;    /* the commit batch, in order (lk_txn_row, lk_txn_sql) */
     size_t nstmts;
@@ -118,16 +119,20 @@ struct lk_txn {
     size_t nschema_changed;
 };
 
-/* Starts a transaction on `lake` (explicit: BEGIN; else one statement). */
+/* Starts a transaction on `lake` (explicit: BEGIN; else one statement),
+ * from the latest committed snapshot. The layers above begin, commit and
+ * roll back through lake.h (lk_lake_begin/commit/rollback), which keep the
+ * lake's caches and views in step; the commit itself is commit.h's. */
 int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn);
-/* Commits: writes the catalog rows in one catalog transaction and reloads.
- * A transaction with no change commits nothing. */
-int lk_txn_commit(lk_lake *lake, duckdb_connection con);
 /* Whether committing now makes a snapshot: a transaction that changed
  * nothing in the lake makes none (it commits only its callers' rows). */
 int lk_txn_makes_snapshot(const lk_txn *txn);
-/* Drops the transaction's state and deletes the files it wrote. */
-void lk_txn_rollback(lk_lake *lake, duckdb_connection con);
+/* Ends lake's open transaction without committing: deletes the files it
+ * wrote, sets lake->txn to NULL and hands the transaction back (NULL when
+ * none was open) for the caller to restore views from, then free. */
+lk_txn *lk_txn_discard(lk_lake *lake);
+/* Drops an ended transaction's TEMP tables and frees it (NULL: nothing). */
+void lk_txn_free(lk_lake *lake, lk_txn *txn, duckdb_connection con);
 
 /* The catalog as this session sees it: the working model inside a
  * transaction, the committed one otherwise. */

@@ -16,7 +16,7 @@
 
 #include "lake/colstats_set.h"
 #include "lake/filestats.h"
-#include "lake/lake.h"
+#include "lake/handle.h"
 #include "lake/txn.h"
 #include "util/buf.h"
 

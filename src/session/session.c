@@ -238,11 +238,11 @@ static int commit_all(tarn_session *s)
         if (!l->txn)
             continue;
         if (s->txn_failed)
-            lk_txn_rollback(l, s->con);
+            lk_lake_rollback(l, s->con);
         else if (!rc)
-            rc = lk_txn_commit(l, s->con);
+            rc = lk_lake_commit(l, s->con);
         else
-            lk_txn_rollback(l, s->con);
+            lk_lake_rollback(l, s->con);
     }
     return rc;
 }
@@ -251,7 +251,7 @@ static void rollback_all(tarn_session *s)
 {
     for (lk_lake *l = s->lakes; l; l = l->next)
         if (l->txn)
-            lk_txn_rollback(l, s->con);
+            lk_lake_rollback(l, s->con);
 }
 
 static int stmt_transaction(tarn_session *s, const char *kw)

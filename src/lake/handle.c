@@ -1,0 +1,278 @@
+/*
+ * handle.c — what an attached lake knows of its catalog besides the
+ * catalog model (see handle.h): the list of the catalog database's tables
+ * (ducklake_* and the ducklake_inlined_* tables, which come and go), the
+ * catalogs of past snapshots read with AT (…), which snapshots exist, the
+ * snapshot of each table's last schema change (ducklake_schema_versions),
+ * the data_inlining_row_limit options (ducklake_metadata) and where a
+ * table's files live (ducklake_metadata data_path + ducklake_schema.path +
+ * ducklake_table.path).
+ *
+ * Every fact is read on first use and kept until lk_lake_facts_forget();
+ * commits keep them up to date through lk_lake_meta_tables_apply,
+ * lk_lake_snapshot_live and lk_lake_schema_changed. Nothing here writes the
+ * catalog.
+ */
+#include "lake/handle.h"
+
+#include "duck/duck.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void meta_tables_forget(lk_lake *lake)
+{
+    for (size_t i = 0; i < lake->nmeta_tables; i++)
+        free(lake->meta_tables[i]);
+    free(lake->meta_tables);
+    lake->meta_tables = NULL;
+    lake->nmeta_tables = 0;
+    lake->meta_tables_loaded = 0;
+}
+
+static void schema_versions_forget(lk_lake *lake)
+{
+    free(lake->sv_ids);
+    free(lake->sv_at);
+    lake->sv_ids = lake->sv_at = NULL;
+    lake->nsv = 0;
+    lake->sv_loaded = 0;
+}
+
+static void sv_set(lk_lake *lake, int64_t id, int64_t at)
+{
+    for (size_t i = 0; i < lake->nsv; i++)
+        if (lake->sv_ids[i] == id) {
+            lake->sv_at[i] = at;
+            return;
+        }
+    lake->sv_ids = xrealloc(lake->sv_ids, (lake->nsv + 1) * sizeof(int64_t));
+    lake->sv_at = xrealloc(lake->sv_at, (lake->nsv + 1) * sizeof(int64_t));
+    lake->sv_ids[lake->nsv] = id;
+    lake->sv_at[lake->nsv++] = at;
+}
+
+int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    if (!lake->sv_loaded) {
+        char *q = xasprintf("SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
+                            "WHERE table_id IS NOT NULL GROUP BY table_id",
+                            lake->meta);
+        duck_table r;
+        int rc = duck_table_query(&r, con, q);
+        free(q);
+        if (rc) {
+            tarn_error_clear();
+            return -1;
+        }
+        for (size_t i = 0; i < r.nrows; i++)
+            sv_set(lake, strtoll(duck_table_get(&r, i, 0), NULL, 10),
+                   strtoll(duck_table_get(&r, i, 1), NULL, 10));
+        duck_table_free(&r);
+        lake->sv_loaded = 1;
+    }
+    for (size_t i = 0; i < lake->nsv; i++)
+        if (lake->sv_ids[i] == table_id)
+            return lake->sv_at[i];
+    return -1;
+}
+
+void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot)
+{
+    for (size_t i = 0; lake->sv_loaded && i < n; i++)
+        sv_set(lake, ids[i], snapshot);
+}
+
+int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
+{
+    for (size_t i = 0; i < lake->nlive; i++)
+        if (lake->live[i] == snap)
+            return 1;
+    char *q = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
+                        lake->meta, (long long)snap);
+    int64_t n = 0;
+    if (duck_query_int64(&n, NULL, con, q) != 0) {
+        tarn_error_clear();
+        n = 0;
+    }
+    free(q);
+    if (n > 0)
+        lk_lake_snapshot_live(lake, snap);
+    return n > 0;
+}
+
+void lk_lake_snapshot_live(lk_lake *lake, int64_t snap)
+{
+    lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));
+    lake->live[lake->nlive++] = snap;
+}
+
+static void past_forget(lk_lake *lake)
+{
+    free(lake->live);
+    lake->live = NULL;
+    lake->nlive = 0;
+    for (size_t i = 0; i < lake->npast; i++)
+        lk_catalog_free(&lake->past[i]);
+    lake->npast = lake->past_next = 0;
+}
+
+int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap)
+{
+    for (size_t i = 0; i < lake->npast; i++) {
+        if (lake->past[i].snapshot_id == snap) {
+            *out = &lake->past[i];
+            return 0;
+        }
+    }
+    lk_catalog cat;
+    int rc = lk_catalog_load(&cat, con, lake->meta, snap);
+    if (rc)
+        return rc;
+    size_t cap = sizeof(lake->past) / sizeof(lake->past[0]), slot;
+    if (lake->npast < cap) {
+        slot = lake->npast++;
+    } else { /* round robin: the oldest entry goes */
+        slot = lake->past_next;
+        lake->past_next = (lake->past_next + 1) % cap;
+        lk_catalog_free(&lake->past[slot]);
+    }
+    lake->past[slot] = cat;
+    *out = &lake->past[slot];
+    return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops)
+{
+    if (!lake->meta_tables_loaded)
+        return;
+    for (size_t i = 0; i < ops->n; i++) {
+        const char *name = ops->items[i] + 1;
+        char **hit =
+            bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        if (ops->items[i][0] == '+' && !hit) {
+            lake->meta_tables =
+                xrealloc(lake->meta_tables, (lake->nmeta_tables + 1) * sizeof(char *));
+            lake->meta_tables[lake->nmeta_tables++] = xstrdup(name);
+            qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        } else if (ops->items[i][0] == '-' && hit) {
+            free(*hit);
+            size_t at = (size_t)(hit - lake->meta_tables);
+            memmove(hit, hit + 1, (lake->nmeta_tables - at - 1) * sizeof(char *));
+            lake->nmeta_tables--;
+        }
+    }
+}
+
+int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
+{
+    if (!lake->meta_tables_loaded) {
+        tarn_buf b = {0};
+        buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
+        quote_literal(&b, lake->meta_name);
+        buf_puts(&b, " AND schema_name = 'main' ORDER BY table_name");
+        duck_table r;
+        int rc = duck_table_query(&r, con, buf_cstr(&b));
+        buf_free(&b);
+        if (rc) { /* answer without the list, as before it existed */
+            tarn_error_clear();
+            return duck_table_exists(con, lake->meta_name, name);
+        }
+        lake->meta_tables = xcalloc(r.nrows ? r.nrows : 1, sizeof(char *));
+        for (size_t i = 0; i < r.nrows; i++)
+            lake->meta_tables[lake->nmeta_tables++] = xstrdup(duck_table_get(&r, i, 0));
+        duck_table_free(&r);
+        qsort(lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name);
+        lake->meta_tables_loaded = 1;
+    }
+    return bsearch(&name, lake->meta_tables, lake->nmeta_tables, sizeof(char *), cmp_name) != NULL;
+}
+
+char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+    const char *sp = sc && sc->path ? sc->path : "";
+    const char *tp = t->path ? t->path : "";
+    char *schema_dir = sc && !sc->path_rel ? xstrdup(sp) : xasprintf("%s%s", lake->data_abs, sp);
+    char *dir = t->path_rel ? xasprintf("%s%s", schema_dir, tp) : xstrdup(tp);
+    free(schema_dir);
+    return dir;
+}
+
+/* One data_inlining_row_limit row of ducklake_metadata. */
+struct lk_limit_opt {
+    int rank;         /* 0 table scope, 1 schema scope, 2 global */
+    int64_t scope_id; /* the table's or schema's id */
+    char *value;      /* NULL: SQL NULL */
+};
+
+void lk_lake_options_changed(lk_lake *lake)
+{
+    for (size_t i = 0; i < lake->nlimits; i++)
+        free(lake->limits[i].value);
+    free(lake->limits);
+    lake->limits = NULL;
+    lake->nlimits = 0;
+    lake->limits_loaded = 0;
+}
+
+static void load_limits(lk_lake *lake, duckdb_connection con)
+{
+    char *q = xasprintf("SELECT CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 ELSE 2 END, "
+                        "scope_id, value FROM %s.ducklake_metadata WHERE \"key\" = "
+                        "'data_inlining_row_limit' AND (scope IN ('table', 'schema') OR scope IS "
+                        "NULL)",
+                        lake->meta);
+    duck_table r;
+    int rc = duck_table_query(&r, con, q);
+    free(q);
+    if (rc) { /* as with no option */
+        tarn_error_clear();
+        return;
+    }
+    lake->limits = xcalloc(r.nrows ? r.nrows : 1, sizeof(struct lk_limit_opt));
+    for (size_t i = 0; i < r.nrows; i++) {
+        const char *id = duck_table_get(&r, i, 1), *v = duck_table_get(&r, i, 2);
+        lake->limits[i].rank = (int)strtol(duck_table_get(&r, i, 0), NULL, 10);
+        lake->limits[i].scope_id = id ? strtoll(id, NULL, 10) : -1;
+        lake->limits[i].value = v ? xstrdup(v) : NULL;
+    }
+    lake->nlimits = r.nrows;
+    duck_table_free(&r);
+    lake->limits_loaded = 1;
+}
+
+int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    if (!lake->limits_loaded)
+        load_limits(lake, con);
+    /* the table's option, else its schema's, else the global one */
+    const struct lk_limit_opt *best = NULL;
+    for (size_t i = 0; i < lake->nlimits; i++) {
+        const struct lk_limit_opt *o = &lake->limits[i];
+        int applies = o->rank == 2 || (o->rank == 0 && o->scope_id == t->id) ||
+                      (o->rank == 1 && o->scope_id == t->schema_id);
+        if (applies && (!best || o->rank < best->rank))
+            best = o;
+    }
+    if (best && best->value)
+        return strtoll(best->value, NULL, 10);
+    return lake->inline_limit >= 0 ? lake->inline_limit : 10;
+}
+
+void lk_lake_facts_forget(lk_lake *lake)
+{
+    meta_tables_forget(lake);
+    past_forget(lake);
+    schema_versions_forget(lake);
+    lk_lake_options_changed(lake);
+}

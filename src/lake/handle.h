@@ -1,0 +1,107 @@
+/*
+ * handle.h — one attached DuckLake lake: its names, paths and options, the
+ * committed catalog model at the session's snapshot, the open transaction,
+ * and what it knows of the catalog besides the model (handle.c).
+ *
+ * Attaching a lake 'ducklake:PATH' AS alias brings two DuckDB databases
+ * into the session's DuckDB instance:
+ *   - the catalog file PATH, attached under an internal name
+ *     (__tarn_meta_<alias>), holding the 28 ducklake_* tables and the
+ *     inlined-data tables; tarn is the only code that reads or writes it;
+ *   - an in-memory database named `alias`, holding one schema per lake
+ *     schema and one view per lake table (views.h).
+ *
+ * This header is the bottom of the lake layer above the catalog model:
+ * transactions, writes and scans use the handle; attaching, committing
+ * with views and detaching are lake.h's.
+ */
+#ifndef TARN_LAKE_HANDLE_H
+#define TARN_LAKE_HANDLE_H
+
+#include "lake/model.h"
+#include "util/buf.h"
+#include "util/strlist.h"
+
+#include <duckdb.h>
+
+typedef struct lk_txn lk_txn;
+
+typedef struct lk_lake {
+    char *alias;     /* the user's name for the lake */
+    char *meta_name; /* internal name of the attached catalog database */
+    char *meta;      /* meta_name, quoted for SQL */
+    char *meta_path; /* catalog file path as given */
+    char *data_path; /* data path as stored in ducklake_metadata ("data/") */
+    char *data_abs;  /* data path resolved against the working directory */
+    int read_only;
+    int64_t pinned;       /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
+    int64_t inline_limit; /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
+    lk_catalog cat;       /* the committed catalog at the session's snapshot */
+    lk_txn *txn;          /* the open transaction, or NULL */
+    int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */
+    int64_t *row_vals;    /* (as of lake->cat.snapshot_id) */
+    size_t nrow_ids;
+    struct lk_limit_opt *limits; /* the catalog's data_inlining_row_limit options, */
+    size_t nlimits;              /* read once (until options change) */
+    int limits_loaded;
+    char **meta_tables;  /* sorted names of the catalog database's tables; */
+    size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
+    int meta_tables_loaded;
+    lk_catalog past[8];      /* catalogs at past snapshots read with AT (…), */
+    size_t npast, past_next; /* kept until maintenance may rewrite history */
+    int64_t *live;           /* snapshots known to exist (not expired) */
+    size_t nlive;
+    int64_t *sv_ids, *sv_at; /* per table: the snapshot of its last schema change */
+    size_t nsv;
+    int sv_loaded;
+    struct lk_scan_cache *scans; /* tables' committed files, inlined tables (scan_cache.c) */
+    int64_t *made_ids;           /* per table id: the statement that last built its view */
+    char **made_sql;             /* (and its comments), to skip rebuilding it unchanged */
+    size_t nmade;
+    struct lk_lake *next;
+} lk_lake;
+
+/* Whether the catalog database has a table `name` (inlined-data and
+ * inlined-deletion tables come and go): answered from a list read once
+ * per commit, not a query per view. Tables a transaction creates appear
+ * after its commit. */
+int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
+
+/* Applies a committed transaction's "+name" / "-name" operations to the
+ * list (when it is loaded). */
+void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
+
+/* The catalog as of committed snapshot `snap` (borrowed from the lake's
+ * small cache of past catalogs: a snapshot's catalog never changes, and
+ * builds read the same pinned snapshots statement after statement). */
+int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection con, int64_t snap);
+
+/* Whether snapshot `snap` exists (was not expired); remembered until
+ * maintenance runs. */
+int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
+
+/* Snapshot `snap` exists (this session just committed it). */
+void lk_lake_snapshot_live(lk_lake *lake, int64_t snap);
+
+/* The snapshot of table `table_id`'s last schema change (from
+ * ducklake_schema_versions, read once and kept up to date by commits), or
+ * -1 when unknown. */
+int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id);
+
+/* A commit at `snapshot` changed the schemas of tables `ids`. */
+void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t snapshot);
+
+/* Forgets cached catalog options (after ducklake_set_option). */
+void lk_lake_options_changed(lk_lake *lake);
+
+/* The inlining row limit that applies to table `t` (attach option, then
+ * table/schema/global ducklake_metadata options, then 10). */
+int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);
+
+/* Absolute directory of a table's files (with trailing '/'). */
+char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t);
+
+/* Forgets every fact above (read again when next needed). */
+void lk_lake_facts_forget(lk_lake *lake);
+
+#endif
