@@ -11,10 +11,6 @@
 #include "lake/args.h"
 #include "session/session_int.h"
 
-/* Parses the arguments between tokens [from, to) (exclusive of parens). */
-int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char *sql,
-                       size_t from, size_t to);
-
 /* *out gets the subquery for function `fn`; TARN_ENOTFOUND with *out NULL
  * when `fn` is not a DuckLake function. */
 int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a);

@@ -484,3 +484,71 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
     *out = buf_detach(&b);
     return 0;
 }
+
+/* ---- the arguments of a DuckLake function call ---- */
+
+static void push(char ***arr, size_t *n, char *v)
+{
+    *arr = xrealloc(*arr, (*n + 1) * sizeof(char *));
+    (*arr)[(*n)++] = v;
+}
+
+static int eval_text(char **out, tarn_session *s, const char *expr)
+{
+    if (quote_unliteral(out, expr))
+        return 0; /* a plain string: no query */
+    char *q = xasprintf("SELECT (%s)::VARCHAR", expr);
+    int rc = duck_query_string(out, s->con, q);
+    free(q);
+    return rc;
+}
+
+int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char *sql,
+                       size_t from, size_t to)
+{
+    memset(a, 0, sizeof(*a));
+    size_t i = from;
+    while (i < to) {
+        size_t start = i;
+        int depth = 0;
+        while (i < to) {
+            const sql_token *t = &tk->toks[i];
+            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
+                depth++;
+            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
+                depth--;
+            else if (depth == 0 && is_op(t, ","))
+                break;
+            i++;
+        }
+        const char *name = NULL;
+        size_t vstart = start;
+        if (i - start >= 3 && is_op(&tk->toks[start + 1], "=>")) {
+            name = tk->toks[start].text;
+            vstart = start + 2;
+        }
+        char *expr = session_token_text(tk, sql, vstart, i);
+        char *rewritten = NULL, *val = NULL;
+        /* an argument may itself read the lake: (SELECT max(snapshot_id)
+         * FROM ducklake_snapshots('lake')) */
+        int rc = rewrite_reads(&rewritten, s, expr);
+        if (!rc)
+            rc = eval_text(&val, s, rewritten);
+        free(rewritten);
+        free(expr);
+        if (rc) {
+            lk_args_free(a);
+            return rc;
+        }
+        if (name) {
+            push(&a->names, &a->nnamed, xstrdup(name));
+            a->values = xrealloc(a->values, a->nnamed * sizeof(char *));
+            a->values[a->nnamed - 1] = val;
+        } else {
+            push(&a->pos, &a->npos, val);
+        }
+        if (i < to)
+            i++; /* the comma */
+    }
+    return 0;
+}

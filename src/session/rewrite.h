@@ -11,9 +11,16 @@
 #ifndef TARN_SESSION_REWRITE_H
 #define TARN_SESSION_REWRITE_H
 
+#include "lake/args.h"
+#include "session/session_int.h"
 #include "tarn/session.h"
 
 /* *out (malloc'd) gets `sql` with the rewrites applied. */
 int rewrite_reads(char **out, tarn_session *s, const char *sql);
+
+/* Parses the arguments of a DuckLake function call between tokens [from, to) (exclusive of parens).
+ */
+int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char *sql,
+                       size_t from, size_t to);
 
 #endif

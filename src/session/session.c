@@ -84,79 +84,6 @@ void tarn_session_close(tarn_session *s)
     free(s);
 }
 
-lk_lake *session_lake(tarn_session *s, const char *alias)
-{
-    for (lk_lake *l = s->lakes; l; l = l->next)
-        if (strcasecmp(l->alias, alias) == 0)
-            return l;
-    return NULL;
-}
-
-/* ---- qualified names ---- */
-
-int session_qname(const sql_tokens *tk, size_t i, qname *q)
-{
-    memset(q, 0, sizeof(*q));
-    q->start = i;
-    while (i < tk->n && q->n < 4) {
-        const sql_token *t = &tk->toks[i];
-        if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
-            break;
-        q->parts[q->n++] = t->text;
-        i++;
-        if (i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, ".") == 0 &&
-            i + 1 < tk->n &&
-            (tk->toks[i + 1].type == SQL_TOK_IDENT || tk->toks[i + 1].type == SQL_TOK_QIDENT)) {
-            i++;
-            continue;
-        }
-        break;
-    }
-    q->end = i;
-    return q->n > 0 && q->n <= 3;
-}
-
-lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, const char **name,
-                         int schema_only)
-{
-    lk_lake *l;
-    int n = q->n;
-    if (schema_only) {
-        if (n == 2 && (l = session_lake(s, q->parts[0]))) {
-            *schema = q->parts[1];
-            return l;
-        }
-        if (n == 1 && s->use_lake && (l = session_lake(s, s->use_lake))) {
-            *schema = q->parts[0];
-            return l;
-        }
-        return NULL;
-    }
-    if (n == 3 && (l = session_lake(s, q->parts[0]))) {
-        *schema = q->parts[1];
-        *name = q->parts[2];
-        return l;
-    }
-    if (n == 2 && (l = session_lake(s, q->parts[0]))) {
-        *schema = "main";
-        *name = q->parts[1];
-        return l;
-    }
-    if (s->use_lake && (l = session_lake(s, s->use_lake))) {
-        if (n == 2) {
-            *schema = q->parts[0];
-            *name = q->parts[1];
-            return l;
-        }
-        if (n == 1) {
-            *schema = s->use_schema ? s->use_schema : "main";
-            *name = q->parts[0];
-            return l;
-        }
-    }
-    return NULL;
-}
-
 /* ---- result delivery ---- */
 
 static void deliver_table(const duck_table *t, const tarn_sink *sink)
@@ -217,18 +144,6 @@ static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, co
     if (!rc && kind == TARN_OUTPUT_COUNT)
         deliver_count(sink, n);
     return rc;
-}
-
-/* ---- lake transactions around one statement ---- */
-
-int session_write_begin(tarn_session *s, lk_lake *l)
-{
-    return lk_statement_begin(l, s->con, s->explicit_txn);
-}
-
-int session_write_end(tarn_session *s, lk_lake *l, int rc)
-{
-    return lk_statement_end(l, s->con, s->explicit_txn, rc);
 }
 
 static int commit_all(tarn_session *s)

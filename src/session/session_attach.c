@@ -17,15 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to)
-{
-    if (from >= to || from >= tk->n)
-        return xstrdup("");
-    size_t a = tk->toks[from].start;
-    size_t b = tk->toks[to - 1].start + tk->toks[to - 1].len;
-    return xstrndup(sql + a, b - a);
-}
-
 static int is_op(const sql_token *t, const char *op)
 {
     return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;

@@ -6,6 +6,7 @@
  */
 #include "duck/duck.h"
 #include "session/functions.h"
+#include "session/rewrite.h"
 #include "lake/maintain.h"
 #include "session/session_int.h"
 #include "lake/txn.h"

@@ -1,0 +1,109 @@
+/*
+ * names.c — what every statement handler of a session shares, below them
+ * all: reading a possibly qualified name from the tokens, resolving it to
+ * an attached lake and its schema and table, the source text of a token
+ * range, and one writing statement's begin/end on a lake.
+ */
+#include "session/session_int.h"
+
+#include "lake/statement.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to)
+{
+    if (from >= to || from >= tk->n)
+        return xstrdup("");
+    size_t a = tk->toks[from].start;
+    size_t b = tk->toks[to - 1].start + tk->toks[to - 1].len;
+    return xstrndup(sql + a, b - a);
+}
+
+lk_lake *session_lake(tarn_session *s, const char *alias)
+{
+    for (lk_lake *l = s->lakes; l; l = l->next)
+        if (strcasecmp(l->alias, alias) == 0)
+            return l;
+    return NULL;
+}
+
+/* ---- qualified names ---- */
+
+int session_qname(const sql_tokens *tk, size_t i, qname *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->start = i;
+    while (i < tk->n && q->n < 4) {
+        const sql_token *t = &tk->toks[i];
+        if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
+            break;
+        q->parts[q->n++] = t->text;
+        i++;
+        if (i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, ".") == 0 &&
+            i + 1 < tk->n &&
+            (tk->toks[i + 1].type == SQL_TOK_IDENT || tk->toks[i + 1].type == SQL_TOK_QIDENT)) {
+            i++;
+            continue;
+        }
+        break;
+    }
+    q->end = i;
+    return q->n > 0 && q->n <= 3;
+}
+
+lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, const char **name,
+                         int schema_only)
+{
+    lk_lake *l;
+    int n = q->n;
+    if (schema_only) {
+        if (n == 2 && (l = session_lake(s, q->parts[0]))) {
+            *schema = q->parts[1];
+            return l;
+        }
+        if (n == 1 && s->use_lake && (l = session_lake(s, s->use_lake))) {
+            *schema = q->parts[0];
+            return l;
+        }
+        return NULL;
+    }
+    if (n == 3 && (l = session_lake(s, q->parts[0]))) {
+        *schema = q->parts[1];
+        *name = q->parts[2];
+        return l;
+    }
+    if (n == 2 && (l = session_lake(s, q->parts[0]))) {
+        *schema = "main";
+        *name = q->parts[1];
+        return l;
+    }
+    if (s->use_lake && (l = session_lake(s, s->use_lake))) {
+        if (n == 2) {
+            *schema = q->parts[0];
+            *name = q->parts[1];
+            return l;
+        }
+        if (n == 1) {
+            *schema = s->use_schema ? s->use_schema : "main";
+            *name = q->parts[0];
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* ---- lake transactions around one statement ---- */
+
+int session_write_begin(tarn_session *s, lk_lake *l)
+{
+    return lk_statement_begin(l, s->con, s->explicit_txn);
+}
+
+int session_write_end(tarn_session *s, lk_lake *l, int rc)
+{
+    return lk_statement_end(l, s->con, s->explicit_txn, rc);
+}
