@@ -44,9 +44,9 @@ static json_t *strlist_json(const strlist *l)
     return a;
 }
 
-/* Why each selected model would run (build_plan_reasons), reading the
- * lake when it exists; NULL (reported) when it cannot be read. */
-static char **plan_reasons(cli_project *cp, const build_opts *o)
+/* What each selected model would do (build_plan), reading the lake when
+ * it exists; NULL (reported) when it cannot be read. */
+static plan_entry *plan_reasons(cli_project *cp, const build_opts *o)
 {
     const char *path = cp->p->lake_path;
     /* A local catalog file that does not exist yet: a first run, and no
@@ -57,8 +57,8 @@ static char **plan_reasons(cli_project *cp, const build_opts *o)
         tarn_error_clear();
         return NULL;
     }
-    char **why = NULL;
-    if (build_plan_reasons(&why, cp->p, cp->s, o, exists) != 0) {
+    plan_entry *why = NULL;
+    if (build_plan(&why, cp->p, cp->s, o, exists) != 0) {
         cli_report(tarn_error_last());
         tarn_error_clear();
         return NULL;
@@ -122,12 +122,12 @@ int cmd_plan(int argc, char **argv)
     }
     tarn_project *p = cp.p;
     o.selected = sel;
-    char **why = plan_reasons(&cp, &o);
+    plan_entry *why = plan_reasons(&cp, &o);
     json_t *jmodels = json_array();
     size_t n = 0, total = 0, runs = 0;
     for (size_t k = 0; k < p->nmodels; k++) {
         total += sel[p->order[k]];
-        runs += sel[p->order[k]] && why && why[p->order[k]];
+        runs += sel[p->order[k]] && why && why[p->order[k]].reason;
     }
     if (!json && why)
         printf("%zu model%s selected, in order (%zu would run, %zu would skip):\n", total,
@@ -171,8 +171,17 @@ int cmd_plan(int argc, char **argv)
             json_object_set_new(o1, "sources", strlist_json(&m->sources));
             json_object_set_new(o1, "model_hash", json_string(m->hash));
             if (why) {
-                json_object_set_new(o1, "would_run", json_boolean(why[mi] != NULL));
-                json_object_set_new(o1, "reason", json_string(why[mi] ? why[mi] : "unchanged"));
+                const plan_entry *e = &why[mi];
+                json_object_set_new(o1, "would_run", json_boolean(e->reason != NULL));
+                json_object_set_new(o1, "reason", json_string(e->reason ? e->reason : "unchanged"));
+                if (e->fails)
+                    json_object_set_new(o1, "would_fail", json_string(e->fails));
+                if (e->skip)
+                    json_object_set_new(o1, "would_skip", json_string(e->skip));
+                if (e->warning)
+                    json_object_set_new(o1, "warning", json_string(e->warning));
+                if (e->cost)
+                    json_object_set_new(o1, "cost", json_string(e->cost));
             }
             json_array_append_new(jmodels, o1);
         } else {
@@ -206,10 +215,18 @@ int cmd_plan(int argc, char **argv)
             printf("%s\n", buf_cstr(&line));
             buf_free(&line);
             printf("       %s\n", m->path);
-            if (why && why[mi])
-                printf("       would run: %s\n", why[mi]);
-            else if (why)
+            const plan_entry *e = why ? &why[mi] : NULL;
+            if (e && e->fails)
+                printf("       would fail: %s\n", e->fails);
+            else if (e && e->skip)
+                printf("       would skip: %s\n", e->skip);
+            else if (e && e->reason)
+                printf("       would run: %s%s%s\n", e->reason, e->cost ? ": " : "",
+                       e->cost ? e->cost : "");
+            else if (e)
                 printf("       would skip: unchanged\n");
+            if (e && e->warning)
+                printf("       warning: %s\n", e->warning);
             if (ups.n) {
                 char *u = strlist_join(&ups, ", ");
                 printf("       reads models: %s\n", u);
@@ -236,7 +253,7 @@ int cmd_plan(int argc, char **argv)
     } else {
         json_decref(jmodels);
     }
-    build_reasons_free(why, p->nmodels);
+    build_plan_free(why, p->nmodels);
     free(sel);
     cli_project_close(&cp);
     strlist_free(&sels);

@@ -25,7 +25,7 @@
 
 const char cmd_run_usage[] =
     "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B]\n"
-    "                [--full-refresh] [--force] [--json] [-C DIR]\n"
+    "                [--full-refresh] [--allow-empty] [--force] [--json] [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
     "dependency order, each as one DuckLake snapshot. A failed model stops\n"
@@ -42,9 +42,13 @@ const char cmd_run_usage[] =
     "  --force             build the selected models even when unchanged\n"
     "  --partition P       build slice P of partitioned models\n"
     "  --from A --to B     build every slice from A to B (both included)\n"
-    "  --full-refresh      rebuild incremental models from scratch (their\n"
-    "                      watermark starts over); history tables are kept;\n"
-    "                      every selected model runs (run_reason: forced)\n"
+    "  --full-refresh      rebuild merge, append and incremental tables from\n"
+    "                      scratch (an incremental watermark starts over), and\n"
+    "                      any table whose strategy changed; history and\n"
+    "                      partitioned tables are kept otherwise; every\n"
+    "                      selected model runs (run_reason: forced)\n"
+    "  --allow-empty       let a merge or history build whose SELECT returns no\n"
+    "                      rows meet a table that has rows (as allow_empty)\n"
     "  --json              one JSON object per event on stdout\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "  -h, --help          show this help\n"
@@ -133,6 +137,8 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "query_ms", json_real(r->query_ms));
         json_object_set_new(o, "prefetch", json_string(prefetch_use_name(r->prefetch)));
         json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
+        if (r->warning)
+            json_object_set_new(o, "warning", json_string(r->warning));
     }
     json_emit(o);
 }
@@ -191,6 +197,8 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
     else if (r->unchanged)
         fputs(" unchanged", stderr);
     fputc('\n', stderr);
+    if (r->warning)
+        fprintf(stderr, "          warning: %s\n", r->warning);
     if (r->schema_change)
         fprintf(stderr, "          schema change (on_schema_change=%s): %s\n",
                 m->annot.on_schema_change ? m->annot.on_schema_change : "fail", r->schema_change);
@@ -285,6 +293,10 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
         }
         if (strcmp(a, "--force") == 0) {
             rc->o.force = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-empty") == 0) {
+            rc->o.allow_empty = 1;
             continue;
         }
         if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {

@@ -79,7 +79,7 @@ typedef struct {
     int64_t *partition_rows; /* per partition */
     upstream_read *upstream;
     size_t nupstream;
-    double started_at; /* epoch seconds */
+    double started_at;       /* epoch seconds */
     double duration_ms;      /* the build's, plus a worker's evaluating its query (-j) */
     double query_ms;         /* time in statements that evaluate the model's SQL */
     int physical_partitions; /* partitioned: laid out by DuckLake partitioning */
@@ -106,6 +106,7 @@ typedef struct {
     const char *source_files;
     int64_t target_version; /* no_change: its table's version; else -1 */
     prefetch_use prefetch;  /* -j: whether a worker's evaluation of its query was used */
+    char *warning;          /* what the run warns about this model, or NULL */
 } model_result;
 
 typedef enum {
@@ -143,7 +144,8 @@ typedef struct {
     const char *partition;         /* --partition */
     const char *from, *to;         /* --from / --to */
     int jobs;                      /* -j: queries evaluated at once (prefetch.h) */
-    int full_refresh;              /* --full-refresh: incremental models start over */
+    int full_refresh;              /* --full-refresh: rebuild from scratch (build.h) */
+    int allow_empty;               /* --allow-empty: as the annotation on every model */
     int force;                     /* --force: build even what is unchanged */
     const char *selectors;         /* the selector text, for the run record */
     const char *tarn_version;
@@ -157,6 +159,8 @@ typedef struct {
  * statement failing, a missing source, a bad --partition). */
 int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o);
 void build_summary_free(build_summary *sum, size_t nmodels);
+/* Frees what one result holds (config_hash and source_files are not its). */
+void build_result_free(model_result *r);
 
 /* The strategy-specific figures of result `r` of model `m` as a JSON
  * object (caller frees): history rows_opened, rows_closed, valid_at;
@@ -168,14 +172,24 @@ char *build_details_json(const tarn_model *m, const model_result *r);
 struct json_t;
 void build_details_merge(struct json_t *o, const tarn_model *m, const model_result *r);
 
-/* For `tarn plan`: why each selected model would run, or NULL when it
- * would be skipped as unchanged (*out: one entry per model, free with
- * build_reasons_free). A model downstream of one that would run counts as
- * "upstream changed". `s` must have the lake attached (config/'s ATTACH),
- * or `lake_attached` 0: every model runs for the first time. */
-int build_plan_reasons(char ***out, tarn_project *p, tarn_session *s, const build_opts *o,
-                       int lake_attached);
-void build_reasons_free(char **reasons, size_t nmodels);
+/* For `tarn plan`, what a run would do with one selected model. */
+typedef struct {
+    char *reason;  /* why it would run, or NULL: skipped as unchanged */
+    char *fails;   /* why it would fail before writing ("strategy changed (history →
+                      replace)"), or NULL */
+    char *skip;    /* why it would be skipped although changed (an upstream would fail) */
+    char *warning; /* what the run would warn about, or NULL */
+    char *cost;    /* what a full rebuild would take ("would rebuild 366 slices"), or NULL */
+} plan_entry;
+
+/* For `tarn plan`: what each selected model would do (*out: one entry per
+ * model, free with build_plan_free). A model downstream of one that would
+ * run counts as "upstream changed". `s` must have the lake attached
+ * (config/'s ATTACH), or `lake_attached` 0: every model runs for the
+ * first time. */
+int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_opts *o,
+               int lake_attached);
+void build_plan_free(plan_entry *plan, size_t nmodels);
 
 /* Runs the project's config/ statements; an error names file and line. */
 int build_run_config(tarn_project *p, tarn_session *s);

@@ -4,6 +4,7 @@
  * reason a model runs.
  */
 #include "materialize/change.h"
+#include "materialize/guard.h"
 #include "materialize/run_int.h"
 
 #include "project/hash.h"
@@ -535,6 +536,7 @@ static void model_inputs(change_ctx *cc, size_t mi, const cfg_item *items, size_
     hash_config(cc, mi, items, n, &sc);
     char *remote = fingerprint_files(cc, mi, &sc.literals);
     char *untracked = untracked_ref(cc, m, items, n, &sc.local);
+    cc->vol[mi] = sc.vol;
     if (sc.vol)
         cc->always[mi] = xasprintf("non-deterministic: %s", sc.vol);
     else if (untracked)
@@ -578,14 +580,14 @@ static int load_versions(change_ctx *cc)
     return 0;
 }
 
-/* The columns of tarn_model_run (a lake built by an older tarn may lack
- * the newer ones); empty when the table does not exist. */
-static int record_columns(change_ctx *cc, strlist *out)
+/* The columns of records table `table` (a lake built by an older tarn may
+ * lack the newer ones); empty when the table does not exist. */
+static int record_columns(change_ctx *cc, const char *table, strlist *out)
 {
     /* pragma_table_info reads the one table (duckdb_columns() binds every
      * view of the lake); a missing table is an error there: no columns */
     tarn_buf q = {0}, name = {0};
-    quote_qualified(&name, cc->cat, "main", "tarn_model_run");
+    quote_qualified(&name, cc->cat, "main", table);
     buf_puts(&q, "SELECT name FROM pragma_table_info(");
     quote_literal(&q, buf_cstr(&name));
     buf_puts(&q, ") ORDER BY cid");
@@ -615,7 +617,7 @@ static void col_or_null(tarn_buf *q, const strlist *cols, const char *name)
 static int load_prev(change_ctx *cc)
 {
     strlist cols = {0};
-    int rc = record_columns(cc, &cols);
+    int rc = record_columns(cc, "tarn_model_run", &cols);
     if (rc || cols.n == 0) {
         strlist_free(&cols);
         return rc;
@@ -663,6 +665,104 @@ static int load_prev(change_ctx *cc)
     return 0;
 }
 
+static long model_of_name(const change_ctx *cc, const char *name)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (!dot)
+        return -1;
+    char *schema = xstrndup(name, (size_t)(dot - name));
+    long mi = project_find_model(cc->p, schema, dot + 1);
+    free(schema);
+    return mi;
+}
+
+/* The last successful build of every model, whatever its run reason:
+ * how it wrote the table (strategy_spec, or only the strategy label on a
+ * lake an older tarn built) and its model hash. */
+static int load_last(change_ctx *cc)
+{
+    strlist cols = {0};
+    int rc = record_columns(cc, "tarn_model_run", &cols);
+    if (rc || cols.n == 0) {
+        strlist_free(&cols);
+        return rc;
+    }
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT model, strategy, ");
+    col_or_null(&q, &cols, "strategy_spec");
+    buf_puts(&q, ", model_hash FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY "
+                 "run_id DESC, finished_at DESC) AS _rn FROM ");
+    quote_qualified(&q, cc->cat, NULL, "tarn_model_run");
+    buf_puts(&q, " WHERE status = 'success') WHERE _rn = 1");
+    strlist_free(&cols);
+    qrows r;
+    rc = query_rows(&r, cc->s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return tarn_error_prefix(rc, "reading the last builds");
+    for (size_t i = 0; i < r.nrows; i++) {
+        long mi = model_of_name(cc, qrows_get(&r, i, 0));
+        if (mi < 0)
+            continue;
+        change_last *l = &cc->last[mi];
+        l->found = 1;
+        l->label = xstrdup(qrows_get(&r, i, 1) ? qrows_get(&r, i, 1) : "");
+        l->spec = qrows_get(&r, i, 2) ? xstrdup(qrows_get(&r, i, 2)) : NULL;
+        l->model_hash = xstrdup(qrows_get(&r, i, 3) ? qrows_get(&r, i, 3) : "");
+    }
+    qrows_free(&r);
+    return 0;
+}
+
+/* The slices of each selected partitioned model, still written the way it
+ * is now, that a build with other SQL wrote last (tarn_partition's
+ * model_hash; on a lake an older tarn built, the hash of the run that
+ * built the slice). A slice whose last build failed keeps the hash of the
+ * build that wrote its rows, so an interrupted rebuild resumes. */
+static int load_stale(change_ctx *cc, const unsigned char *sel)
+{
+    strlist cols = {0};
+    int rc = record_columns(cc, "tarn_partition", &cols);
+    if (rc || cols.n == 0) {
+        strlist_free(&cols);
+        return rc;
+    }
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT p.model, p.\"partition\", coalesce(");
+    if (strlist_find(&cols, "model_hash") >= 0)
+        buf_puts(&q, "p.model_hash, ");
+    buf_puts(&q, "(SELECT max(r.model_hash) FROM ");
+    quote_qualified(&q, cc->cat, NULL, "tarn_model_run");
+    buf_puts(&q, " r WHERE r.run_id = p.run_id AND r.model = p.model AND r.status = 'success'), "
+                 "'') FROM ");
+    quote_qualified(&q, cc->cat, NULL, "tarn_partition");
+    buf_puts(&q, " p WHERE p.snapshot_id IS NOT NULL ORDER BY 1, 2");
+    strlist_free(&cols);
+    qrows r;
+    rc = query_rows(&r, cc->s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return tarn_error_prefix(rc, "reading the built partitions");
+    for (size_t i = 0; i < r.nrows; i++) {
+        long mi = model_of_name(cc, qrows_get(&r, i, 0));
+        if (mi < 0 || !sel[mi] || !cc->p->models[mi].annot.grain ||
+            change_strategy_changed(cc, (size_t)mi, NULL))
+            continue;
+        const tarn_model *m = &cc->p->models[mi];
+        const char *hash = qrows_get(&r, i, 2), *part = qrows_get(&r, i, 1);
+        int64_t t;
+        /* a slice of another grain (the table was empty when it changed) */
+        if (m->annot.grain != GRAIN_DYNAMIC && partition_parse(&t, m->annot.grain, part) != 0) {
+            tarn_error_clear();
+            continue;
+        }
+        if (strcmp(hash ? hash : "", m->hash) != 0)
+            strlist_push(&cc->stale[mi], part);
+    }
+    qrows_free(&r);
+    return 0;
+}
+
 /* ---- the interface --------------------------------------------------- */
 
 int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *lake, const char *cat,
@@ -678,11 +778,18 @@ int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *la
     cc->files_json = xcalloc(nm, sizeof(char *));
     cc->always = xcalloc(nm, sizeof(char *));
     cc->prev = xcalloc(nm, sizeof(change_prev));
+    cc->last = xcalloc(nm, sizeof(change_last));
+    cc->stale = xcalloc(nm, sizeof(strlist));
+    cc->vol = xcalloc(nm, sizeof(char *));
     int rc = 0;
     if (cat) {
         rc = load_versions(cc);
         if (!rc)
             rc = load_prev(cc);
+        if (!rc)
+            rc = load_last(cc);
+        if (!rc)
+            rc = load_stale(cc, sel);
     }
     if (rc)
         return rc;
@@ -708,11 +815,18 @@ void change_free(change_ctx *cc)
                 json_decref(cc->prev[i].upstream);
             if (cc->prev[i].files)
                 json_decref(cc->prev[i].files);
+            free(cc->last[i].spec);
+            free(cc->last[i].label);
+            free(cc->last[i].model_hash);
+            strlist_free(&cc->stale[i]);
         }
     free(cc->config_hash);
     free(cc->files_json);
     free(cc->always);
     free(cc->prev);
+    free(cc->last);
+    free(cc->stale);
+    free(cc->vol);
     strlist_free(&cc->ver_keys);
     free(cc->ver_vals);
     strlist_free(&cc->fp_keys);
@@ -791,12 +905,83 @@ static char *files_reason(const change_ctx *cc, size_t mi, const json_t *prev)
     return why;
 }
 
+const char *change_last_spec(const change_ctx *cc, size_t mi, int *label_only)
+{
+    const change_last *l = &cc->last[mi];
+    if (label_only)
+        *label_only = l->found && !l->spec;
+    return !l->found ? NULL : l->spec ? l->spec : l->label;
+}
+
+int change_strategy_changed(const change_ctx *cc, size_t mi, const char **was)
+{
+    int label_only = 0;
+    const char *prev = change_last_spec(cc, mi, &label_only);
+    if (was)
+        *was = prev;
+    if (!prev)
+        return 0;
+    const model_annot *a = &cc->p->models[mi].annot;
+    if (label_only)
+        return strcmp(prev, annot_strategy_label(a)) != 0;
+    char *now = annot_strategy_spec(a);
+    int changed = strcmp(prev, now) != 0;
+    free(now);
+    return changed;
+}
+
+/* Whether the last successful build ran other SQL or annotations with the
+ * same strategy (a change of strategy is guard.h's matter). */
+static int sql_changed(const change_ctx *cc, size_t mi)
+{
+    const change_last *l = &cc->last[mi];
+    return l->found && strcmp(l->model_hash, cc->p->models[mi].hash) != 0 &&
+           !change_strategy_changed(cc, mi, NULL);
+}
+
+/* A partitioned model that must rebuild the slices other SQL built: a
+ * time grain always, a dynamic one when it has some (a dynamic model
+ * without {partition} is otherwise skipped like any other). */
+static int needs_slice_rebuild(const change_ctx *cc, size_t mi)
+{
+    return cc->p->models[mi].annot.grain && cc->stale[mi].n > 0;
+}
+
+char *change_warning(const change_ctx *cc, size_t mi)
+{
+    const tarn_model *m = &cc->p->models[mi];
+    const char *v = cc->vol[mi];
+    if (!v || m->annot.strategy != STRAT_APPEND || m->annot.grain)
+        return NULL;
+    int call = 0;
+    for (size_t k = 0; k < sizeof(VOLATILE_CALLS) / sizeof(char *); k++)
+        call |= v == VOLATILE_CALLS[k];
+    return xasprintf("the query calls %s%s, so its result differs on every run and this append "
+                     "model appends its rows again each time (intended for a log of runs; "
+                     "otherwise make it a merge with key=, or replace)",
+                     v, call ? "()" : "");
+}
+
 char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
                     const unsigned char *will_run)
 {
     const tarn_model *m = &cc->p->models[mi];
     if (o->force || o->full_refresh)
         return xstrdup("forced");
+    const char *was = NULL;
+    if (change_strategy_changed(cc, mi, &was)) {
+        char *now = change_last_spec(cc, mi, NULL) == cc->last[mi].label
+                        ? xstrdup(annot_strategy_label(&m->annot))
+                        : annot_strategy_spec(&m->annot);
+        char *what = guard_describe(was, now);
+        char *why = xasprintf("strategy changed (%s)", what);
+        free(what);
+        free(now);
+        return why;
+    }
+    if (needs_slice_rebuild(cc, mi) ||
+        (m->annot.strategy == STRAT_INCREMENTAL && sql_changed(cc, mi)))
+        return xstrdup(REASON_FULL_REBUILD);
     if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC)
         return xstrdup(o->partition || o->from ? "partition requested" : "current partition");
     if (m->annot.grain == GRAIN_DYNAMIC && o->partition)
@@ -809,7 +994,7 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
     if (!pv->found)
         return xstrdup("first run");
     if (strcmp(pv->model_hash, m->hash) != 0)
-        return xstrdup("sql changed");
+        return xstrdup(m->annot.strategy == STRAT_APPEND ? REASON_APPEND_CHANGED : "sql changed");
     if (!pv->config_hash || pv->target_version < 0)
         return xstrdup("no change record");
     if (strcmp(pv->config_hash, cc->config_hash[mi]) != 0)
@@ -829,11 +1014,24 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
 
 /* ---- tarn plan ------------------------------------------------------- */
 
-int build_plan_reasons(char ***out, tarn_project *p, tarn_session *s, const build_opts *o,
-                       int lake_attached)
+/* The first selected upstream model of mi that would fail, or -1. */
+static long failing_upstream(const tarn_project *p, size_t mi, const plan_entry *plan,
+                             const unsigned char *sel)
+{
+    const tarn_model *m = &p->models[mi];
+    for (size_t i = 0; i < m->nup; i++) {
+        size_t u = m->up[i].model;
+        if (sel[u] && (plan[u].fails || plan[u].skip))
+            return (long)u;
+    }
+    return -1;
+}
+
+int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_opts *o,
+               int lake_attached)
 {
     size_t nm = p->nmodels ? p->nmodels : 1;
-    *out = xcalloc(nm, sizeof(char *));
+    plan_entry *plan = xcalloc(nm, sizeof(plan_entry));
     const char *cat = lake_attached ? tarn_session_catalog_name(s, p->lake_alias) : NULL;
     change_ctx cc;
     int rc = change_load(&cc, p, s, p->lake_alias, cat, o->selected);
@@ -842,23 +1040,39 @@ int build_plan_reasons(char ***out, tarn_project *p, tarn_session *s, const buil
         size_t mi = p->order[k];
         if (!o->selected[mi])
             continue;
-        (*out)[mi] = change_reason(&cc, mi, o, will_run);
-        will_run[mi] = (*out)[mi] != NULL;
+        plan_entry *e = &plan[mi];
+        e->reason = change_reason(&cc, mi, o, will_run);
+        will_run[mi] = e->reason != NULL;
+        e->warning = change_warning(&cc, mi);
+        if (cat && !o->full_refresh)
+            e->fails = guard_plan(&cc, s, p->lake_alias, mi);
+        long up = failing_upstream(p, mi, plan, o->selected);
+        if (!e->fails && up >= 0)
+            e->skip = xasprintf("upstream %s would fail", p->models[up].name);
+        if (e->reason && strcmp(e->reason, REASON_FULL_REBUILD) == 0 && p->models[mi].annot.grain)
+            e->cost = xasprintf("would rebuild %zu slice%s", cc.stale[mi].n,
+                                cc.stale[mi].n == 1 ? "" : "s");
     }
     free(will_run);
     change_free(&cc);
     if (rc) {
-        build_reasons_free(*out, p->nmodels);
-        *out = NULL;
+        build_plan_free(plan, p->nmodels);
+        plan = NULL;
     }
+    *out = plan;
     return rc;
 }
 
-void build_reasons_free(char **reasons, size_t nmodels)
+void build_plan_free(plan_entry *plan, size_t nmodels)
 {
-    if (!reasons)
+    if (!plan)
         return;
-    for (size_t i = 0; i < nmodels; i++)
-        free(reasons[i]);
-    free(reasons);
+    for (size_t i = 0; i < nmodels; i++) {
+        free(plan[i].reason);
+        free(plan[i].fails);
+        free(plan[i].skip);
+        free(plan[i].warning);
+        free(plan[i].cost);
+    }
+    free(plan);
 }

@@ -41,6 +41,20 @@ typedef struct {
     json_t *files;          /* {literal: fingerprint} or NULL */
 } change_prev;
 
+/* The last successful build of a model, whatever its reason (a
+ * partitioned model's too): how it wrote the table, and with which SQL. */
+typedef struct {
+    int found;
+    char *spec;  /* annot_strategy_spec, or NULL (recorded by an older tarn) */
+    char *label; /* annot_strategy_label */
+    char *model_hash;
+} change_last;
+
+/* Run reasons the build acts on (model_build.c, runner.c). */
+#define REASON_FULL_REBUILD "sql changed (full rebuild)"
+#define REASON_APPEND_CHANGED                                                                      \
+    "sql changed (appending with the new SQL; the rows appended before stay)"
+
 typedef struct {
     tarn_project *p;
     tarn_session *s;
@@ -49,6 +63,9 @@ typedef struct {
     char **files_json;       /* per model: {literal: fingerprint} (JSON text) */
     char **always;           /* per model: why it always runs, or NULL */
     change_prev *prev;       /* per model */
+    change_last *last;       /* per model */
+    strlist *stale;          /* per partitioned model: slices last built by other SQL */
+    const char **vol;        /* per model: the non-deterministic call it makes, or NULL */
     strlist ver_keys;        /* "schema.table", lower case */
     int64_t *ver_vals;       /* the version of each */
     strlist fp_keys;         /* fingerprinted literals (a cache) */
@@ -62,6 +79,18 @@ typedef struct {
 int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *lake, const char *cat,
                 const unsigned char *sel);
 void change_free(change_ctx *cc);
+
+/* The strategy spec of model mi's last successful build, or NULL: its
+ * annot_strategy_spec, or for a build recorded by an older tarn its
+ * label (then *label_only is set: compare annot_strategy_label). */
+const char *change_last_spec(const change_ctx *cc, size_t mi, int *label_only);
+/* Whether model mi is written otherwise than at its last successful
+ * build; *was gets that build's spec (or label). */
+int change_strategy_changed(const change_ctx *cc, size_t mi, const char **was);
+
+/* What the run warns about model mi (caller frees), or NULL: an append
+ * model whose result changes on every run. */
+char *change_warning(const change_ctx *cc, size_t mi);
 
 /* The current version of lake table schema.table, or -1 when missing. */
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table);

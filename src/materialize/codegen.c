@@ -31,7 +31,7 @@ char *cg_stage(const char *query)
 char *cg_create_from_stage(const char *target, const char *partition_expr, int empty)
 {
     tarn_buf b = {0};
-    buf_printf(&b, "CREATE TABLE %s AS SELECT *", target);
+    buf_printf(&b, "CREATE OR REPLACE TABLE %s AS SELECT *", target);
     if (partition_expr) {
         buf_printf(&b, ", %s AS ", partition_expr);
         quote_ident(&b, CG_PARTITION_COLUMN);
@@ -152,7 +152,7 @@ char *cg_watermark(const char *target, const char *col)
 char *cg_history_create(const char *target, const char *ts)
 {
     tarn_buf b = {0};
-    buf_printf(&b, "CREATE TABLE %s AS SELECT *, %s AS ", target, ts);
+    buf_printf(&b, "CREATE OR REPLACE TABLE %s AS SELECT *, %s AS ", target, ts);
     quote_ident(&b, CG_VALID_FROM);
     buf_puts(&b, ", CAST(NULL AS TIMESTAMP) AS ");
     quote_ident(&b, CG_VALID_TO);
@@ -256,8 +256,8 @@ char *cg_insert_keys(const char *target, const strlist *key)
 {
     tarn_buf b = {0};
     buf_printf(&b,
-               "INSERT INTO %s SELECT s.* FROM " CG_STAGE " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS
-               " AS k WHERE ",
+               "INSERT INTO %s SELECT s.* FROM " CG_STAGE
+               " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ",
                target);
     key_match(&b, "k", "s", key);
     buf_puts(&b, ")");

@@ -51,7 +51,8 @@ void cg_target(tarn_buf *b, const char *lake, const char *schema, const char *ta
 char *cg_replace(const char *target, const char *query);
 char *cg_append(const char *target, const char *query);
 char *cg_stage(const char *query);
-/* CREATE TABLE t AS SELECT * FROM stage (first build of a staged model);
+/* CREATE OR REPLACE TABLE t AS SELECT * FROM stage (a first build, or a
+ * full refresh, of a staged model);
  * with `partition_expr`, the column _tarn_partition = that expression. */
 char *cg_create_from_stage(const char *target, const char *partition_expr, int empty);
 /* INSERT INTO t SELECT *[, <partition_expr>] FROM stage. */
@@ -87,7 +88,7 @@ char *cg_stage_after(const char *query, const char *col, const char *mark_sql);
 /* The table's watermark: max(col) as text, and its type. */
 char *cg_watermark(const char *target, const char *col);
 
-/* CREATE TABLE t AS SELECT *, <ts> valid_from, NULL valid_to, true
+/* CREATE OR REPLACE TABLE t AS SELECT *, <ts> valid_from, NULL valid_to, true
  * is_current FROM stage (`ts` is a TIMESTAMP SQL expression). */
 char *cg_history_create(const char *target, const char *ts);
 /* CREATE TEMP TABLE _tarn_keys (key…, _tarn_open BOOLEAN): the keys whose

@@ -149,6 +149,8 @@ int build_history(build_state *b)
         rc = check_reserved(&cols);
     if (!rc)
         rc = mb_check_keys(b, &cols);
+    if (!rc && b->m->annot.deletes_close)
+        rc = mb_check_empty(b);
     if (!rc)
         rc = tracked_columns(b, &cols, &track);
     free(r->valid_at);

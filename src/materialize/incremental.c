@@ -161,7 +161,8 @@ int build_incremental(build_state *b)
 {
     const model_annot *a = &b->m->annot;
     model_result *r = b->r;
-    r->full_refresh = b->c->o->full_refresh;
+    /* --full-refresh, or changed SQL (model_build.c starts it over) */
+    r->full_refresh = b->c->o->full_refresh || (b->existed && !b->exists);
     int rebuild = !b->exists || r->full_refresh;
     int rc = 0;
     if (!rebuild)

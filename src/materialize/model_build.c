@@ -4,6 +4,7 @@
  */
 #include "materialize/codegen.h"
 #include "materialize/datatest.h"
+#include "materialize/guard.h"
 #include "materialize/records.h"
 #include "materialize/model_int.h"
 
@@ -422,6 +423,36 @@ int mb_merge_staged(build_state *b, const strlist *cols)
     return rc;
 }
 
+int mb_check_empty(build_state *b)
+{
+    const tarn_model *m = b->m;
+    if (!b->exists || m->annot.allow_empty || b->c->o->allow_empty)
+        return 0;
+    int64_t staged = 0, rows = 0;
+    int rc = query_int64(&staged, b->c->s, "SELECT count(*) FROM " CG_STAGE);
+    if (rc || staged > 0)
+        return rc;
+    int history = m->annot.strategy == STRAT_HISTORY;
+    char *sql =
+        xasprintf("SELECT count(*) FROM %s%s", b->target, history ? " WHERE " CG_IS_CURRENT : "");
+    rc = query_int64(&rows, b->c->s, sql);
+    free(sql);
+    if (rc || rows == 0)
+        return rc;
+    /* An empty result is most often a source gone empty or a filter that
+     * matches nothing, not every entity gone. */
+    char *what =
+        history ? xasprintf("deletes=close would close all %lld current versions", (long long)rows)
+                : xasprintf("%s has %lld rows", m->name, (long long)rows);
+    rc = tarn_error_set(TARN_EINVALID,
+                        "the SELECT returned no rows and %s; nothing was written. If the source "
+                        "is meant to be empty, add allow_empty to the materialize line%s, or run "
+                        "with --allow-empty",
+                        what, m->annot.materialize_line ? "" : " (-- materialize key=…)");
+    free(what);
+    return rc;
+}
+
 static int build_merge(build_state *b)
 {
     int rc = mb_stage(b, NULL);
@@ -430,6 +461,8 @@ static int build_merge(build_state *b)
         rc = mb_stage_columns(b, &cols);
     if (!rc)
         rc = mb_check_keys(b, &cols);
+    if (!rc)
+        rc = mb_check_empty(b);
     if (!rc && !b->exists) {
         char *sql = cg_create_from_stage(b->target, NULL, 0);
         rc = mb_run(b, sql, &b->r->rows_written, 1);
@@ -484,6 +517,40 @@ static void set_partitioned(build_state *b)
     if (!b->r->physical_partitions)
         tarn_error_clear();
     buf_free(&sql);
+}
+
+/* A table that replace built (guard.h lets only that through) becomes
+ * partitioned without losing a row: every row gets the slice its
+ * partition column puts it in, and the slices this build makes replace
+ * theirs as usual. */
+static int add_partition_column(build_state *b)
+{
+    strlist have = {0};
+    int rc = target_columns(b, &have);
+    int has = !rc && in_list(&have, CG_PARTITION_COLUMN);
+    strlist_free(&have);
+    if (rc || has)
+        return rc;
+    tarn_buf sql = {0};
+    buf_printf(&sql, "ALTER TABLE %s ADD COLUMN ", b->target);
+    quote_ident(&sql, CG_PARTITION_COLUMN);
+    buf_puts(&sql, " VARCHAR");
+    rc = mb_run(b, buf_cstr(&sql), NULL, 0);
+    buf_free(&sql);
+    if (!rc) {
+        char *expr = cg_partition_expr(b->m->annot.grain, b->m->annot.partition_column);
+        buf_printf(&sql, "UPDATE %s SET ", b->target);
+        quote_ident(&sql, CG_PARTITION_COLUMN);
+        buf_printf(&sql, " = %s", expr);
+        free(expr);
+        rc = mb_run(b, buf_cstr(&sql), NULL, 1);
+        buf_free(&sql);
+    }
+    if (rc)
+        return tarn_error_prefix(rc, "assigning the rows of %s to their slices by %s", b->m->name,
+                                 b->m->annot.partition_column);
+    b->altered = 1;
+    return 0;
 }
 
 static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
@@ -577,7 +644,8 @@ static int build_dynamic_all(build_state *b, strlist *cols)
         return rc;
     }
     model_result *r = b->r;
-    r->partition_rows = xcalloc(q.nrows ? q.nrows : 1, sizeof(int64_t));
+    const strlist *stale = &b->c->chg.stale[b->mi];
+    r->partition_rows = xcalloc(q.nrows + stale->n + 1, sizeof(int64_t));
     for (size_t i = 0; i < q.nrows && !rc; i++) {
         if (!qrows_get(&q, i, 0))
             rc = tarn_error_set(TARN_EINVALID,
@@ -590,6 +658,11 @@ static int build_dynamic_all(build_state *b, strlist *cols)
         }
     }
     qrows_free(&q);
+    /* Changed SQL: the slices other SQL built that this one no longer
+     * yields are rebuilt too — as empty. */
+    for (size_t i = 0; !rc && i < stale->n; i++)
+        if (strlist_find(&r->partitions, stale->items[i]) < 0)
+            strlist_push(&r->partitions, stale->items[i]);
     if (!rc && !b->exists) {
         sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
         rc = mb_run(b, sql, NULL, 1);
@@ -628,7 +701,11 @@ static int build_partitioned(build_state *b)
     else
         r->physical_partitions = 1;
     if (b->exists && !r->physical_partitions)
+        rc = add_partition_column(b);
+    if (!rc && b->exists && !r->physical_partitions)
         set_partitioned(b);
+    if (rc)
+        return rc;
     if (parts->n == 0) {
         rc = build_dynamic_all(b, &cols);
     } else {
@@ -726,6 +803,50 @@ static void cleanup_temps(build_state *b)
     tarn_error_clear();
 }
 
+/* A history table rebuilt under another strategy loses its
+ * <table>_current view with its valid_from/valid_to columns. */
+static int leave_history(build_state *b)
+{
+    const char *was = NULL;
+    if (b->exists || !b->existed || b->m->annot.strategy == STRAT_HISTORY ||
+        !change_strategy_changed(&b->c->chg, b->mi, &was) || strncmp(was, "history", 7) != 0)
+        return 0;
+    char *view = xasprintf("%s" CG_CURRENT_SUFFIX, b->m->table);
+    tarn_buf sql = {0};
+    buf_puts(&sql, "DROP VIEW IF EXISTS ");
+    quote_qualified(&sql, b->c->lake, b->m->schema, view);
+    int rc = mb_run(b, buf_cstr(&sql), NULL, 0);
+    buf_free(&sql);
+    free(view);
+    b->altered = 1;
+    return rc;
+}
+
+/* Whether the build starts the table over (rebuilds it from scratch):
+ * with --full-refresh a merge, append or incremental model, or any model
+ * whose strategy changed (the remedy a refused change names) — a history
+ * table is the record and a partitioned one is rebuilt slice by slice, so
+ * they do not otherwise; a changed incremental model (its SQL or
+ * annotations); and a table replace built that history now writes
+ * (replace's rows are its query's: nothing is lost). Never a manual
+ * model: its script is its own. */
+static int starts_over(build_state *b)
+{
+    const tarn_model *m = b->m;
+    const char *was = NULL;
+    int changed = change_strategy_changed(&b->c->chg, b->mi, &was);
+    model_strategy k = m->annot.strategy;
+    if (!b->exists || k == STRAT_MANUAL)
+        return 0;
+    if (b->c->o->full_refresh)
+        return changed || (!m->annot.grain &&
+                           (k == STRAT_APPEND || k == STRAT_MERGE || k == STRAT_INCREMENTAL));
+    if (k == STRAT_INCREMENTAL && b->r->run_reason &&
+        strcmp(b->r->run_reason, REASON_FULL_REBUILD) == 0)
+        return 1;
+    return changed && k == STRAT_HISTORY && strncmp(was, "replace", 7) == 0;
+}
+
 static int build_body(build_state *b)
 {
     run_ctx *c = b->c;
@@ -756,6 +877,10 @@ static int build_body(build_state *b)
     /* An incremental model runs its setup once it knows its {watermark}. */
     if (!m->annot.grain && m->annot.strategy != STRAT_INCREMENTAL)
         rc = mb_run_setup(b, NULL);
+    if (!rc)
+        rc = guard_strategy(b);
+    if (!rc)
+        rc = leave_history(b);
     if (rc)
         return rc;
     if (m->annot.grain)
@@ -816,6 +941,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     quote_qualified(&t, c->lake, m->schema, m->table);
     b.target = buf_detach(&t);
     b.exists = b.existed = run_has_table(c, m->schema, m->table);
+    if (starts_over(&b))
+        b.exists = 0;
     r->started_at = clock_epoch_s();
     r->snapshot_id = -1;
     double t0 = clock_mono_ms();

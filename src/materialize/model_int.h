@@ -53,6 +53,16 @@ int mb_check_keys(build_state *b, const strlist *cols);
  * keys whose rows changed are deleted and their staged rows inserted. */
 int mb_merge_staged(build_state *b, const strlist *cols);
 
+/* guard.c: fails the build, before it writes, when its table has rows and
+ * was built with a strategy this one would lose or duplicate rows of
+ * (guard.h); nothing to check on a first build or with --full-refresh. */
+int guard_strategy(build_state *b);
+
+/* An empty SELECT meeting a merge or history table that has rows fails
+ * the build (naming what it would close), unless the model says
+ * allow_empty or the run --allow-empty. `stage` holds the query's rows. */
+int mb_check_empty(build_state *b);
+
 /* history.c: SCD type 2 (see codegen.h). */
 int build_history(build_state *b);
 /* incremental.c: the new slice, appended or merged by key. */

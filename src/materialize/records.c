@@ -35,10 +35,11 @@ int records_ensure(tarn_session *s, const char *cat)
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
          "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
          "error VARCHAR, note VARCHAR, tests VARCHAR, details VARCHAR, run_reason VARCHAR, "
-         "config_hash VARCHAR, target_version BIGINT, source_files VARCHAR)"},
+         "config_hash VARCHAR, target_version BIGINT, source_files VARCHAR, strategy_spec "
+         "VARCHAR)"},
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
-                           "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR)"},
+                           "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR, model_hash VARCHAR)"},
     };
     for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
         tarn_buf b = {0};
@@ -53,10 +54,11 @@ int records_ensure(tarn_session *s, const char *cat)
     /* Columns added after the first release of these tables: a lake built
      * by an older tarn gets them on its next run. */
     static const char *const added[][2] = {
-        {"tarn_model_run", "note VARCHAR"},         {"tarn_model_run", "tests VARCHAR"},
-        {"tarn_model_run", "details VARCHAR"},      {"tarn_model_run", "run_reason VARCHAR"},
-        {"tarn_model_run", "config_hash VARCHAR"},  {"tarn_model_run", "target_version BIGINT"},
-        {"tarn_model_run", "source_files VARCHAR"}, {"tarn_run", "models_unchanged INTEGER"},
+        {"tarn_model_run", "note VARCHAR"},          {"tarn_model_run", "tests VARCHAR"},
+        {"tarn_model_run", "details VARCHAR"},       {"tarn_model_run", "run_reason VARCHAR"},
+        {"tarn_model_run", "config_hash VARCHAR"},   {"tarn_model_run", "target_version BIGINT"},
+        {"tarn_model_run", "source_files VARCHAR"},  {"tarn_run", "models_unchanged INTEGER"},
+        {"tarn_model_run", "strategy_spec VARCHAR"}, {"tarn_partition", "model_hash VARCHAR"},
     };
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
@@ -182,7 +184,7 @@ void records_model_insert(tarn_buf *b, const char *cat)
     buf_puts(b, " (run_id, model, target, path, strategy, status, snapshot_id, rows_written, "
                 "rows_deleted, partitions, upstream, model_hash, started_at, finished_at, "
                 "duration_ms, query_ms, error, note, tests, details, run_reason, config_hash, "
-                "target_version, source_files) VALUES ");
+                "target_version, source_files, strategy_spec) VALUES ");
 }
 
 void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, const model_result *r,
@@ -248,6 +250,10 @@ void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, co
         put_snapshot(&b, r);
     buf_puts(&b, ", ");
     quote_literal(&b, r->source_files);
+    buf_puts(&b, ", ");
+    char *spec = annot_strategy_spec(&m->annot);
+    quote_literal(&b, spec);
+    free(spec);
     buf_puts(&b, ")");
     buf_append(out, b.ptr, b.len);
     buf_free(&b);
@@ -297,6 +303,9 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
             put_snapshot(&b, r);
             buf_printf(&b, ", \"rows\" = %lld",
                        (long long)(r->partition_rows ? r->partition_rows[i] : 0));
+            /* the SQL that built it: a slice built by other SQL is stale */
+            buf_puts(&b, ", model_hash = ");
+            quote_literal(&b, m->hash);
         }
         buf_puts(&b, " WHERE model = ");
         quote_literal(&b, m->name);

@@ -12,10 +12,14 @@
  *                   watermark_from/to), and what change detection compares
  *                   (change.h): run_reason, config_hash, target_version (its
  *                   table's version after the build), source_files (file
- *                   fingerprints)
+ *                   fingerprints), strategy_spec (how the table is
+ *                   written: "merge key=id", annot_strategy_spec; the next
+ *                   build compares it, guard.h)
  *   tarn_partition  the current state of every partition of every
  *                   partitioned model: status, last good snapshot and rows,
- *                   last error — one query answers "which slices are built"
+ *                   last error, and the model hash of the build that last
+ *                   wrote it (a changed model rebuilds the slices built by
+ *                   other SQL) — one query answers "which slices are built"
  *
  * A successful build's rows are queued with tarn_session_commit_sql and so
  * commit in the same catalog transaction as its snapshot; a failed or

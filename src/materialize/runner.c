@@ -400,10 +400,89 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
         return 0;
     }
     r->run_reason = why;
+    free(r->warning);
+    r->warning = change_warning(&c->chg, mi);
     r->config_hash = c->chg.config_hash[mi];
     r->source_files = c->chg.files_json[mi];
     r->target_version = change_version(&c->chg, m->schema, m->table);
     return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds the build of one slice `one` to the model's result `r`, and frees
+ * what `one` holds. */
+static void fold_slice(model_result *r, model_result *one)
+{
+    if (r->partitions.n == 0)
+        r->started_at = one->started_at;
+    r->status = one->status;
+    r->no_change = (r->partitions.n == 0 || r->no_change) && one->no_change;
+    if (one->status == MODEL_SUCCESS && !one->no_change)
+        r->snapshot_id = one->snapshot_id;
+    else if (r->snapshot_id < 0)
+        r->snapshot_id = one->snapshot_id;
+    r->rows_written += one->rows_written;
+    r->rows_deleted += one->rows_deleted;
+    r->duration_ms += one->duration_ms;
+    r->query_ms += one->query_ms;
+    r->physical_partitions = one->physical_partitions;
+    r->partition_rows = xrealloc(r->partition_rows, (r->partitions.n + 1) * sizeof(int64_t));
+    r->partition_rows[r->partitions.n] = one->partition_rows ? one->partition_rows[0] : 0;
+    strlist_push(&r->partitions, one->partitions.n ? one->partitions.items[0] : "");
+    if (!r->upstream) {
+        r->upstream = one->upstream;
+        r->nupstream = one->nupstream;
+        one->upstream = NULL;
+        one->nupstream = 0;
+    }
+    free(r->tests_json);
+    r->tests_json = one->tests_json;
+    one->tests_json = NULL;
+    free(r->error);
+    r->error = one->error;
+    one->error = NULL;
+    one->run_reason = NULL; /* r's */
+    build_result_free(one);
+}
+
+/* A changed partitioned model rebuilds, besides the slices the run asks
+ * for, every slice other SQL built — each as a build and a snapshot of
+ * its own, so that a run stopped halfway resumes where it stopped (the
+ * slices rebuilt carry the new model hash). The first failure stops it. */
+static void build_slices(run_ctx *c, size_t mi, model_result *r)
+{
+    const tarn_model *m = &c->p->models[mi];
+    strlist all = {0};
+    strlist_copy(&all, &c->partitions[mi]);
+    const strlist *stale = &c->chg.stale[mi];
+    for (size_t i = 0; i < stale->n; i++)
+        if (strlist_find(&all, stale->items[i]) < 0)
+            strlist_push(&all, stale->items[i]);
+    qsort(all.items, all.n, sizeof(char *), cmp_str);
+    strlist saved = c->partitions[mi];
+    int failed = 0;
+    for (size_t i = 0; i < all.n && !failed; i++) {
+        c->partitions[mi] = (strlist){0};
+        strlist_push(&c->partitions[mi], all.items[i]);
+        model_result one = {.model = mi,
+                            .snapshot_id = -1,
+                            .run_reason = r->run_reason,
+                            .config_hash = r->config_hash,
+                            .source_files = r->source_files,
+                            .target_version = change_version(&c->chg, m->schema, m->table)};
+        model_build(c, mi, &one);
+        failed = one.status != MODEL_SUCCESS;
+        if (!failed && !one.no_change)
+            change_set_version(&c->chg, m->schema, m->table, one.snapshot_id);
+        fold_slice(r, &one);
+        strlist_free(&c->partitions[mi]);
+    }
+    c->partitions[mi] = saved;
+    strlist_free(&all);
 }
 
 /* Builds model mi, decided to build (its START event already out). */
@@ -412,7 +491,11 @@ static void model_execute(run_ctx *c, size_t mi, size_t index)
     build_summary *out = c->sum;
     const tarn_model *m = &c->p->models[mi];
     model_result *r = &out->results[mi];
-    model_build(c, mi, r);
+    if (m->annot.grain && c->partitions[mi].n && c->chg.stale[mi].n && r->run_reason &&
+        strcmp(r->run_reason, REASON_FULL_REBUILD) == 0)
+        build_slices(c, mi, r);
+    else
+        model_build(c, mi, r);
     if (r->status == MODEL_SUCCESS) {
         out->succeeded++;
         if (!r->no_change)
@@ -464,7 +547,7 @@ static int prefetchable(const run_ctx *c, size_t mi)
 {
     const tarn_model *m = &c->p->models[mi];
     model_strategy k = m->annot.strategy;
-    if (m->body.n != 1 || c->partitions[mi].n > 1 ||
+    if (m->body.n != 1 || c->partitions[mi].n > 1 || c->chg.stale[mi].n ||
         (k != STRAT_REPLACE && k != STRAT_APPEND && k != STRAT_MERGE && k != STRAT_HISTORY))
         return 0;
     const model_stmt *st = &m->body.items[0];
@@ -718,26 +801,31 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     return 0;
 }
 
+void build_result_free(model_result *r)
+{
+    strlist_free(&r->partitions);
+    free(r->partition_rows);
+    for (size_t j = 0; j < r->nupstream; j++) {
+        free(r->upstream[j].table);
+        free(r->upstream[j].model);
+    }
+    free(r->upstream);
+    free(r->tests_json);
+    free(r->error);
+    free(r->valid_at);
+    free(r->schema_change);
+    free(r->watermark_from);
+    free(r->watermark_to);
+    free(r->run_reason);
+    free(r->warning);
+    memset(r, 0, sizeof(*r));
+}
+
 void build_summary_free(build_summary *sum, size_t nmodels)
 {
     if (sum->results)
-        for (size_t i = 0; i < nmodels; i++) {
-            model_result *r = &sum->results[i];
-            strlist_free(&r->partitions);
-            free(r->partition_rows);
-            for (size_t j = 0; j < r->nupstream; j++) {
-                free(r->upstream[j].table);
-                free(r->upstream[j].model);
-            }
-            free(r->upstream);
-            free(r->tests_json);
-            free(r->error);
-            free(r->valid_at);
-            free(r->schema_change);
-            free(r->watermark_from);
-            free(r->watermark_to);
-            free(r->run_reason);
-        }
+        for (size_t i = 0; i < nmodels; i++)
+            build_result_free(&sum->results[i]);
     free(sum->results);
     free(sum->run_order);
     free(sum->jobs_note);

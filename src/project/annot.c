@@ -31,12 +31,11 @@ static const char *const keywords[] = {"materialize", "partitioned", "data_test"
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char *const materialize_words[] = {
-    "manual", "append", "history", "incremental", "key=", "track=", "deletes=", "watermark=",
-    "on_schema_change="};
+    "manual", "append",   "history",    "incremental",       "key=",
+    "track=", "deletes=", "watermark=", "on_schema_change=", "allow_empty"};
 #define NMATERIALIZE_WORDS (sizeof(materialize_words) / sizeof(materialize_words[0]))
 
-static const char *const test_kinds[] = {"unique", "not_null", "accepted_values",
-                                         "relationships"};
+static const char *const test_kinds[] = {"unique", "not_null", "accepted_values", "relationships"};
 #define NTEST_KINDS (sizeof(test_kinds) / sizeof(test_kinds[0]))
 
 /* ---- small text helpers ---------------------------------------------- */
@@ -137,13 +136,13 @@ typedef struct {
     int line;
     int errors;
     /* flags seen on the materialize line, for the conflict checks */
-    int f_manual, f_append, f_history, f_incremental;
+    int f_manual, f_append, f_history, f_incremental, f_allow_empty;
 } parser;
 
-#define ERR(P, FIX, ...)                                                                         \
-    do {                                                                                         \
-        diag_add((P)->d, (P)->path, (P)->line, (FIX), __VA_ARGS__);                              \
-        (P)->errors++;                                                                           \
+#define ERR(P, FIX, ...)                                                                           \
+    do {                                                                                           \
+        diag_add((P)->d, (P)->path, (P)->line, (FIX), __VA_ARGS__);                                \
+        (P)->errors++;                                                                             \
     } while (0)
 
 /* Parses a comma-separated identifier list (`what` names it in messages:
@@ -173,8 +172,7 @@ static int parse_columns(parser *p, strlist *out, const char *what, const char *
             return -1;
         }
         if (strlist_find(out, col) >= 0) {
-            ERR(p, "name each column once", "column '%s' is listed twice in %s%s", col, what,
-                val);
+            ERR(p, "name each column once", "column '%s' is listed twice in %s%s", col, what, val);
             free(col);
             return -1;
         }
@@ -337,6 +335,8 @@ static void parse_materialize(parser *p, const char *rest)
             materialize_flag(p, &p->f_history, tok);
         else if (strcmp(tok, "incremental") == 0)
             materialize_flag(p, &p->f_incremental, tok);
+        else if (strcmp(tok, "allow_empty") == 0)
+            materialize_flag(p, &p->f_allow_empty, tok);
         else if (strcmp(tok, "key") == 0 || strcmp(tok, "track") == 0 ||
                  strcmp(tok, "deletes") == 0 || strcmp(tok, "watermark") == 0 ||
                  strcmp(tok, "on_schema_change") == 0) {
@@ -353,14 +353,15 @@ static void parse_materialize(parser *p, const char *rest)
         return;
     /* Conflicts within the line. */
     if (p->f_manual) {
-        const char *other = p->f_append        ? "append"
-                            : p->f_history     ? "history"
-                            : p->f_incremental ? "incremental"
-                            : a->key.n         ? "key="
-                            : a->track.n       ? "track="
-                            : a->deletes_close ? "deletes="
-                            : a->watermark     ? "watermark="
+        const char *other = p->f_append           ? "append"
+                            : p->f_history        ? "history"
+                            : p->f_incremental    ? "incremental"
+                            : a->key.n            ? "key="
+                            : a->track.n          ? "track="
+                            : a->deletes_close    ? "deletes="
+                            : a->watermark        ? "watermark="
                             : a->on_schema_change ? "on_schema_change="
+                            : p->f_allow_empty    ? "allow_empty"
                                                   : NULL;
         if (other) {
             char *fix = xasprintf("drop '%s', or drop 'manual' to let tarn write the table", other);
@@ -393,6 +394,15 @@ static void parse_materialize(parser *p, const char *rest)
     if (p->f_incremental && (p->f_append || p->f_history))
         ERR(p, "incremental appends (or merges with key=) by itself; drop append/history",
             "'incremental' conflicts with '%s'", p->f_append ? "append" : "history");
+    /* allow_empty lifts the empty-result check, which only merge and
+     * history builds make (an empty replace or append is what it says). */
+    if (p->f_allow_empty && !a->key.n)
+        ERR(p, "drop 'allow_empty': only a merge (key=) or history build refuses an empty SELECT",
+            "'allow_empty' only applies to key= and history");
+    else if (p->f_allow_empty && p->f_incremental)
+        ERR(p, "drop 'allow_empty': an incremental build takes an empty slice as no new rows",
+            "'allow_empty' does not apply to 'incremental'");
+    a->allow_empty = p->f_allow_empty;
     if (p->f_history)
         a->strategy = STRAT_HISTORY;
     else if (p->f_incremental)
@@ -409,8 +419,8 @@ static void parse_partitioned(parser *p, const char *rest)
 {
     model_annot *a = p->a;
     if (a->partitioned_line) {
-        ERR(p, "a model has one partitioning", "second '-- partitioned' line (the first is line %d)",
-            a->partitioned_line);
+        ERR(p, "a model has one partitioning",
+            "second '-- partitioned' line (the first is line %d)", a->partitioned_line);
         return;
     }
     a->partitioned_line = p->line;
@@ -812,6 +822,22 @@ void annot_free(model_annot *a)
 const char *annot_strategy_label(const model_annot *a)
 {
     return a->grain ? "partitioned" : strategy_name(a->strategy);
+}
+
+char *annot_strategy_spec(const model_annot *a)
+{
+    tarn_buf b = {0};
+    if (a->grain) {
+        buf_printf(&b, "partitioned %s column=%s", grain_name(a->grain), a->partition_column);
+        return buf_detach(&b);
+    }
+    buf_puts(&b, strategy_name(a->strategy));
+    if (a->key.n) {
+        char *k = strlist_join(&a->key, ",");
+        buf_printf(&b, " key=%s", k);
+        free(k);
+    }
+    return buf_detach(&b);
 }
 
 char *annot_write_signature(const model_annot *a)

@@ -4,6 +4,7 @@
  *
  *   -- materialize [schema.table] [key=a,b] [append] [history [track=c,d] [deletes=close]]
  *   --             [incremental watermark=col] [on_schema_change=fail|warn|sync|ignore]
+ *   --             [allow_empty]
  *   -- materialize manual [schema.table]
  *   -- partitioned hourly|daily|weekly|monthly column=ts   |   -- partitioned dynamic column=c
  *   -- data_test unique a[,b] | not_null a | accepted_values a = x,y | relationships a -> s.t.c
@@ -48,12 +49,12 @@ typedef enum {
 typedef struct {
     data_test_kind kind;
     int line;
-    strlist columns;   /* unique: one or more; not_null, accepted_values, relationships: one */
-    strlist values;    /* accepted_values */
-    char *ref_schema;  /* relationships: schema.table.column */
+    strlist columns;  /* unique: one or more; not_null, accepted_values, relationships: one */
+    strlist values;   /* accepted_values */
+    char *ref_schema; /* relationships: schema.table.column */
     char *ref_table;
     char *ref_column;
-    char *path;        /* custom: path relative to the project folder */
+    char *path; /* custom: path relative to the project folder */
 } data_test;
 
 typedef struct {
@@ -67,6 +68,7 @@ typedef struct {
     int deletes_close;
     char *watermark;
     char *on_schema_change; /* fail | warn | sync | ignore, or NULL */
+    int allow_empty;        /* merge/history: an empty SELECT may meet a table with rows */
     /* -- partitioned */
     int partitioned_line;
     part_grain grain;
@@ -93,6 +95,12 @@ void annot_free(model_annot *a);
 /* The write strategy as users name it: the strategy, or "partitioned" for
  * a partitioned replace. */
 const char *annot_strategy_label(const model_annot *a);
+
+/* How the table is written, as far as what it keeps is concerned — the
+ * strategy, its key= and partitioning ("merge key=id", "history key=id",
+ * "partitioned daily column=ts", "append") — recorded with every build so
+ * that the next one sees a change of strategy (materialize/guard.h). */
+char *annot_strategy_spec(const model_annot *a);
 
 /* A canonical one-line text of the write-affecting annotations (target,
  * strategy and its options, partitioning), for the model hash. */
