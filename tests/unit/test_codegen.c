@@ -247,7 +247,7 @@ static void test_partition_sql(void **state)
     free(sql);
     strlist_free(&ids);
     sql = cg_create_from_stage("t", "'p'", 1);
-    assert_string_equal(sql, "CREATE TABLE t AS SELECT *, 'p' AS \"_tarn_partition\" FROM "
+    assert_string_equal(sql, "CREATE OR REPLACE TABLE t AS SELECT *, 'p' AS \"_tarn_partition\" FROM "
                              "temp.main._tarn_stage LIMIT 0");
     free(sql);
     sql = cg_insert_from_stage("t", "'p'");
