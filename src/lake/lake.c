@@ -12,29 +12,19 @@
 #include "lake/lake.h"
 
 #include "duck/duck.h"
-
 #include "lake/commit.h"
 #include "lake/migrate.h"
-
 #include "lake/scan.h"
-
 #include "lake/txn.h"
 #include "lake/views.h"
-
 #include "tarn/error.h"
-
 #include "util/buf.h"
-
 #include "util/quote.h"
 
 #include <limits.h>
-
 #include <stdlib.h>
-
 #include <string.h>
-
 #include <sys/stat.h>
-
 #include <unistd.h>
 
 #define LAKE_FORMAT_VERSION "1.0"

@@ -25,24 +25,16 @@
 #include "lake/scan.h"
 
 #include "duck/duck.h"
-
 #include "lake/scan_input.h"
 #include "lake/scan_int.h"
-
 #include "lake/txn.h"
-
 #include "lake/types.h"
-
 #include "lake/write.h"
-
 #include "tarn/error.h"
-
 #include "util/buf.h"
-
 #include "util/quote.h"
 
 #include <stdlib.h>
-
 #include <string.h>
 
 #define ROW_ID_FIELD 2147483540LL

@@ -1,53 +1,27 @@
 /*
- * txn.c — lake transactions: pending state and the commit (see txn.h).
- *
- * The commit runs, in one DuckDB transaction on the catalog database:
- *   INSERT INTO ducklake_snapshot          (the new snapshot and counters)
- *   the commit batch, txn->stmts, in order:
- *     the catalog rows and statements of every change, as recorded
- *     pending deletions and inlined rows   (from the TEMP tables)
- *     ducklake_table_stats, column stats   (record counts, next row id)
- *     id renumbering                       (renumber.c)
- *   INSERT INTO ducklake_snapshot_changes  (changes_made + commit message)
- * The snapshot row goes first so that a concurrent writer's commit fails on
- * its primary key before anything else is written. Parquet files were
- * already written by the statements; if the catalog transaction fails they
- * are deleted here (or left as orphans if the process dies, for cleanup).
+ * txn.c — a lake transaction's pending state (see txn.h): the working
+ * catalog model, the catalog rows and statements recorded for the commit
+ * (lk_txn_row, lk_txn_sql; commit.c writes them), the per-table deltas of
+ * ducklake_table_stats (read from the committed row on first use), the
+ * ids it allocates from the snapshot's counters, the files it wrote, the
+ * TEMP tables of pending inlined rows and deletions, and which views its
+ * statements made stale. Nothing here writes the catalog.
  */
 #include "lake/txn.h"
 
-#include "lake/idorder.h"
-
-#include "lake/renumber.h"
-
-#include "lake/scan.h"
-
 #include "duck/duck.h"
-
-#include "lake/colstats.h"
-
-#include "lake/deletes.h"
-
-#include "lake/write.h"
-
+#include "lake/colstats_set.h"
+#include "lake/idorder.h"
 #include "tarn/error.h"
-
 #include "util/buf.h"
-
 #include "util/quote.h"
-
 #include "util/strlist.h"
 
 #include <stdarg.h>
-
 #include <stdio.h>
-
 #include <stdlib.h>
-
 #include <string.h>
-
 #include <strings.h>
-
 #include <unistd.h>
 
 const lk_catalog *lk_txn_catalog(lk_lake *lake)

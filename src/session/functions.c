@@ -7,7 +7,6 @@
 #include "lake/feed.h"
 #include "lake/maintain.h"
 #include "lake/snapshots.h"
-#include "session/rewrite.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"

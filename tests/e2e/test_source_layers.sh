@@ -77,6 +77,31 @@ for h in "$REPO"/include/tarn/*.h; do
     [ -z "$bad" ] && ok "$name includes nothing above $layer" || fail "$name includes nothing above $layer" "$bad"
 done
 
+# Inside a folder, files depend one way too: no include cycle (include_cycles.py says how they
+# are found). project/ and materialize/ still have theirs (project.c <-> dag.c, and the run and
+# build files of materialize/); they are listed here until they are broken, and the list must only
+# shrink: a folder listed without a cycle fails, so the line is removed when it is fixed.
+PENDING_CYCLES=(project materialize)
+for dir in "$REPO"/src/*/; do
+    layer=$(basename "$dir")
+    found=$(python3 "$REPO/tests/e2e/include_cycles.py" "$dir")
+    pending=0
+    for p in "${PENDING_CYCLES[@]}"; do [ "$p" = "$layer" ] && pending=1; done
+    if [ "$pending" = 1 ]; then
+        [ -n "$found" ] && ok "layer $layer: include cycles still pending ($(wc -l <<<"$found"))" ||
+            fail "layer $layer: include cycles still pending" "none left: remove $layer from PENDING_CYCLES"
+    else
+        [ -z "$found" ] && ok "layer $layer: no include cycle inside it" ||
+            fail "layer $layer: no include cycle inside it" "$found"
+    fi
+done
+probe_dir=$(mktempdir)/lake
+mkdir -p "$probe_dir"
+printf '#include "lake/b.h"\n' >"$probe_dir/a.c"
+printf '#include "lake/a.h"\n' >"$probe_dir/b.c"
+[ -n "$(python3 "$REPO/tests/e2e/include_cycles.py" "$probe_dir")" ] &&
+    ok "an include cycle is recognised as one" || fail "an include cycle is recognised as one"
+
 # The check itself can fail: a file of util/ that included a lake header would be reported.
 probe=$(mktempdir)/probe.c
 printf '#include "lake/lake.h"\n' >"$probe"
