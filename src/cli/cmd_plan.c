@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 const char cmd_plan_usage[] =
-    "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--force] [--json]\n"
-    "                 [-C DIR]\n"
+    "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--force]\n"
+    "                 [--full-refresh] [--json] [-C DIR]\n"
     "\n"
     "Lists the models `tarn run` would consider with the same arguments, in\n"
     "build order: strategy, partitions, the models and sources each reads, and\n"
@@ -33,6 +33,7 @@ const char cmd_plan_usage[] =
     "  --partition P       as for tarn run\n"
     "  --from A --to B     as for tarn run\n"
     "  --force             as for tarn run\n"
+    "  --full-refresh      as for tarn run (a refused change of strategy would run)\n"
     "  --json              one JSON object on stdout\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
 
@@ -84,6 +85,8 @@ int cmd_plan(int argc, char **argv)
             json = 1;
         } else if (strcmp(a, "--force") == 0) {
             o.force = 1;
+        } else if (strcmp(a, "--full-refresh") == 0) {
+            o.full_refresh = 1;
         } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
             if (m < 0)
                 goto usage;

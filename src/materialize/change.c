@@ -1049,9 +1049,11 @@ int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_o
         long up = failing_upstream(p, mi, plan, o->selected);
         if (!e->fails && up >= 0)
             e->skip = xasprintf("upstream %s would fail", p->models[up].name);
-        if (e->reason && strcmp(e->reason, REASON_FULL_REBUILD) == 0 && p->models[mi].annot.grain)
-            e->cost = xasprintf("would rebuild %zu slice%s", cc.stale[mi].n,
-                                cc.stale[mi].n == 1 ? "" : "s");
+        if (e->reason && strcmp(e->reason, REASON_FULL_REBUILD) == 0)
+            e->cost = !p->models[mi].annot.grain
+                          ? xstrdup("would rebuild the table from scratch")
+                          : xasprintf("would rebuild %zu slice%s", cc.stale[mi].n,
+                                      cc.stale[mi].n == 1 ? "" : "s");
     }
     free(will_run);
     change_free(&cc);

@@ -829,15 +829,19 @@ char *annot_strategy_spec(const model_annot *a)
     tarn_buf b = {0};
     if (a->grain) {
         buf_printf(&b, "partitioned %s column=%s", grain_name(a->grain), a->partition_column);
-        return buf_detach(&b);
+    } else {
+        buf_puts(&b, strategy_name(a->strategy));
+        if (a->key.n) {
+            char *k = strlist_join(&a->key, ",");
+            buf_printf(&b, " key=%s", k);
+            free(k);
+        }
     }
-    buf_puts(&b, strategy_name(a->strategy));
-    if (a->key.n) {
-        char *k = strlist_join(&a->key, ",");
-        buf_printf(&b, " key=%s", k);
-        free(k);
-    }
-    return buf_detach(&b);
+    /* column names are case-insensitive: key=ID is key=id */
+    char *s = buf_detach(&b);
+    for (char *p = s; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return s;
 }
 
 char *annot_write_signature(const model_annot *a)

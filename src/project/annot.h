@@ -98,7 +98,7 @@ const char *annot_strategy_label(const model_annot *a);
 
 /* How the table is written, as far as what it keeps is concerned — the
  * strategy, its key= and partitioning ("merge key=id", "history key=id",
- * "partitioned daily column=ts", "append") — recorded with every build so
+ * "partitioned daily column=ts", "append"; lower case) — recorded with every build so
  * that the next one sees a change of strategy (materialize/guard.h). */
 char *annot_strategy_spec(const model_annot *a);
 

@@ -65,7 +65,7 @@ run_ok "incremental: new rows" "$t" run core.order_feed
 sed -i 's/^SELECT id, ts, amount FROM raw.orders$/SELECT id, ts, amount * 2 AS amount FROM raw.orders/' \
     "$t/models/core/order_feed.sql"
 run_ok "incremental: plan" "$t" plan core.order_feed
-contains "plan: a full rebuild" "would run: sql changed (full rebuild)" "$OUT"
+contains "plan: a full rebuild" "would run: sql changed (full rebuild): would rebuild the table from scratch" "$OUT"
 run_ok "incremental: the changed model" "$t" run core.order_feed --json
 contains "its reason" '"run_reason":"sql changed (full rebuild)"' "$OUT"
 check_eq "every row has the new SQL's values" "1,20

@@ -45,12 +45,24 @@ core.order_log,append
 core.orders,merge key=id" \
     "$(lakeq "$d" "SELECT DISTINCT model, strategy_spec FROM $META.tarn_model_run ORDER BY 1")"
 
+# ---- a mistyped annotation (not a line comment: the model is a plain replace) -------------------
+cp "$d/models/core/orders.sql" "$d/orders.sql"
+sed -i 's|^-- materialize key=id$|/* materialize key=id */|' "$d/models/core/orders.sql"
+refused "a mistyped annotation" "$d" core.orders "core.orders: merge → replace would replace 4 rows by 3 rows"
+# key=ID is the same key: column names are case-insensitive
+sed -i 's|^/\* materialize key=id \*/$|-- materialize key=ID|' "$d/models/core/orders.sql"
+run_ok "key=ID: plan" "$d" plan core.orders
+contains "key=ID is no change of strategy" "would run: sql changed" "$OUT"
+cp "$d/orders.sql" "$d/models/core/orders.sql"
+
 # ---- merge → replace: the annotation removed --------------------------------------------------
 sed -i '/^-- materialize key=id$/d' "$d/models/core/orders.sql"
 run_ok "plan" "$d" plan
 contains "plan: would fail" "would fail: strategy changed (merge → replace)" "$OUT"
 refused "merge → replace" "$d" core.orders \
     "models/core/orders.sql:1: core.orders: merge → replace would replace 4 rows by 3 rows; nothing was written"
+run_ok "plan --full-refresh" "$d" plan core.orders --full-refresh
+contains "plan --full-refresh: would run" "would run: forced" "$OUT"
 run_ok "--full-refresh rebuilds it on purpose" "$d" run core.orders --full-refresh
 check_eq "the table is the query's rows" "2,paid
 3,paid
