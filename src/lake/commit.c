@@ -21,6 +21,7 @@
 #include "lake/commit.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/idorder.h"
@@ -185,20 +186,20 @@ static void batch_statements(strlist *out, const lk_txn *txn, const char *meta)
  * failing statement. To name that statement the batch is rolled back and
  * replayed one statement at a time in a transaction of its own, which the
  * caller rolls back like any failed commit. */
-static int run_statements(duckdb_connection con, const strlist *stmts)
+static int run_statements(lk_catdb *db, duckdb_connection con, const strlist *stmts)
 {
     if (stmts->n == 0)
         return 0;
     char *batch = strlist_join(stmts, ";\n");
-    int rc = duck_exec(con, batch);
+    int rc = lk_catdb_exec(db, con, batch);
     free(batch);
     if (!rc)
         return 0;
     char *batch_error = xstrdup(tarn_error_last());
-    duck_exec(con, "ROLLBACK");
-    rc = duck_exec(con, "BEGIN TRANSACTION");
+    lk_catdb_rollback(db, con);
+    rc = lk_catdb_begin(db, con);
     for (size_t i = 0; i < stmts->n && !rc; i++) {
-        rc = duck_exec(con, stmts->items[i]);
+        rc = lk_catdb_exec(db, con, stmts->items[i]);
         if (rc)
             rc = tarn_error_prefix(rc, "catalog statement %zu", i + 1);
     }
@@ -208,21 +209,40 @@ static int run_statements(duckdb_connection con, const strlist *stmts)
     return rc;
 }
 
+/* Runs `stmts` as one catalog transaction: all of them or none. A
+ * snapshot's commit passes its crash point (TARN_CRASH_AT=in-catalog-txn);
+ * other commits NULL. */
+static int run_catalog_txn(lk_lake *lake, duckdb_connection con, const strlist *stmts,
+                           const char *crash)
+{
+    int rc = lk_catdb_begin(&lake->db, con);
+    if (!rc)
+        rc = run_statements(&lake->db, con, stmts);
+    if (!rc) {
+        if (crash)
+            crash_point(crash);
+        rc = lk_catdb_commit(&lake->db, con);
+    } else {
+        lk_catdb_rollback(&lake->db, con);
+    }
+    return rc;
+}
+
 static int commit_catalog(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
     int64_t sv = txn->cat.schema_version + (txn->catalog_changed ? 1 : 0);
     char *snap = xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, "
                            "%lld)",
-                           lake->meta, (long long)txn->snapshot_id, (long long)sv,
+                           lk_catdb_name(&lake->db), (long long)txn->snapshot_id, (long long)sv,
                            (long long)txn->cat.next_catalog_id,
                            (long long)(txn->cat.next_file_id + txn->file_id_bumps));
-    stats_sql(txn, lake->meta);
-    lk_renumber_files_sql(txn, lake->meta);
-    lk_renumber_sql(txn, lake->meta);
+    stats_sql(txn, lk_catdb_name(&lake->db));
+    lk_renumber_files_sql(txn, lk_catdb_name(&lake->db));
+    lk_renumber_sql(txn, lk_catdb_name(&lake->db));
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", lake->meta,
-               (long long)txn->snapshot_id);
+    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ",
+               lk_catdb_name(&lake->db), (long long)txn->snapshot_id);
     quote_literal(&b, txn->changes.len ? buf_cstr(&txn->changes) : NULL);
     buf_puts(&b, ", ");
     quote_literal(&b, txn->author);
@@ -235,17 +255,9 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
      * changes_made row */
     strlist all = {0};
     strlist_push_owned(&all, snap);
-    batch_statements(&all, txn, lake->meta);
+    batch_statements(&all, txn, lk_catdb_name(&lake->db));
     strlist_push_owned(&all, buf_detach(&b));
-    int rc = duck_exec(con, "BEGIN TRANSACTION");
-    if (!rc)
-        rc = run_statements(con, &all);
-    if (!rc) {
-        crash_point("in-catalog-txn");
-        rc = duck_exec(con, "COMMIT");
-    } else {
-        duck_exec(con, "ROLLBACK");
-    }
+    int rc = run_catalog_txn(lake, con, &all, "in-catalog-txn");
     strlist_free(&all);
     return rc;
 }
@@ -284,15 +296,9 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
          * change, so no snapshot, as DuckLake does for a transaction that
          * writes nothing */
         strlist own = {0};
-        batch_statements(&own, txn, lake->meta);
-        rc = duck_exec(con, "BEGIN TRANSACTION");
-        if (!rc)
-            rc = run_statements(con, &own);
+        batch_statements(&own, txn, lk_catdb_name(&lake->db));
+        rc = run_catalog_txn(lake, con, &own, NULL);
         strlist_free(&own);
-        if (rc)
-            duck_exec(con, "ROLLBACK");
-        else
-            rc = duck_exec(con, "COMMIT");
         return not_committed(done, lake, rc);
     }
     crash_point("after-parquet-write");

@@ -61,9 +61,9 @@ int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t 
     if (!lake->sv_loaded) {
         char *q = xasprintf("SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
                             "WHERE table_id IS NOT NULL GROUP BY table_id",
-                            lake->meta);
+                            lk_catdb_name(&lake->db));
         duck_table r;
-        int rc = duck_table_query(&r, con, q);
+        int rc = lk_catdb_query(&r, &lake->db, con, q);
         free(q);
         if (rc) {
             tarn_error_clear();
@@ -93,9 +93,9 @@ int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
         if (lake->live[i] == snap)
             return 1;
     char *q = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
-                        lake->meta, (long long)snap);
+                        lk_catdb_name(&lake->db), (long long)snap);
     int64_t n = 0;
-    if (duck_query_int64(&n, NULL, con, q) != 0) {
+    if (lk_catdb_query_int64(&n, NULL, &lake->db, con, q) != 0) {
         tarn_error_clear();
         n = 0;
     }
@@ -130,7 +130,7 @@ int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection 
         }
     }
     lk_catalog cat;
-    int rc = lk_catalog_load(&cat, con, lake->meta, snap);
+    int rc = lk_catalog_load(&cat, con, lk_catdb_name(&lake->db), snap);
     if (rc)
         return rc;
     size_t cap = sizeof(lake->past) / sizeof(lake->past[0]), slot;
@@ -176,16 +176,11 @@ void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops)
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
 {
     if (!lake->meta_tables_loaded) {
-        tarn_buf b = {0};
-        buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
-        quote_literal(&b, lake->meta_name);
-        buf_puts(&b, " AND schema_name = 'main' ORDER BY table_name");
         duck_table r;
-        int rc = duck_table_query(&r, con, buf_cstr(&b));
-        buf_free(&b);
+        int rc = lk_catdb_tables(&r, &lake->db, con);
         if (rc) { /* answer without the list, as before it existed */
             tarn_error_clear();
-            return duck_table_exists(con, lake->meta_name, name);
+            return lk_catdb_table_exists(&lake->db, con, name);
         }
         lake->meta_tables = xcalloc(r.nrows ? r.nrows : 1, sizeof(char *));
         for (size_t i = 0; i < r.nrows; i++)
@@ -231,9 +226,9 @@ static void load_limits(lk_lake *lake, duckdb_connection con)
                         "scope_id, value FROM %s.ducklake_metadata WHERE \"key\" = "
                         "'data_inlining_row_limit' AND (scope IN ('table', 'schema') OR scope IS "
                         "NULL)",
-                        lake->meta);
+                        lk_catdb_name(&lake->db));
     duck_table r;
-    int rc = duck_table_query(&r, con, q);
+    int rc = lk_catdb_query(&r, &lake->db, con, q);
     free(q);
     if (rc) { /* as with no option */
         tarn_error_clear();

@@ -18,6 +18,7 @@
 #ifndef TARN_LAKE_HANDLE_H
 #define TARN_LAKE_HANDLE_H
 
+#include "lake/catdb.h"
 #include "lake/model.h"
 #include "util/buf.h"
 #include "util/strlist.h"
@@ -30,6 +31,7 @@ typedef struct lk_lake {
     char *alias;     /* the user's name for the lake */
     char *meta_name; /* internal name of the attached catalog database */
     char *meta;      /* meta_name, quoted for SQL */
+    lk_catdb db;     /* the catalog database: every catalog statement goes through it */
     char *meta_path; /* catalog file path as given */
     char *data_path; /* data path as stored in ducklake_metadata ("data/") */
     char *data_abs;  /* data path resolved against the working directory */

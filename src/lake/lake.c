@@ -329,6 +329,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     tarn_buf q = {0};
     quote_ident(&q, lake->meta_name);
     lake->meta = buf_detach(&q);
+    lk_catdb_duckdb(&lake->db, lake->meta, lake->meta_name);
     lake->meta_path = xstrdup(opts->path);
     lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
     lake->inline_limit = opts->inline_limit;

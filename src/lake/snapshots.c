@@ -166,9 +166,9 @@ int lk_snapshots_sql(char **out, lk_lake *l, duckdb_connection con)
 {
     char *q = xasprintf("SELECT snapshot_id, changes_made FROM %s.ducklake_snapshot_changes "
                         "ORDER BY snapshot_id",
-                        l->meta);
+                        lk_catdb_name(&l->db));
     duck_table t;
-    int rc = duck_table_query(&t, con, q);
+    int rc = lk_catdb_query(&t, &l->db, con, q);
     free(q);
     if (rc)
         return rc;
@@ -178,7 +178,7 @@ int lk_snapshots_sql(char **out, lk_lake *l, duckdb_connection con)
                "COALESCE(c.changes, MAP {}::MAP(VARCHAR, VARCHAR[])) AS changes, x.author, "
                "x.commit_message, x.commit_extra_info FROM %s.ducklake_snapshot s LEFT JOIN "
                "%s.ducklake_snapshot_changes x ON x.snapshot_id = s.snapshot_id",
-               l->meta, l->meta);
+               lk_catdb_name(&l->db), lk_catdb_name(&l->db));
     if (t.nrows) {
         buf_puts(&b, " LEFT JOIN (VALUES ");
         for (size_t r = 0; r < t.nrows; r++) {

@@ -1,0 +1,119 @@
+/*
+ * catdb.c — the catalog database interface (see catdb.h): the calls every
+ * backend shares, and the DuckDB-file backend, whose catalog is a database
+ * attached in the session's DuckDB instance, so its statements run on the
+ * session's connection as they are.
+ */
+#include "lake/catdb.h"
+
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+
+static int file_exec(lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    (void)db;
+    return duck_exec(con, sql);
+}
+
+static int file_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    (void)db;
+    return duck_table_query(out, con, sql);
+}
+
+static int file_table_exists(lk_catdb *db, duckdb_connection con, const char *table)
+{
+    return duck_table_exists(con, db->raw_name, table);
+}
+
+static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT table_name FROM file_tables() WHERE database_name = ");
+    quote_literal(&b, db->raw_name);
+    buf_puts(&b, " AND schema_name = 'main'");
+    int rc = duck_table_query(out, con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static const lk_catdb_ops DUCKDB_OPS = {"duckdb", file_exec, file_query, file_table_exists,
+                                        file_tables};
+
+void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name)
+{
+    db->ops = &DUCKDB_OPS;
+    db->name = name;
+    db->raw_name = raw_name;
+}
+
+const char *lk_catdb_name(const lk_catdb *db)
+{
+    return db->name;
+}
+
+int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    return db->ops->exec(db, con, sql);
+}
+
+int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    return db->ops->query(out, db, con, sql);
+}
+
+int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    duck_table t;
+    int rc = lk_catdb_query(&t, db, con, sql);
+    if (rc)
+        return rc;
+    if (t.nrows == 0 || t.ncols == 0)
+        rc = tarn_error_set(TARN_ENOTFOUND, "the catalog query returned no row");
+    else
+        *out = duck_table_get(&t, 0, 0) ? xstrdup(duck_table_get(&t, 0, 0)) : NULL;
+    duck_table_free(&t);
+    return rc;
+}
+
+int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
+                         const char *sql)
+{
+    char *s = NULL;
+    int rc = lk_catdb_query_string(&s, db, con, sql);
+    if (rc)
+        return rc;
+    if (is_null)
+        *is_null = s == NULL;
+    *out = s ? strtoll(s, NULL, 10) : 0;
+    free(s);
+    return 0;
+}
+
+int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table)
+{
+    return db->ops->table_exists(db, con, table);
+}
+
+int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
+{
+    return db->ops->tables(out, db, con);
+}
+
+int lk_catdb_begin(lk_catdb *db, duckdb_connection con)
+{
+    return lk_catdb_exec(db, con, "BEGIN TRANSACTION");
+}
+
+int lk_catdb_commit(lk_catdb *db, duckdb_connection con)
+{
+    return lk_catdb_exec(db, con, "COMMIT");
+}
+
+void lk_catdb_rollback(lk_catdb *db, duckdb_connection con)
+{
+    lk_catdb_exec(db, con, "ROLLBACK");
+}

@@ -1,0 +1,71 @@
+/*
+ * catdb.h — the catalog database of a lake, behind one interface.
+ *
+ * A DuckLake catalog is a SQL database holding the ducklake_* tables. The
+ * lake layer talks to it only through these calls: run a statement, read a
+ * result, begin / commit / roll back the catalog transaction of a commit,
+ * ask whether a table exists, and the database's name in SQL. A backend is
+ * one lk_catdb_ops table:
+ *   - "duckdb" (catdb_duckdb.c): a DuckDB database file attached in the
+ *     session's DuckDB instance under an internal name, reached through
+ *     the session's connection (DuckLake's default `ducklake:file`);
+ *   - next, PostgreSQL through libpq: the statements the lake issues are
+ *     plain SQL over the ducklake_* tables, qualified by lk_catdb_name().
+ *
+ * Ownership: an lk_catdb belongs to its lake (lk_lake.db) and borrows the
+ * connection it was opened with. Errors go through tarn_error_set() with
+ * the backend's message, as duck.h's calls do.
+ */
+#ifndef TARN_LAKE_CATDB_H
+#define TARN_LAKE_CATDB_H
+
+#include "duck/duck.h"
+
+#include <duckdb.h>
+#include <stdint.h>
+
+typedef struct lk_catdb lk_catdb;
+
+typedef struct {
+    const char *kind; /* "duckdb" */
+    int (*exec)(lk_catdb *db, duckdb_connection con, const char *sql);
+    int (*query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+    int (*table_exists)(lk_catdb *db, duckdb_connection con, const char *table);
+    int (*tables)(duck_table *out, lk_catdb *db, duckdb_connection con);
+} lk_catdb_ops;
+
+struct lk_catdb {
+    const lk_catdb_ops *ops;
+    const char *name;     /* the catalog database in SQL (quoted), borrowed */
+    const char *raw_name; /* its name unquoted, borrowed */
+};
+
+/* The DuckDB-file backend over a catalog database attached as raw_name
+ * (quoted: name). */
+void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name);
+
+/* The catalog database's name for qualifying its tables in SQL. */
+const char *lk_catdb_name(const lk_catdb *db);
+
+/* Runs one catalog statement (or a batch of them) / reads a result as
+ * text. con: the session's DuckDB connection (backends that are not DuckDB
+ * use their own). */
+int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql);
+int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* A one-row, one-column query, as duck_query_int64 / duck_query_string:
+ * *is_null (optional) tells SQL NULL, no row is TARN_ENOTFOUND; the string
+ * is malloc'd (NULL for SQL NULL). */
+int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
+                         const char *sql);
+int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* Whether the catalog database holds table `table` (unquoted name). */
+int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table);
+/* The names of the catalog database's tables (one column, table_name). */
+int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con);
+
+/* The catalog transaction of a commit. */
+int lk_catdb_begin(lk_catdb *db, duckdb_connection con);
+int lk_catdb_commit(lk_catdb *db, duckdb_connection con);
+void lk_catdb_rollback(lk_catdb *db, duckdb_connection con);
+
+#endif
