@@ -127,12 +127,17 @@ int cmd_plan(int argc, char **argv)
     o.selected = sel;
     plan_entry *why = plan_reasons(&cp, &o);
     json_t *jmodels = json_array();
-    size_t n = 0, total = 0, runs = 0;
+    size_t n = 0, total = 0, runs = 0, fails = 0;
     for (size_t k = 0; k < p->nmodels; k++) {
+        const plan_entry *e = why && sel[p->order[k]] ? &why[p->order[k]] : NULL;
         total += sel[p->order[k]];
-        runs += sel[p->order[k]] && why && why[p->order[k]].reason;
+        fails += e && e->fails;
+        runs += e && e->reason && !e->fails && !e->skip;
     }
-    if (!json && why)
+    if (!json && why && fails)
+        printf("%zu model%s selected, in order (%zu would run, %zu would fail, %zu would skip):\n",
+               total, total == 1 ? "" : "s", runs, fails, total - runs - fails);
+    else if (!json && why)
         printf("%zu model%s selected, in order (%zu would run, %zu would skip):\n", total,
                total == 1 ? "" : "s", runs, total - runs);
     else if (!json)

@@ -59,6 +59,7 @@ cp "$d/orders.sql" "$d/models/core/orders.sql"
 sed -i '/^-- materialize key=id$/d' "$d/models/core/orders.sql"
 run_ok "plan" "$d" plan
 contains "plan: would fail" "would fail: strategy changed (merge → replace)" "$OUT"
+contains "plan counts it" "4 models selected, in order (1 would run, 1 would fail, 2 would skip):" "$OUT"
 refused "merge → replace" "$d" core.orders \
     "models/core/orders.sql:1: core.orders: merge → replace would replace 4 rows by 3 rows; nothing was written"
 run_ok "plan --full-refresh" "$d" plan core.orders --full-refresh
