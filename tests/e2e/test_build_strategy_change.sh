@@ -140,4 +140,17 @@ check_eq "the table is the query's rows, without the history columns" "id,name,c
 check_eq "and its _current view is gone" "0" \
     "$(lakeq "$s" "SELECT count(*) FROM information_schema.tables WHERE table_catalog = 'lake' AND table_name = 'dim_customer_current'")"
 
+# ---- more changes that lose nothing ---------------------------------------------------------------
+l=$(project trust)
+run_ok "lossless: first run" "$l" run
+sed -i 's/^-- A plain table first.*$/-- materialize key=id history/' "$l/models/core/order_days.sql"
+sed -i 's/^-- materialize key=id$/-- materialize incremental watermark=ts key=id/' "$l/models/core/orders.sql"
+sed -i 's/^-- materialize append$/-- materialize incremental watermark=id/' "$l/models/core/order_log.sql"
+run_ok "replace → history, merge → incremental by the same key, append → incremental" "$l" run
+contains "each says its strategy changed" "(strategy changed (merge → incremental))" "$ERR"
+check_eq "the replace table became a history table of its rows" "3,3" \
+    "$(lakeq "$l" "SELECT count(*), count(*) FILTER (WHERE is_current AND valid_to IS NULL) FROM lake.core.order_days")"
+check_eq "the merge and append tables kept their rows" "3,3" \
+    "$(lakeq "$l" "SELECT (SELECT count(*) FROM lake.core.orders), (SELECT count(*) FROM lake.core.order_log)")"
+
 finish
