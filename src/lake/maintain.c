@@ -67,6 +67,32 @@ int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_
     return rc;
 }
 
+/* The first snapshot still in the lake at or after `snap` (expiring
+ * snapshots leaves files and inlined rows that began in one of them);
+ * `snap` when there is none. */
+static int64_t remaining_snapshot(const mt_call *c, int64_t snap)
+{
+    char *q = xasprintf("SELECT min(snapshot_id) FROM %s.ducklake_snapshot WHERE snapshot_id >= "
+                        "%lld",
+                        c->lake->meta, (long long)snap);
+    duck_table r;
+    int rc = duck_table_query(&r, c->con, q);
+    free(q);
+    if (rc) {
+        tarn_error_clear();
+        return snap;
+    }
+    if (r.nrows && duck_table_get(&r, 0, 0))
+        snap = strtoll(duck_table_get(&r, 0, 0), NULL, 10);
+    duck_table_free(&r);
+    return snap;
+}
+
+int mt_catalog_load(lk_catalog *out, const mt_call *c, int64_t snap)
+{
+    return lk_catalog_load(out, c->con, c->lake->meta, remaining_snapshot(c, snap));
+}
+
 /* ---- arguments and options ---- */
 
 int mt_check_named(const mt_call *c, const char *const *names)

@@ -215,11 +215,12 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
 }
 
 /* The layout the sources were written with: the table at the first
- * source's snapshot (all sources share its schema version). */
+ * source's snapshot (all sources share its schema version), or, when that
+ * snapshot was expired, at the first one left after it. */
 static int layout_at(const mt_call *c, int64_t table_id, int64_t snap, lk_catalog *cat,
                      const lk_table **tv)
 {
-    int rc = lk_catalog_load(cat, c->con, c->lake->meta, snap);
+    int rc = mt_catalog_load(cat, c, snap);
     if (rc)
         return rc;
     *tv = lk_catalog_table_by_id(cat, table_id);

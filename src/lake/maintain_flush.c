@@ -42,7 +42,7 @@ static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_cat
     int rc = duck_query_int64(&snap, NULL, c->con, q);
     free(q);
     if (!rc)
-        rc = lk_catalog_load(cat, c->con, c->lake->meta, snap);
+        rc = mt_catalog_load(cat, c, snap);
     if (rc)
         return rc;
     *out = lk_catalog_table_by_id(cat, t->id);

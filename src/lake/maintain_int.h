@@ -30,6 +30,11 @@ typedef struct {
 
 /* Fails unless every named argument is one of `names` (NULL-terminated). */
 int mt_check_named(const mt_call *c, const char *const *names);
+
+/* The catalog at snapshot `snap`, or, when it was expired, at the first
+ * snapshot left after it: the layout the snapshots that still see a file
+ * (or inlined row) written at `snap` read it with. */
+int mt_catalog_load(lk_catalog *out, const mt_call *c, int64_t snap);
 /* Fails when named argument `name` is given as NULL. */
 int mt_non_null(const mt_call *c, const char *name);
 /* A boolean named argument: 1, 0, or `dflt` when absent. */

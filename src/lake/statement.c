@@ -33,8 +33,13 @@ int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc
     if (!l->txn)
         return rc;
     if (rc) {
-        if (!explicit_txn)
-            lk_lake_rollback(l, con);
+        if (!explicit_txn) {
+            char *msg = xstrdup(tarn_error_last());
+            int code = tarn_error_code();
+            lk_lake_rollback(l, con); /* may clear the error */
+            tarn_error_set(code, "%s", msg);
+            free(msg);
+        }
         return rc;
     }
     if (!explicit_txn)

@@ -550,15 +550,26 @@ static void model_inputs(change_ctx *cc, size_t mi, const cfg_item *items, size_
 
 /* ---- the lake: table versions and the last builds -------------------- */
 
+/* A table's version is the newest snapshot that changed its contents or
+ * columns (or created it). Maintenance is not a change: a snapshot that
+ * flushed, merged or rewrote a table's files (its changes name
+ * inline_flush:T, merge_adjacent:T or rewrite_delete:T; a flush of
+ * inlined deletions also says deleted_from_table:T) does not count for T.
+ * Expiring snapshots forgets their changes, so a version can go down,
+ * never up: change_reason takes only a newer version for a change. */
 static int load_versions(change_ctx *cc)
 {
     tarn_buf q = {0};
-    buf_puts(&q, "WITH c AS (SELECT CAST(regexp_extract(tok, ':([0-9]+)$', 1) AS BIGINT) AS "
-                 "table_id, max(snapshot_id) AS snap FROM (SELECT snapshot_id, "
-                 "unnest(string_split(changes_made, ',')) AS tok FROM ");
+    buf_puts(&q, "WITH p AS (SELECT snapshot_id, regexp_extract(tok, '^([a-z_]+):', 1) AS kind, "
+                 "TRY_CAST(regexp_extract(tok, ':([0-9]+)$', 1) AS BIGINT) AS table_id FROM "
+                 "(SELECT snapshot_id, unnest(string_split(changes_made, ',')) AS tok FROM ");
     quote_qualified(&q, cc->cat, NULL, "ducklake_snapshot_changes");
-    buf_puts(&q, ") WHERE regexp_matches(tok, '^(inserted_into_table|deleted_from_table|"
-                 "altered_table|inlined_insert|inlined_delete):[0-9]+$') GROUP BY 1) "
+    buf_puts(&q, ")), c AS (SELECT table_id, max(snapshot_id) AS snap FROM p WHERE kind IN "
+                 "('inserted_into_table', 'deleted_from_table', 'altered_table', "
+                 "'inlined_insert', 'inlined_delete') AND table_id IS NOT NULL AND NOT EXISTS "
+                 "(SELECT 1 FROM p m WHERE m.snapshot_id = p.snapshot_id AND m.table_id = "
+                 "p.table_id AND m.kind IN ('flushed_inlined', 'inline_flush', 'merge_adjacent', "
+                 "'rewrite_delete')) GROUP BY 1) "
                  "SELECT lower(s.schema_name) || '.' || lower(t.table_name), "
                  "greatest(t.begin_snapshot, coalesce(c.snap, 0)) FROM ");
     quote_qualified(&q, cc->cat, NULL, "ducklake_table");
@@ -874,7 +885,7 @@ static char *upstream_reason(const change_ctx *cc, const json_t *up, const unsig
         long um = project_find_model(cc->p, schema, dot + 1);
         int64_t now = change_version(cc, schema, dot + 1);
         free(schema);
-        if ((will_run && um >= 0 && will_run[um]) || now != json_integer_value(ver))
+        if ((will_run && um >= 0 && will_run[um]) || now < 0 || now > json_integer_value(ver))
             return xasprintf("upstream changed: %s", table);
     }
     return NULL;
@@ -1002,7 +1013,9 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
     int64_t tv = change_version(cc, m->schema, m->table);
     if (tv < 0)
         return xstrdup("table missing");
-    if (tv != pv->target_version)
+    /* An append model does not append the same input again because its
+     * table was written outside tarn: that would duplicate rows. */
+    if (tv > pv->target_version && m->annot.strategy != STRAT_APPEND)
         return xstrdup("table changed outside tarn");
     char *why = upstream_reason(cc, pv->upstream, will_run);
     if (!why)
