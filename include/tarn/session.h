@@ -63,6 +63,14 @@ int tarn_session_snapshot(tarn_session *s, const char *alias, int64_t *out);
  * when the lake has no open transaction. */
 int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *out);
 
+/* What lake `alias`'s open transaction has changed so far, as the
+ * ducklake_snapshot_changes tokens it would commit ("created_table:
+ * \"s\".\"t\"", "inserted_into_table:4", "dropped_schema:2", …; ids are
+ * those of the base snapshot for objects that existed before): *n strings
+ * into *out (caller frees each and the array). Fails when the lake has no
+ * open transaction. */
+int tarn_session_pending_changes(tarn_session *s, const char *alias, char ***out, size_t *n);
+
 /* ---- readers: the session's DuckDB on other threads ----
  *
  * A tarn_session runs one statement at a time, and a lake's open

@@ -721,22 +721,6 @@ static int build_partitioned(build_state *b)
     return rc;
 }
 
-static int build_manual(build_state *b)
-{
-    const tarn_model *m = b->m;
-    for (size_t i = 0; i < m->body.n; i++) {
-        char *sql = pin_statement(b->c, b->mi, &m->body.items[i], NULL, b->r);
-        int64_t n = -1;
-        int rc = mb_run(b, sql, &n, 1);
-        free(sql);
-        if (rc)
-            return tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[i].line);
-        if (n > 0)
-            b->r->rows_written += n;
-    }
-    return 0;
-}
-
 /* ---- the build ------------------------------------------------------- */
 
 static char *extra_info(build_state *b, double total_ms)

@@ -63,6 +63,10 @@ int guard_strategy(build_state *b);
  * allow_empty or the run --allow-empty. `stage` holds the query's rows. */
 int mb_check_empty(build_state *b);
 
+/* manual.c: the model's own script; fails when it wrote a lake object
+ * that is neither its table nor one its writes= names. */
+int build_manual(build_state *b);
+
 /* history.c: SCD type 2 (see codegen.h). */
 int build_history(build_state *b);
 /* incremental.c: the new slice, appended or merged by key. */

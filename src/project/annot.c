@@ -32,7 +32,7 @@ static const char *const keywords[] = {"materialize", "partitioned", "data_test"
 
 static const char *const materialize_words[] = {
     "manual", "append",   "history",    "incremental",       "key=",
-    "track=", "deletes=", "watermark=", "on_schema_change=", "allow_empty"};
+    "track=", "deletes=", "watermark=", "on_schema_change=", "allow_empty", "writes="};
 #define NMATERIALIZE_WORDS (sizeof(materialize_words) / sizeof(materialize_words[0]))
 
 static const char *const test_kinds[] = {"unique", "not_null", "accepted_values", "relationships"};
@@ -183,6 +183,41 @@ static int parse_columns(parser *p, strlist *out, const char *what, const char *
     }
 }
 
+/* writes=a.b,c.d (manual): the other tables a manual script writes, each
+ * schema.table, kept lower case. */
+static int parse_writes(parser *p, strlist *out, const char *val)
+{
+    const char *s = val;
+    for (;;) {
+        const char *c = strchr(s, ',');
+        size_t n = c ? (size_t)(c - s) : strlen(s);
+        char *name = xstrndup(s, n);
+        char *dot = strchr(name, '.');
+        int ok = dot != NULL;
+        if (ok) {
+            *dot = 0;
+            ok = is_ident(name) && is_ident(dot + 1);
+            *dot = '.';
+        }
+        if (!ok) {
+            ERR(p,
+                "list the tables with commas and no spaces, each schema.table, e.g. "
+                "writes=ops.audit_log,ops.audit_errors",
+                "'%s' in writes=%s is not a table: expected schema.table", name, val);
+            free(name);
+            return -1;
+        }
+        for (char *q = name; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        if (strlist_find(out, name) < 0)
+            strlist_push(out, name);
+        free(name);
+        if (!c)
+            return 0;
+        s = c + 1;
+    }
+}
+
 /* schema.table → the two parts; an error for anything else. */
 static int parse_target(parser *p, const char *tok)
 {
@@ -255,6 +290,11 @@ static void materialize_option(parser *p, const char *tok)
                 "'%s' is not a column name for watermark=", val);
         else
             a->watermark = xstrdup(val);
+    } else if (strcmp(name, "writes") == 0) {
+        if (a->writes.n)
+            ERR(p, "list every table in one writes=a.b,c.d", "writes= is given twice");
+        else
+            parse_writes(p, &a->writes, val);
     } else if (strcmp(name, "on_schema_change") == 0) {
         if (a->on_schema_change)
             ERR(p, "give on_schema_change= once", "on_schema_change= is given twice");
@@ -372,6 +412,11 @@ static void parse_materialize(parser *p, const char *rest)
         a->strategy = STRAT_MANUAL;
         return;
     }
+    if (a->writes.n)
+        ERR(p,
+            "drop writes=, or make the model '-- materialize manual writes=…': tarn writes "
+            "a managed model's table and nothing else",
+            "writes= is for manual models");
     if (p->f_append && a->key.n)
         ERR(p, "use key= to merge rows by key, or append to insert every row, not both",
             "'append' conflicts with 'key=': append inserts, key= merges");
@@ -801,6 +846,7 @@ void annot_free(model_annot *a)
     free(a->target_table);
     strlist_free(&a->key);
     strlist_free(&a->track);
+    strlist_free(&a->writes);
     free(a->watermark);
     free(a->on_schema_change);
     free(a->partition_column);
@@ -859,5 +905,10 @@ char *annot_write_signature(const model_annot *a)
     free(t);
     if (a->grain)
         buf_printf(&b, " partitioned=%s column=%s", grain_name(a->grain), a->partition_column);
+    if (a->writes.n) {
+        char *w = strlist_join(&a->writes, ",");
+        buf_printf(&b, " writes=%s", w);
+        free(w);
+    }
     return buf_detach(&b);
 }

@@ -5,7 +5,7 @@
  *   -- materialize [schema.table] [key=a,b] [append] [history [track=c,d] [deletes=close]]
  *   --             [incremental watermark=col] [on_schema_change=fail|warn|sync|ignore]
  *   --             [allow_empty]
- *   -- materialize manual [schema.table]
+ *   -- materialize manual [schema.table] [writes=a.b,c.d]
  *   -- partitioned hourly|daily|weekly|monthly column=ts   |   -- partitioned dynamic column=c
  *   -- data_test unique a[,b] | not_null a | accepted_values a = x,y | relationships a -> s.t.c
  *   -- data_test tests/file.sql
@@ -65,6 +65,7 @@ typedef struct {
     model_strategy strategy;
     strlist key;
     strlist track;
+    strlist writes; /* manual: the other tables it writes (schema.table, lower case) */
     int deletes_close;
     char *watermark;
     char *on_schema_change; /* fail | warn | sync | ignore, or NULL */

@@ -98,6 +98,65 @@ static const char *copy_comment(tarn_buf *b, const char *p, int *line)
     return end;
 }
 
+/* Whether a value may stand outside quotes: one token that cannot start
+ * a comment, end a statement or open a string — a number (123, -1.5) or
+ * a name (abc, a_1), dotted names included (lake.main). */
+static int bare_value_ok(const char *v)
+{
+    const char *p = v;
+    if (*p == '-' || *p == '+')
+        p++;
+    if (isdigit((unsigned char)*p)) {
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (*p == '.' && isdigit((unsigned char)p[1]))
+            for (p++; isdigit((unsigned char)*p);)
+                p++;
+        return *p == 0;
+    }
+    if (p != v)
+        return 0;
+    do {
+        if (!name_start(*p))
+            return 0;
+        while (name_cont(*p))
+            p++;
+    } while (*p == '.' && *++p);
+    return *p == 0;
+}
+
+/* Puts a variable's value (or default) where ${…} stood: a value, never
+ * SQL. Inside '…' or "…" the quote is doubled, so the value stays inside
+ * them; outside quotes it must be a number or a name (bare_value_ok).
+ * Returns 0, or -1 after reporting the value. */
+static int put_value(tarn_buf *b, diag_list *d, const char *path, int line, const char *name,
+                     const char *v, size_t len, char quote)
+{
+    char *val = xstrndup(v, len);
+    int rc = 0;
+    if (quote) {
+        for (const char *c = val; *c; c++) {
+            if (*c == quote)
+                buf_putc(b, quote);
+            buf_putc(b, *c);
+        }
+    } else if (bare_value_ok(val)) {
+        buf_puts(b, val);
+    } else {
+        char *fix = xasprintf("write '${%s}' to use it as text (quotes in it are escaped); "
+                              "outside quotes a variable must be a number or a name",
+                              name);
+        diag_add(d, path, line, fix,
+                 "${%s} is outside quotes and its value is not a number or a name: a "
+                 "variable is a value, never SQL",
+                 name);
+        free(fix);
+        rc = -1;
+    }
+    free(val);
+    return rc;
+}
+
 char *env_expand(const env_vars *e, diag_list *d, const char *path, const char *text)
 {
     tarn_buf b = {0};
@@ -142,9 +201,9 @@ char *env_expand(const env_vars *e, diag_list *d, const char *path, const char *
         char *name = xstrndup(n, (size_t)(q - n));
         const char *v = env_lookup(e, name);
         if (v) {
-            buf_puts(&b, v);
+            bad |= put_value(&b, d, path, line, name, v, strlen(v), quote) != 0;
         } else if (dflt) {
-            buf_append(&b, dflt, (size_t)(close - dflt));
+            bad |= put_value(&b, d, path, line, name, dflt, (size_t)(close - dflt), quote) != 0;
         } else {
             char *fix = xasprintf("set %s in .env or in the environment, or write ${%s:-default}",
                                   name, name);

@@ -10,6 +10,10 @@
  * unset; an unset NAME without a default is an error with file:line.
  * Comments are left as they are (a ${NAME} there documents a variable);
  * strings and quoted names are expanded (that is where paths live).
+ *
+ * A value is a value, never SQL: inside '…' or "…" its quote character is
+ * doubled, so it cannot end the string or name; outside quotes it must be
+ * a number or a (dotted) name, else it is an error with file:line.
  */
 #ifndef TARN_PROJECT_ENV_H
 #define TARN_PROJECT_ENV_H

@@ -6,6 +6,7 @@
  */
 #include "project/project.h"
 
+#include "project/cfgwrite.h"
 #include "project/dag.h"
 #include "project/hash.h"
 #include "sql/lexer.h"
@@ -134,6 +135,40 @@ static void find_lake(tarn_project *p, diag_list *d, const config_file *cf, cons
     sql_tokens_free(&tk);
 }
 
+/* Reads a project file (`path`, relative to the project) into *out: a
+ * UTF-8 byte-order mark is dropped; a NUL byte is an error (C strings end
+ * there: the rest of the file would be ignored, and later edits to it
+ * would look like no change). Returns 0, or -1 after reporting. */
+static int read_project_file(char **out, const tarn_project *p, diag_list *d, const char *path)
+{
+    char *full = path_join(p->dir, path);
+    size_t len = 0;
+    int rc = fs_read_file_len(out, &len, full);
+    free(full);
+    if (rc) {
+        diag_add(d, path, 0, NULL, "%s", tarn_error_last());
+        tarn_error_clear();
+        *out = NULL;
+        return -1;
+    }
+    const char *nul = memchr(*out, 0, len);
+    if (nul) {
+        int line = 1;
+        for (const char *c = *out; c < nul; c++)
+            line += *c == '\n';
+        diag_add(d, path, line,
+                 "remove it (a file saved as UTF-16 is full of them: save it as UTF-8)",
+                 "the file holds a NUL byte (at byte %zu): tarn would ignore everything after it",
+                 (size_t)(nul - *out));
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    if (len >= 3 && memcmp(*out, "\xEF\xBB\xBF", 3) == 0)
+        memmove(*out, *out + 3, len - 2);
+    return 0;
+}
+
 static void load_config(tarn_project *p, diag_list *d)
 {
     char *envpath = path_join(p->dir, ".env");
@@ -152,14 +187,9 @@ static void load_config(tarn_project *p, diag_list *d)
     for (size_t i = 0; i < files.n; i++) {
         config_file *cf = &p->config[p->nconfig++];
         cf->path = xstrdup(files.items[i]);
-        char *full = path_join(p->dir, cf->path), *raw = NULL;
-        if (fs_read_file(&raw, full) != 0) {
-            diag_add(d, cf->path, 0, NULL, "%s", tarn_error_last());
-            tarn_error_clear();
-            free(full);
+        char *raw = NULL;
+        if (read_project_file(&raw, p, d, cf->path) != 0)
             continue;
-        }
-        free(full);
         char *text = env_expand(&p->env, d, cf->path, raw);
         free(raw);
         if (!text)
@@ -302,14 +332,10 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
     tarn_model *m = &p->models[p->nmodels++];
     memset(m, 0, sizeof(*m));
     m->path = xstrdup(path);
-    char *full = path_join(p->dir, path);
-    if (fs_read_file(&m->text, full) != 0) {
-        diag_add(d, path, 0, NULL, "%s", tarn_error_last());
-        tarn_error_clear();
+    int unread = read_project_file(&m->text, p, d, path) != 0;
+    if (unread)
         m->text = xstrdup("");
-    }
-    free(full);
-    int errs = annot_parse(&m->annot, d, path, m->text, first_token_line(m->text));
+    int errs = unread ? 1 : annot_parse(&m->annot, d, path, m->text, first_token_line(m->text));
     if (m->annot.target_schema) {
         m->schema = xstrdup(m->annot.target_schema);
         m->table = xstrdup(m->annot.target_table);
@@ -317,7 +343,8 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
         target_from_path(path, &m->schema, &m->table);
     }
     m->name = xasprintf("%s.%s", m->schema, m->table);
-    errs += body_parse(&m->body, d, path, m->text, m->annot.strategy == STRAT_MANUAL);
+    if (!unread)
+        errs += body_parse(&m->body, d, path, m->text, m->annot.strategy == STRAT_MANUAL);
     errs += check_watermark_placeholder(m, d);
     for (size_t i = 0; i < m->annot.ntests; i++) {
         const data_test *t = &m->annot.tests[i];
@@ -439,6 +466,7 @@ int project_load(tarn_project **out, const char *dir, tarn_session *s)
     p->dir = xstrdup(dir);
     diag_list d = {0};
     load_config(p, &d);
+    cfgwrite_check_lake_writes(p, &d);
     strlist files = {0};
     list_sql(&files, dir, "models", 1);
     p->models = xcalloc(files.n ? files.n : 1, sizeof(tarn_model));
@@ -457,6 +485,7 @@ int project_load(tarn_project **out, const char *dir, tarn_session *s)
                 free(fix);
             }
     check_current_views(p, &d);
+    cfgwrite_check_targets(p, &d);
     if (d.n == 0) {
         link_models(p);
         dag_build(p, &d);

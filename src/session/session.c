@@ -335,3 +335,17 @@ int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *o
     *out = lk_txn_makes_snapshot(l->txn) ? l->txn->snapshot_id : l->txn->cat.snapshot_id;
     return 0;
 }
+
+int tarn_session_pending_changes(tarn_session *s, const char *alias, char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    lk_lake *l = session_lake(s, alias);
+    if (!l || !l->txn)
+        return tarn_error_set(TARN_EINVALID, "lake \"%s\" has no open transaction", alias);
+    *out = xcalloc(l->txn->nchange_tokens ? l->txn->nchange_tokens : 1, sizeof(char *));
+    for (size_t i = 0; i < l->txn->nchange_tokens; i++)
+        (*out)[i] = xstrdup(l->txn->change_tokens[i]);
+    *n = l->txn->nchange_tokens;
+    return 0;
+}

@@ -40,6 +40,12 @@ int fs_mkdir_p(const char *dir)
 
 int fs_read_file(char **out, const char *path)
 {
+    size_t len;
+    return fs_read_file_len(out, &len, path);
+}
+
+int fs_read_file_len(char **out, size_t *len, const char *path)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return tarn_error_set(errno == ENOENT ? TARN_ENOTFOUND : TARN_ERROR, "cannot read %s: %s",
@@ -55,6 +61,7 @@ int fs_read_file(char **out, const char *path)
         buf_free(&b);
         return tarn_error_set(TARN_ERROR, "cannot read %s", path);
     }
+    *len = b.len;
     *out = buf_detach(&b);
     return 0;
 }

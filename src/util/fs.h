@@ -4,10 +4,14 @@
 #ifndef TARN_FS_H
 #define TARN_FS_H
 
+#include <stddef.h>
+
 /* Creates `dir` and its missing parents (like mkdir -p). */
 int fs_mkdir_p(const char *dir);
 /* Reads the whole file at `path` into *out (NUL-terminated; the caller
  * frees). A missing file is TARN_ENOTFOUND, with the reason in the error. */
 int fs_read_file(char **out, const char *path);
+/* The same, with the file's length (the text may hold NUL bytes). */
+int fs_read_file_len(char **out, size_t *len, const char *path);
 
 #endif

@@ -197,11 +197,31 @@ static void test_env(void **state)
     diag_free(&d);
     setenv("TARN_TEST_FROM_ENV", "env", 1);
     setenv("LAKE", "from-env", 1);
-    char *out = env_expand(&e, &d, "config/x.sql",
-                           "ATTACH '${LAKE}' ${DATA} ${Q} ${TARN_TEST_FROM_ENV} ${NOPE:-dflt} $x");
+    char *out =
+        env_expand(&e, &d, "config/x.sql",
+                   "ATTACH '${LAKE}' '${DATA}' ${Q} ${TARN_TEST_FROM_ENV} ${NOPE:-dflt} $x");
     assert_non_null(out);
-    assert_string_equal(out, "ATTACH 'from-env' data dir x env dflt $x");
+    assert_string_equal(out, "ATTACH 'from-env' 'data dir' x env dflt $x");
     free(out);
+    /* A value is a value: its quotes are doubled inside a string or a
+     * quoted name; outside quotes only a number or a name is taken. */
+    setenv("TARN_TEST_QUOTE", "a'b\"c", 1);
+    out = env_expand(&e, &d, "config/x.sql", "SELECT '${TARN_TEST_QUOTE}', \"${TARN_TEST_QUOTE}\"");
+    assert_non_null(out);
+    assert_string_equal(out, "SELECT 'a''b\"c', \"a'b\"\"c\"");
+    free(out);
+    out = env_expand(&e, &d, "config/x.sql", "SET threads = ${N:--4.5}; USE ${M:-lake.main}");
+    assert_non_null(out);
+    assert_string_equal(out, "SET threads = -4.5; USE lake.main");
+    free(out);
+    assert_null(env_expand(&e, &d, "config/x.sql", "\nSET threads = ${TARN_TEST_QUOTE}"));
+    assert_int_equal(d.n, 1);
+    assert_int_equal(d.items[0].line, 2);
+    assert_non_null(strstr(d.items[0].msg, "not a number or a name"));
+    diag_free(&d);
+    assert_null(env_expand(&e, &d, "config/x.sql", "SELECT ${X:-1; DROP TABLE t}"));
+    diag_free(&d);
+    unsetenv("TARN_TEST_QUOTE");
     unsetenv("LAKE");
     out = env_expand(&e, &d, "config/x.sql", "${LAKE}");
     assert_string_equal(out, "lake.ducklake");
