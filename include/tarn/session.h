@@ -40,6 +40,11 @@ void tarn_session_close(tarn_session *s);
  * tarn_error_last(); the session stays usable. */
 int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink);
 
+/* Asks the statement the session is running to stop (it fails with an
+ * interrupt error); callable from any thread, e.g. one watching for
+ * Ctrl-C. A statement not yet started is not affected. */
+void tarn_session_interrupt(tarn_session *s);
+
 /* The name under which lake `alias`'s catalog database is attached in the
  * session's DuckDB (quote it as an identifier), so that callers can keep
  * their own tables beside the ducklake_* ones (tarn's run records). NULL

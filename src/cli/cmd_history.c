@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 #include "cli/render.h"
+#include "materialize/records.h"
 
 #include "project/query.h"
 #include "project/select.h"
@@ -28,6 +29,33 @@ const char cmd_history_usage[] =
     "  --all               also the models skipped as unchanged\n"
     "  --format FORMAT     table (default), csv or json\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
+
+/* The runs that ended without finishing — killed (kill -9), or the
+ * machine stopped — as rows of the listing: those recorded 'interrupted',
+ * and those still recorded 'running' whose process is gone (a read-only
+ * command cannot mark them; the next run does). Nothing when the lake's
+ * tarn_run predates the process columns. */
+static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if (records_dead_runs(&ids, &n, s, cat) != 0) {
+        tarn_error_clear();
+        return;
+    }
+    buf_puts(sql, " UNION ALL SELECT strftime(started_at, '%Y-%m-%d %H:%M:%S'), run_id, '(run)', "
+                  "'interrupted', NULL, NULL, NULL, NULL, NULL, 'the run (' || coalesce('pid ' || "
+                  "pid || ' on ' || host, 'an earlier tarn') || ') ended without finishing: "
+                  "killed, or the machine stopped; what it committed is kept, the build in "
+                  "flight left nothing', started_at FROM ");
+    quote_qualified(sql, cat, NULL, "tarn_run");
+    buf_puts(sql, " WHERE status = 'interrupted'");
+    for (size_t i = 0; i < n; i++)
+        buf_printf(sql, "%s%lld", i ? ", " : " OR run_id IN (", (long long)ids[i]);
+    if (n)
+        buf_putc(sql, ')');
+    free(ids);
+}
 
 int cmd_history(int argc, char **argv)
 {
@@ -87,8 +115,15 @@ int cmd_history(int argc, char **argv)
             free(sel);
         }
     }
-    status = cli_project_attach(&cp);
-    const char *cat = status == CLI_OK ? tarn_session_catalog_name(cp.s, cp.p->lake_alias) : NULL;
+    int exists = cli_project_lake_exists(&cp);
+    status = exists ? cli_project_attach(&cp) : CLI_OK;
+    const char *cat =
+        status == CLI_OK && exists ? tarn_session_catalog_name(cp.s, cp.p->lake_alias) : NULL;
+    if (!exists)
+        fprintf(stderr,
+                "tarn: no builds recorded in lake \"%s\" yet (its catalog %s does not "
+                "exist)\n",
+                cp.p->lake_alias, cp.p->lake_path);
     tarn_buf sql = {0};
     if (cat) {
         buf_puts(&sql, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
@@ -119,10 +154,10 @@ int cmd_history(int argc, char **argv)
     if (cat) {
         buf_clear(&sql);
         buf_printf(&sql,
-                   "SELECT strftime(finished_at, '%%Y-%%m-%%d %%H:%%M:%%S') AS time, run_id, "
-                   "model, status, snapshot_id AS snapshot, rows_written AS rows, "
-                   "CAST(round(duration_ms) AS BIGINT) AS ms, partitions, %s AS reason, "
-                   "coalesce(error, note) AS message FROM ",
+                   "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
+                   "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
+                   "rows_written AS rows, CAST(round(duration_ms) AS BIGINT) AS ms, partitions, "
+                   "%s AS reason, coalesce(error, note) AS message, started_at AS _at FROM ",
                    has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)");
         quote_qualified(&sql, cat, NULL, "tarn_model_run");
         buf_puts(&sql, " WHERE true");
@@ -131,8 +166,10 @@ int cmd_history(int argc, char **argv)
         if (name) {
             buf_puts(&sql, " AND model = ");
             quote_literal(&sql, name);
+        } else {
+            dead_runs_union(&sql, cp.s, cat);
         }
-        buf_printf(&sql, " ORDER BY run_id DESC, started_at DESC LIMIT %ld", limit);
+        buf_printf(&sql, ") ORDER BY run_id DESC, _at DESC LIMIT %ld", limit);
         render *r = render_new(fmt, stdout);
         render_start(r, 1, TARN_OUTPUT_ROWS);
         if (tarn_session_exec(cp.s, buf_cstr(&sql), render_sink(r)) == 0) {

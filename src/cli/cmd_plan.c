@@ -35,7 +35,11 @@ const char cmd_plan_usage[] =
     "  --force             as for tarn run\n"
     "  --full-refresh      as for tarn run (a refused change of strategy would run)\n"
     "  --json              one JSON object on stdout\n"
-    "  -C, --project DIR   the project folder (default: the current one)\n";
+    "  -C, --project DIR   the project folder (default: the current one)\n"
+    "\n"
+    "Exit status: 0 the plan is complete, 1 the lake could not be read (e.g. a\n"
+    "run holds it: the models are listed without would run / would skip),\n"
+    "2 usage or project error.\n";
 
 static json_t *strlist_json(const strlist *l)
 {
@@ -46,13 +50,13 @@ static json_t *strlist_json(const strlist *l)
 }
 
 /* What each selected model would do (build_plan), reading the lake when
- * it exists; NULL (reported) when it cannot be read. */
-static plan_entry *plan_reasons(cli_project *cp, const build_opts *o)
+ * it exists; NULL (reported, *failed set) when it cannot be read. */
+static plan_entry *plan_reasons(cli_project *cp, const build_opts *o, int *failed)
 {
-    const char *path = cp->p->lake_path;
+    *failed = 1;
     /* A local catalog file that does not exist yet: a first run, and no
      * ATTACH (which would create it). */
-    int exists = !path || strchr(path, ':') || access(path, F_OK) == 0;
+    int exists = cli_project_lake_exists(cp);
     if (exists && cli_project_attach(cp) != CLI_OK) {
         fputs("tarn: plan: cannot read the lake; whether models would run is not shown\n", stderr);
         tarn_error_clear();
@@ -64,6 +68,7 @@ static plan_entry *plan_reasons(cli_project *cp, const build_opts *o)
         tarn_error_clear();
         return NULL;
     }
+    *failed = 0;
     return why;
 }
 
@@ -125,7 +130,8 @@ int cmd_plan(int argc, char **argv)
     }
     tarn_project *p = cp.p;
     o.selected = sel;
-    plan_entry *why = plan_reasons(&cp, &o);
+    int unread = 0;
+    plan_entry *why = plan_reasons(&cp, &o, &unread);
     json_t *jmodels = json_array();
     size_t n = 0, total = 0, runs = 0, fails = 0;
     for (size_t k = 0; k < p->nmodels; k++) {
@@ -262,6 +268,8 @@ int cmd_plan(int argc, char **argv)
         json_decref(jmodels);
     }
     build_plan_free(why, p->nmodels);
+    if (unread && status == CLI_OK)
+        status = CLI_FAILED; /* the plan is incomplete: a script must not take it as one */
     free(sel);
     cli_project_close(&cp);
     strlist_free(&sels);

@@ -16,6 +16,8 @@
 #include "util/buf.h"
 
 #include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,11 @@ const char cmd_run_usage[] =
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "  -h, --help          show this help\n"
     "\n"
+    "Ctrl-C (or SIGTERM) stops the run: the build in flight is rolled back,\n"
+    "the models left are not run; a second Ctrl-C exits at once.\n"
+    "\n"
     "Exit status: 0 every model built, 1 a model failed, 2 usage or project\n"
-    "error (nothing was built).\n";
+    "error (nothing was built), 130 stopped by Ctrl-C, 143 by SIGTERM.\n";
 
 typedef struct {
     strlist selectors;
@@ -66,6 +71,11 @@ typedef struct {
 } run_cli;
 
 /* ---- output ---------------------------------------------------------- */
+
+static const char *signal_label(int sig)
+{
+    return sig == SIGINT ? "Ctrl-C" : "SIGTERM";
+}
 
 static void json_emit(json_t *o)
 {
@@ -173,9 +183,10 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
     const tarn_model *m = &ev->project->models[r->model];
     if (rc->tty)
         fputs("\r\033[K", stderr);
-    const char *label = r->status == MODEL_SUCCESS  ? "ok     "
-                        : r->status == MODEL_FAILED ? "FAILED "
-                                                    : "skipped";
+    const char *label = r->status == MODEL_SUCCESS     ? "ok     "
+                        : r->status == MODEL_FAILED    ? "FAILED "
+                        : r->status == MODEL_CANCELLED ? "CANCEL "
+                                                       : "skipped";
     fprintf(stderr, "  %s %-32s %-11s", label, m->name, annot_strategy_label(&m->annot));
     if (r->status == MODEL_SUCCESS) {
         fprintf(stderr, " %8lld rows", (long long)r->rows_written);
@@ -250,6 +261,12 @@ static void on_event(void *ctx, const build_event *ev)
         fputc('\n', stderr);
         if (s->jobs_note)
             fprintf(stderr, "tarn: %s\n", s->jobs_note);
+        if (s->interrupted_runs)
+            fprintf(stderr,
+                    "tarn: %zu earlier run%s ended without finishing (killed, or the machine "
+                    "stopped): marked interrupted (see tarn history); what they committed is "
+                    "kept, the build in flight left nothing\n",
+                    s->interrupted_runs, s->interrupted_runs == 1 ? "" : "s");
         break;
     case BUILD_MODEL_START:
         strlist_push(&rc->running, ev->project->models[ev->result->model].name);
@@ -264,6 +281,15 @@ static void on_event(void *ctx, const build_event *ev)
         break;
     }
     case BUILD_RUN_FINISH:
+        if (s->stop_signal) {
+            fprintf(stderr,
+                    "tarn: run %lld stopped (%s): %zu succeeded, %zu cancelled and rolled back, "
+                    "%zu not run, %zu failed, %zu unchanged in %.1f s; the lake is at its last "
+                    "committed snapshot\n",
+                    (long long)s->run_id, signal_label(s->stop_signal), s->succeeded, s->cancelled,
+                    s->not_run, s->failed, s->unchanged, s->duration_ms / 1000.0);
+            break;
+        }
         fprintf(stderr,
                 "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped, %zu unchanged in "
                 "%.1f s\n",
@@ -271,6 +297,69 @@ static void on_event(void *ctx, const build_event *ev)
                 s->skipped, s->unchanged, s->duration_ms / 1000.0);
         break;
     }
+}
+
+/* ---- stopping: Ctrl-C, SIGTERM ----------------------------------------
+ *
+ * SIGINT and SIGTERM are blocked in every thread (before DuckDB starts
+ * its own) and taken by one watching thread with sigwait, so that what
+ * they do is ordinary code, not a signal handler: the first asks the run
+ * to stop (build_cancel) and interrupts the session's running query — the
+ * build in flight fails, is rolled back and recorded `cancelled`, the
+ * models left are not run, and tarn exits 130 (143 for SIGTERM). The
+ * second exits at once: a lake commit is one catalog transaction, so the
+ * lake is still at a committed snapshot. */
+
+static sigset_t stop_sigs;
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static tarn_session *stop_session; /* interrupted on the first signal */
+
+static void *stop_watch(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&stop_sigs, &sig) != 0)
+            continue;
+        if (build_cancel_signal()) {
+            static const char msg[] = "\ntarn: stopped at once; the lake is at its last "
+                                      "committed snapshot\n";
+            if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+                /* nothing more to do: exiting */
+            }
+            _exit(128 + sig);
+        }
+        build_cancel(sig);
+        fprintf(stderr,
+                "\ntarn: %s: stopping the run — the build in flight is rolled back and the "
+                "models left are not run (%s again to stop at once)\n",
+                signal_label(sig), signal_label(sig));
+        pthread_mutex_lock(&stop_mu);
+        if (stop_session)
+            tarn_session_interrupt(stop_session);
+        pthread_mutex_unlock(&stop_mu);
+    }
+    return NULL;
+}
+
+static void stop_watch_start(void)
+{
+    sigemptyset(&stop_sigs);
+    sigaddset(&stop_sigs, SIGINT);
+    sigaddset(&stop_sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, stop_watch, NULL) == 0)
+        pthread_detach(t);
+    else
+        pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* the default: die */
+}
+
+static void stop_watch_session(tarn_session *s)
+{
+    pthread_mutex_lock(&stop_mu);
+    stop_session = s;
+    pthread_mutex_unlock(&stop_mu);
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -376,6 +465,7 @@ int cmd_run(int argc, char **argv)
     }
     if (rc.json)
         rc.tty = 0;
+    stop_watch_start();
     cli_project cp;
     int status = cli_project_open(&cp, rc.dir);
     if (status != CLI_OK) {
@@ -403,8 +493,17 @@ int cmd_run(int argc, char **argv)
     rc.o.on_event = on_event;
     rc.o.ctx = &rc;
     build_summary sum;
+    stop_watch_session(cp.s);
     int r = build_run(&sum, cp.p, cp.s, &rc.o);
-    if (r != 0) {
+    stop_watch_session(NULL);
+    if (build_cancel_signal()) {
+        if (r != 0) {
+            fprintf(stderr, "tarn: stopped (%s) before any model was built\n",
+                    signal_label(build_cancel_signal()));
+            tarn_error_clear();
+        }
+        status = 128 + build_cancel_signal();
+    } else if (r != 0) {
         report_error(&rc, tarn_error_last());
         tarn_error_clear();
         status = CLI_USAGE;

@@ -89,7 +89,14 @@ int cmd_show(int argc, char **argv)
         if (sel[i])
             m = &cp.p->models[i];
     free(sel);
-    status = cli_project_attach(&cp);
+    if (!cli_project_lake_exists(&cp)) {
+        cli_errorf("%s has not been built: lake \"%s\" has no catalog yet (%s); build it with "
+                   "`tarn run %s`",
+                   m->name, cp.p->lake_alias, cp.p->lake_path, m->name);
+        status = CLI_FAILED;
+    } else {
+        status = cli_project_attach(&cp);
+    }
     if (status == CLI_OK) {
         tarn_buf sql = {0};
         buf_puts(&sql, "SELECT * FROM ");

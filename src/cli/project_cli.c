@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "project/query.h"
+#include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
@@ -52,9 +54,66 @@ int cli_opt_int(const char *opt, const char *val, long *out)
     return 0;
 }
 
+/* The command line of process `pid` ("tarn run -C shop"), or NULL when
+ * it cannot be read (gone, or another user's). */
+static char *process_command(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char buf[512];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    if (n == 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == 0)
+            buf[i] = ' ';
+    while (n && buf[n - 1] == ' ')
+        n--;
+    buf[n] = 0;
+    return xstrdup(buf);
+}
+
+char *cli_lock_message(const char *msg)
+{
+    /* DuckDB: Could not set lock on file "F": Conflicting lock is held in
+     * PROGRAM (PID N) … */
+    const char *at = strstr(msg, "Could not set lock on file \"");
+    if (!at)
+        return NULL;
+    const char *file = at + strlen("Could not set lock on file \"");
+    const char *file_end = strchr(file, '"');
+    const char *pid_at = strstr(at, "(PID ");
+    if (!file_end)
+        return NULL;
+    long pid = pid_at ? strtol(pid_at + 5, NULL, 10) : 0;
+    char *cmd = pid > 0 ? process_command(pid) : NULL;
+    tarn_buf b = {0};
+    buf_printf(&b, "the lake's catalog %.*s is in use by another process", (int)(file_end - file),
+               file);
+    if (pid > 0)
+        buf_printf(&b, ": pid %ld", pid);
+    if (cmd)
+        buf_printf(&b, " (%s)", cmd);
+    buf_puts(&b, "; one process at a time writes a lake\n"
+                 "  fix: wait for it to finish");
+    if (pid > 0)
+        buf_printf(&b, ", or stop it if it is stuck (kill %ld)", pid);
+    buf_puts(&b, " (plan, history and show open the lake read-only: they run beside each "
+                 "other, not beside a run, `tarn sql` or maintenance)");
+    free(cmd);
+    return buf_detach(&b);
+}
+
 void cli_report(const char *msg)
 {
     fflush(stdout);
+    char *lock = cli_lock_message(msg);
+    if (lock)
+        msg = lock;
     const char *s = msg;
     int first = 1;
     while (*s) {
@@ -64,6 +123,7 @@ void cli_report(const char *msg)
         first = 0;
         s = eol ? eol + 1 : s + n;
     }
+    free(lock);
 }
 
 int cli_project_open(cli_project *cp, const char *dir)
@@ -88,6 +148,45 @@ int cli_project_open(cli_project *cp, const char *dir)
     return CLI_OK;
 }
 
+/* The lake's ATTACH statement, read-only: READ_ONLY added to its options
+ * (caller frees); `sql` itself when it is another ATTACH. */
+static char *attach_read_only(const char *sql, const char *alias)
+{
+    sql_tokens tk;
+    if (sql_tokenize(&tk, sql) != 0) {
+        tarn_error_clear();
+        return xstrdup(sql);
+    }
+    char *out = NULL;
+    for (size_t i = 0; i + 1 < tk.n && !out; i++) {
+        if (!sql_tok_is_kw(&tk.toks[i], "AS") || strcasecmp(tk.toks[i + 1].text, alias) != 0)
+            continue;
+        const sql_token *next = &tk.toks[i + 2];
+        if (next->type == SQL_TOK_OP && strcmp(next->text, "(") == 0)
+            out =
+                xasprintf("%.*sREAD_ONLY, %s", (int)(next->start + 1), sql, sql + next->start + 1);
+        else
+            out = xasprintf("%.*s (READ_ONLY)%s", (int)(tk.toks[i + 1].start + tk.toks[i + 1].len),
+                            sql, sql + tk.toks[i + 1].start + tk.toks[i + 1].len);
+    }
+    int ducklake = 0;
+    for (size_t i = 0; i < tk.n; i++)
+        ducklake |=
+            tk.toks[i].type == SQL_TOK_STRING && strncmp(tk.toks[i].text, "ducklake:", 9) == 0;
+    sql_tokens_free(&tk);
+    if (!out || !ducklake) {
+        free(out);
+        out = xstrdup(sql);
+    }
+    return out;
+}
+
+int cli_project_lake_exists(const cli_project *cp)
+{
+    const char *path = cp->p->lake_path;
+    return !path || strchr(path, ':') || access(path, F_OK) == 0;
+}
+
 int cli_project_attach(cli_project *cp)
 {
     for (size_t i = 0; i < cp->p->nconfig; i++) {
@@ -97,7 +196,10 @@ int cli_project_attach(cli_project *cp)
             sql_first_keyword(cf->stmts[j].text, kw, sizeof(kw));
             if (strcmp(kw, "ATTACH") != 0)
                 continue;
-            if (query_exec(cp->s, cf->stmts[j].text, NULL) != 0) {
+            char *ro = attach_read_only(cf->stmts[j].text, cp->p->lake_alias);
+            int rc = query_exec(cp->s, ro, NULL);
+            free(ro);
+            if (rc != 0) {
                 char *msg = xasprintf("%s:%d: %s", cf->path, cf->stmts[j].line, tarn_error_last());
                 cli_report(msg);
                 free(msg);

@@ -34,11 +34,22 @@ typedef struct {
  * message stays in tarn_error_last()). */
 int cli_project_open(cli_project *cp, const char *dir);
 /* Runs only the ATTACH statements of config/ (enough to read the lake:
- * history, show), so that reading does not depend on the sources. */
+ * plan, history, show), so that reading does not depend on the sources;
+ * the lake is attached READ_ONLY, so that readers work beside each other
+ * (its catalog file is opened with a shared lock). */
 int cli_project_attach(cli_project *cp);
+/* 0 when the lake's catalog is a local file that does not exist yet
+ * (nothing was built; a read-only ATTACH cannot create it). */
+int cli_project_lake_exists(const cli_project *cp);
 void cli_project_close(cli_project *cp);
 
-/* Prints a (possibly multi-line) error as `tarn: …` lines on stderr. */
+/* When `msg` is DuckDB's "Could not set lock on file" error: a message
+ * naming the catalog, the process holding it (pid, and its command line
+ * when readable) and the remedy (caller frees); else NULL. */
+char *cli_lock_message(const char *msg);
+
+/* Prints a (possibly multi-line) error as `tarn: …` lines on stderr (a
+ * lock error as cli_lock_message says it). */
 void cli_report(const char *msg);
 
 #endif

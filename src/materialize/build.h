@@ -47,9 +47,19 @@ typedef enum {
     MODEL_SUCCESS,
     MODEL_FAILED,
     MODEL_SKIPPED,
+    MODEL_CANCELLED, /* its build was rolled back because the run was stopped */
 } model_status;
 
 const char *model_status_name(model_status s);
+
+/* Stopping a run (Ctrl-C, SIGTERM). build_cancel, safe from any thread,
+ * asks the run to stop: the build in flight fails before it commits (its
+ * transaction is rolled back and it is recorded `cancelled`), and the
+ * models not started yet are recorded as not run. The caller also
+ * interrupts the session's running query (tarn_session_interrupt). */
+void build_cancel(int sig);
+/* The signal build_cancel was given, or 0. */
+int build_cancel_signal(void);
 
 /* An upstream table a build read, and the snapshot it read it at. */
 typedef struct {
@@ -133,6 +143,9 @@ struct build_summary {
     size_t nrun;
     model_result *results; /* one per project model; only the selected are used */
     size_t succeeded, failed, skipped, unchanged;
+    size_t cancelled, not_run; /* a stopped run: builds rolled back, models not started */
+    int stop_signal;           /* the signal that stopped the run (SIGINT, SIGTERM), or 0 */
+    size_t interrupted_runs;   /* earlier runs found dead ('running' forever), now marked */
     int jobs;        /* queries evaluated at once: -j, or 1 when workers could not start */
     char *jobs_note; /* why the run went one model at a time although -j > 1, or NULL */
     double started_at;

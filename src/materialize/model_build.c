@@ -941,6 +941,10 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     r->no_change = !rc && b.existed && !b.altered && m->annot.strategy != STRAT_MANUAL &&
                    (m->annot.strategy != STRAT_REPLACE || m->annot.grain) && r->rows_written <= 0 &&
                    r->rows_deleted <= 0 && r->rows_closed <= 0;
+    /* A stopped run commits nothing more: the interrupt may have come
+     * between two queries, so the build is checked before its commit. */
+    if (!rc && build_cancel_signal())
+        rc = tarn_error_set(TARN_ERROR, "stopped");
     char *extra = NULL;
     if (!rc && !r->no_change) {
         extra = extra_info(&b, clock_mono_ms() - t0);
@@ -975,15 +979,18 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     }
     r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
     if (rc) {
+        int stopped = build_cancel_signal() != 0;
         r->no_change = 0;
-        r->status = MODEL_FAILED;
+        r->status = stopped ? MODEL_CANCELLED : MODEL_FAILED;
         r->snapshot_id = -1;
-        r->error = xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");
+        r->error = stopped ? xstrdup("cancelled: the run was stopped, the build rolled back")
+                           : xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");
         tarn_error_clear();
         if (began)
             query_exec(c->s, "ROLLBACK", NULL);
         tarn_error_clear();
-        char *real = m->annot.strategy != STRAT_MANUAL ? recover_error(&b, r->error) : NULL;
+        char *real =
+            m->annot.strategy != STRAT_MANUAL && !stopped ? recover_error(&b, r->error) : NULL;
         if (real) {
             free(r->error);
             r->error = real;

@@ -14,6 +14,8 @@
  */
 #include "materialize/prefetch.h"
 
+#include "materialize/build.h"
+
 #include "project/query.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SCRATCH "__tarn_prefetch"
 
@@ -293,8 +296,18 @@ int prefetch_submit(prefetch *pf, size_t mi, const char *prelude, const char *pi
 int prefetch_next_done(prefetch *pf, size_t *mi, int wait)
 {
     pthread_mutex_lock(&pf->mu);
-    while (wait && pf->fhead == pf->ftail && pf->running > 0)
-        pthread_cond_wait(&pf->done, &pf->mu);
+    /* a stopped run (build_cancel) stops waiting: the wait wakes every
+     * 100 ms to look */
+    while (wait && pf->fhead == pf->ftail && pf->running > 0 && !build_cancel_signal()) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&pf->done, &pf->mu, &until);
+    }
     int found = pf->fhead < pf->ftail;
     if (found)
         *mi = pf->finished[pf->fhead++];

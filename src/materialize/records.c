@@ -7,6 +7,7 @@
 #include "project/query.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/proc.h"
 #include "util/quote.h"
 
 #include <jansson.h>
@@ -28,7 +29,7 @@ int records_ensure(tarn_session *s, const char *cat)
                      "status VARCHAR, selectors VARCHAR, start_snapshot_id BIGINT, "
                      "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
                      "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR, "
-                     "models_unchanged INTEGER)"},
+                     "models_unchanged INTEGER, host VARCHAR, pid BIGINT, process_start VARCHAR)"},
         {"tarn_model_run",
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
@@ -59,6 +60,8 @@ int records_ensure(tarn_session *s, const char *cat)
         {"tarn_model_run", "config_hash VARCHAR"},   {"tarn_model_run", "target_version BIGINT"},
         {"tarn_model_run", "source_files VARCHAR"},  {"tarn_run", "models_unchanged INTEGER"},
         {"tarn_model_run", "strategy_spec VARCHAR"}, {"tarn_partition", "model_hash VARCHAR"},
+        {"tarn_run", "host VARCHAR"},                {"tarn_run", "pid BIGINT"},
+        {"tarn_run", "process_start VARCHAR"},
     };
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
@@ -97,15 +100,70 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     buf_printf(&b,
                " (run_id, started_at, finished_at, status, selectors, start_snapshot_id, "
                "end_snapshot_id, models_total, models_succeeded, models_failed, models_skipped, "
-               "tarn_version, models_unchanged) VALUES (%lld, ",
+               "tarn_version, models_unchanged, host, pid, process_start) VALUES (%lld, ",
                (long long)sum->run_id);
     put_time(&b, sum->started_at);
     buf_puts(&b, ", NULL, 'running', ");
     quote_literal(&b, selectors);
     buf_printf(&b, ", %lld, NULL, %zu, 0, 0, 0, ", (long long)sum->start_snapshot, sum->nrun);
     quote_literal(&b, version);
-    buf_puts(&b, ", 0)");
+    char *host, *start;
+    long pid;
+    proc_self(&host, &pid, &start);
+    buf_puts(&b, ", 0, ");
+    quote_literal(&b, host);
+    buf_printf(&b, ", %ld, ", pid);
+    quote_literal(&b, start);
+    buf_puts(&b, ")");
+    free(host);
+    free(start);
     return buf_detach(&b);
+}
+
+int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *cat)
+{
+    *ids = NULL;
+    *n = 0;
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT run_id, host, pid, process_start FROM ");
+    table_name(&q, cat, "tarn_run");
+    buf_puts(&q, " WHERE status = 'running' ORDER BY run_id");
+    qrows r;
+    int rc = query_rows(&r, s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    *ids = xcalloc(r.nrows ? r.nrows : 1, sizeof(int64_t));
+    for (size_t i = 0; i < r.nrows; i++) {
+        const char *pid = qrows_get(&r, i, 2);
+        /* another host (-1) cannot be asked, but whoever opened the
+         * catalog holds its lock, which a live run would hold */
+        if (proc_alive(qrows_get(&r, i, 1), pid ? strtol(pid, NULL, 10) : 0, qrows_get(&r, i, 3)) !=
+            1)
+            (*ids)[(*n)++] = strtoll(qrows_get(&r, i, 0), NULL, 10);
+    }
+    qrows_free(&r);
+    return 0;
+}
+
+int records_mark_interrupted(tarn_session *s, const char *cat, size_t *marked)
+{
+    int64_t *ids;
+    size_t n;
+    *marked = 0;
+    int rc = records_dead_runs(&ids, &n, s, cat);
+    for (size_t i = 0; !rc && i < n; i++) {
+        tarn_buf q = {0};
+        buf_puts(&q, "UPDATE ");
+        table_name(&q, cat, "tarn_run");
+        buf_printf(&q, " SET status = 'interrupted' WHERE run_id = %lld AND status = 'running'",
+                   (long long)ids[i]);
+        rc = query_exec(s, buf_cstr(&q), NULL);
+        buf_free(&q);
+        *marked += !rc;
+    }
+    free(ids);
+    return rc ? tarn_error_prefix(rc, "marking interrupted runs") : 0;
 }
 
 char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_snapshot)
@@ -119,8 +177,11 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
                ", status = '%s', end_snapshot_id = %lld, models_succeeded = %zu, "
                "models_failed = %zu, models_skipped = %zu, models_unchanged = %zu WHERE run_id = "
                "%lld",
-               sum->failed ? "failed" : "success", (long long)end_snapshot, sum->succeeded,
-               sum->failed, sum->skipped, sum->unchanged, (long long)sum->run_id);
+               sum->stop_signal ? "cancelled"
+               : sum->failed    ? "failed"
+                                : "success",
+               (long long)end_snapshot, sum->succeeded, sum->failed, sum->skipped, sum->unchanged,
+               (long long)sum->run_id);
     return buf_detach(&b);
 }
 

@@ -2,7 +2,9 @@
  * records.h — tarn's run records, kept in the lake's catalog database
  * beside the ducklake_* tables (design §5):
  *
- *   tarn_run        one row per `tarn run`: when, selectors, status, counts
+ *   tarn_run        one row per `tarn run`: when, selectors, status
+ *                   (running, success, failed, cancelled, interrupted), counts,
+ *                   and the process (host, pid, process_start) that ran it
  *   tarn_model_run  one row per model per run: status, snapshot, rows,
  *                   partitions, upstream snapshots (and table versions) read,
  *                   hash, timings, error, note (e.g. a build that changed
@@ -38,6 +40,16 @@ int records_ensure(tarn_session *s, const char *cat);
 /* INSERT of the tarn_run row at the start of a run (status 'running'). */
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
                         const char *version);
+/* The runs recorded 'running' whose process is gone (tarn_run's host,
+ * pid and process_start; a run of another host counts as gone, since
+ * whoever can read the catalog holds its lock, which a live run holds):
+ * *n run ids into *ids (caller frees). A killed run (kill -9, power loss)
+ * never reaches records_run_finish. */
+int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *cat);
+/* Marks those runs 'interrupted' (the next run does, before its own);
+ * *marked: how many. */
+int records_mark_interrupted(tarn_session *s, const char *cat, size_t *marked);
+
 /* UPDATE of the tarn_run row at its end. */
 char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_snapshot);
 

@@ -22,7 +22,21 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const status_names[] = {"pending", "success", "failed", "skipped"};
+static const char *const status_names[] = {"pending", "success", "failed", "skipped", "cancelled"};
+
+/* The run's stop request (build_cancel): written by a signal-watching
+ * thread, read by the main thread between and inside builds. */
+static _Atomic int cancel_signal;
+
+void build_cancel(int sig)
+{
+    cancel_signal = sig;
+}
+
+int build_cancel_signal(void)
+{
+    return cancel_signal;
+}
 
 const char *model_status_name(model_status s)
 {
@@ -500,6 +514,8 @@ static void model_execute(run_ctx *c, size_t mi, size_t index)
         out->succeeded++;
         if (!r->no_change)
             change_set_version(&c->chg, m->schema, m->table, r->snapshot_id);
+    } else if (r->status == MODEL_CANCELLED) {
+        out->cancelled++;
     } else {
         out->failed++;
     }
@@ -507,8 +523,26 @@ static void model_execute(run_ctx *c, size_t mi, size_t index)
     r->config_hash = r->source_files = NULL; /* owned by c->chg */
 }
 
+/* A model the stopped run never started: recorded as skipped, not run. */
+static void model_not_run(run_ctx *c, size_t mi, size_t index)
+{
+    model_result *r = &c->sum->results[mi];
+    r->status = MODEL_SKIPPED;
+    r->unchanged = 0;
+    r->started_at = clock_epoch_s();
+    free(r->error);
+    r->error = xstrdup("not run: the run was stopped");
+    record_alone(c, mi, r);
+    c->sum->not_run++;
+    emit(c, BUILD_MODEL_FINISH, mi, index);
+}
+
 static void run_model(run_ctx *c, size_t mi, size_t index)
 {
+    if (build_cancel_signal()) {
+        model_not_run(c, mi, index);
+        return;
+    }
     if (!model_decide(c, mi, index))
         return;
     emit(c, BUILD_MODEL_START, mi, index);
@@ -637,7 +671,7 @@ static void run_parallel(run_ctx *c)
                   .remaining = c->sum->nrun};
     for (size_t k = 0; k < c->sum->nrun; k++)
         pr.worker_ok[c->sum->run_order[k]] = (unsigned char)prefetchable(c, c->sum->run_order[k]);
-    while (pr.remaining) {
+    while (pr.remaining && !build_cancel_signal()) {
         size_t mi;
         while (prefetch_next_done(c->pf, &mi, 0))
             pr.state[mi] = RS_COMPUTED;
@@ -658,10 +692,15 @@ static void run_parallel(run_ctx *c)
         }
         par_finish(&pr, mi);
     }
-    /* Whatever is left (there should be nothing) runs one at a time. */
-    for (size_t k = 0; k < c->sum->nrun; k++)
-        if (pr.state[c->sum->run_order[k]] == RS_WAITING)
-            run_model(c, c->sum->run_order[k], ++pr.next_index);
+    /* Whatever is left runs one at a time (there should be nothing, unless
+     * the run was stopped: then none of it runs). */
+    for (size_t k = 0; k < c->sum->nrun; k++) {
+        size_t mi = c->sum->run_order[k];
+        if (pr.state[mi] == RS_WAITING)
+            run_model(c, mi, ++pr.next_index);
+        else if (pr.state[mi] != RS_DONE)
+            model_not_run(c, mi, pr.index[mi]);
+    }
     free(pr.state);
     free(pr.worker_ok);
     free(pr.index);
@@ -717,6 +756,8 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     if (rc)
         return rc;
     rc = records_ensure(c->s, c->cat);
+    if (!rc)
+        rc = records_mark_interrupted(c->s, c->cat, &sum->interrupted_runs);
     if (!rc)
         rc = change_load(&c->chg, p, c->s, c->lake, c->cat, sel);
     if (rc)
@@ -792,6 +833,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     int64_t end = out->start_snapshot;
     if (tarn_session_snapshot(s, c.lake, &end) != 0)
         tarn_error_clear();
+    out->stop_signal = build_cancel_signal();
     char *fin = records_run_finish(c.cat, out, end);
     if (query_exec(s, fin, NULL) != 0)
         tarn_error_clear();

@@ -336,6 +336,11 @@ int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *o
     return 0;
 }
 
+void tarn_session_interrupt(tarn_session *s)
+{
+    duckdb_interrupt(s->con);
+}
+
 int tarn_session_pending_changes(tarn_session *s, const char *alias, char ***out, size_t *n)
 {
     *out = NULL;
