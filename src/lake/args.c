@@ -9,8 +9,11 @@
 
 void lk_args_free(lk_args *a)
 {
-    for (size_t i = 0; i < a->npos; i++)
+    for (size_t i = 0; i < a->npos; i++) {
         free(a->pos[i]);
+        free(a->pos_sql ? a->pos_sql[i] : NULL);
+    }
+    free(a->pos_sql);
     for (size_t i = 0; i < a->nnamed; i++) {
         free(a->names[i]);
         free(a->values[i]);

@@ -11,6 +11,7 @@
 
 typedef struct {
     char **pos;
+    char **pos_sql; /* each positional argument's SQL, as DuckDB evaluated it (or NULL) */
     size_t npos;
     char **names, **values;
     size_t nnamed;

@@ -19,3 +19,19 @@ void lk_stats_free(lk_stats_set *s)
     free(s->leaves);
     memset(s, 0, sizeof(*s));
 }
+
+void lk_stats_keep(lk_stats_set *s, const int *keep)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (keep[i]) {
+            s->leaves[n++] = s->leaves[i];
+            continue;
+        }
+        free(s->leaves[i].path);
+        free(s->leaves[i].sql_type);
+        free(s->leaves[i].min);
+        free(s->leaves[i].max);
+    }
+    s->n = n;
+}

@@ -28,5 +28,8 @@ typedef struct {
 
 /* Frees what the set holds and empties it. */
 void lk_stats_free(lk_stats_set *s);
+/* Keeps the leaves i with keep[i] set (in order), frees the others: a
+ * write that has stats for some columns only (a registered file). */
+void lk_stats_keep(lk_stats_set *s, const int *keep);
 
 #endif

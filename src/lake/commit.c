@@ -289,6 +289,7 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
     for (size_t i = 0; i < txn->ndeltas; i++)
         if (txn->deltas[i].inlined && !txn->deltas[i].got_file)
             txn->file_id_bumps++;
+    txn->file_id_bumps += (int64_t)txn->new_maps.n; /* their ids (see txn.h) */
     if (txn->nchange_tokens == 0 && txn->nstmts == 0)
         return not_committed(done, lake, 0);
     if (!lk_txn_makes_snapshot(txn)) {

@@ -7,6 +7,8 @@
  */
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/namemap.h"
+#include "lake/scan.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -82,7 +84,7 @@ int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
     else
         buf_puts(&q, "0");
     buf_printf(&q,
-               " FROM %s.ducklake_data_file d LEFT JOIN sr ON d.begin_snapshot >= sr.begin_snapshot "
+               ", d.mapping_id FROM %s.ducklake_data_file d LEFT JOIN sr ON d.begin_snapshot >= sr.begin_snapshot "
                "AND d.begin_snapshot < sr.end_snapshot LEFT JOIN (SELECT * FROM "
                "%s.ducklake_delete_file WHERE table_id = %lld AND %lld >= begin_snapshot AND (%lld "
                "< end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = d.data_file_id "
@@ -114,6 +116,7 @@ int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
         f->del_count = row[11] ? opt_i64(row[11]) : 0;
         f->del_path = row[12] ? resolve(dir, row[12], row[13]) : NULL;
         f->inlined_deleted = opt_i64(row[14]);
+        f->mapping_id = opt_i64(row[15]);
     }
     free(dir);
     duck_table_free(&r);
@@ -164,11 +167,84 @@ static void file_values(tarn_buf *b, cand *const *src, size_t n)
     buf_puts(b, ") m(o, p, r, b, i)");
 }
 
+/* The rows of registered (name-mapped) sources, or (m NULL) of the
+ * others, in file order: each mapped file is read on its own (its hive
+ * values are its own), the others by field id. */
+static void mapped_sources(tarn_buf *b, const lk_table *tv, cand *const *src, size_t n,
+                           const lk_namemap_set *maps)
+{
+    int parts = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lk_namemap *m = lk_namemap_set_find(maps, src[i]->mapping_id);
+        if (!m)
+            continue;
+        buf_puts(b, parts++ ? " UNION ALL SELECT " : "SELECT ");
+        lk_scan_mapped_columns(b, tv, m, src[i]->path);
+        buf_printf(b,
+                   ", %lld::BIGINT + d.file_row_number AS __rid, %lld::BIGINT AS __snap, %zu AS "
+                   "__o, d.file_row_number AS __n, d.filename AS __f FROM read_parquet(",
+                   (long long)src[i]->row_id_start, (long long)src[i]->begin, i);
+        quote_literal(b, src[i]->path);
+        buf_puts(b, ", hive_partitioning = false, filename = true, file_row_number = true) d");
+    }
+    cand **rest = xcalloc(n + 1, sizeof(cand *));
+    size_t nrest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!lk_namemap_set_find(maps, src[i]->mapping_id))
+            rest[nrest++] = src[i];
+    if (nrest) {
+        buf_puts(b, parts++ ? " UNION ALL SELECT " : "SELECT ");
+        for (size_t i = 0; i < tv->ncols; i++) {
+            buf_puts(b, "d.");
+            quote_ident(b, tv->cols[i].name);
+            buf_puts(b, ", ");
+        }
+        /* __o: the file's place among all sources */
+        buf_puts(b, "COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS __rid, "
+                    "COALESCE(d.__tarn_snap, m.b) AS __snap, m.x AS __o, d.file_row_number AS "
+                    "__n, d.filename AS __f FROM read_parquet([");
+        for (size_t i = 0; i < nrest; i++) {
+            buf_puts(b, i ? ", " : "");
+            quote_literal(b, rest[i]->path);
+        }
+        buf_puts(b, "], ");
+        schema_map(b, tv);
+        buf_puts(b, ", filename = true, file_row_number = true) d JOIN (VALUES ");
+        for (size_t i = 0, k = 0; i < n; i++) {
+            if (lk_namemap_set_find(maps, src[i]->mapping_id))
+                continue;
+            buf_printf(b, "%s(%zu, ", k++ ? ", " : "", i);
+            quote_literal(b, src[i]->path);
+            if (src[i]->row_id_start < 0)
+                buf_puts(b, ", NULL::BIGINT");
+            else
+                buf_printf(b, ", %lld::BIGINT", (long long)src[i]->row_id_start);
+            buf_printf(b, ", %lld::BIGINT)", (long long)src[i]->begin);
+        }
+        buf_puts(b, ") m(x, p, r, b) ON d.filename = m.p");
+    }
+    free(rest);
+}
+
 /* The rows of the sources in file order, with their row id and snapshot;
  * deleted rows left out when `deletes`. */
 static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_t table_id,
-                       cand *const *src, size_t n, int deletes)
+                       cand *const *src, size_t n, int deletes, const lk_namemap_set *maps)
 {
+    if (maps->n) {
+        /* registered files among the sources: a union of reads, filtered
+         * as one (__f is the file) */
+        buf_puts(b, "SELECT ");
+        for (size_t i = 0; i < tv->ncols; i++) {
+            buf_puts(b, "d.");
+            quote_ident(b, tv->cols[i].name);
+            buf_puts(b, ", ");
+        }
+        buf_puts(b, "d.__rid, d.__snap, d.__o, d.__n FROM (SELECT *, __f AS filename, __n AS "
+                    "file_row_number FROM (");
+        mapped_sources(b, tv, src, n, maps);
+        buf_puts(b, ")) d");
+    } else {
     buf_puts(b, "SELECT ");
     for (size_t i = 0; i < tv->ncols; i++) {
         buf_puts(b, "d.");
@@ -186,6 +262,7 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
     buf_puts(b, ", filename = true, file_row_number = true) d JOIN ");
     file_values(b, src, n);
     buf_puts(b, " ON d.filename = m.p");
+    }
     if (!deletes)
         return;
     tarn_buf del = {0};
@@ -286,7 +363,17 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     duck_table parts = {0};
     rc = partition_values(c, src[0]->id, &parts);
     tarn_buf s = {0};
-    source_sql(&s, c, tv, t->id, src, n, rewrite);
+    lk_namemap_set maps = {0};
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    for (size_t i = 0; i < n; i++)
+        if (src[i]->mapping_id >= 0)
+            lk_ids_add(&ids, &nids, src[i]->mapping_id);
+    if (!rc && nids)
+        rc = lk_namemap_load(&maps, c->con, c->lake->meta, -1, ids, nids);
+    free(ids);
+    source_sql(&s, c, tv, t->id, src, n, rewrite, &maps);
+    lk_namemap_set_free(&maps);
     mt_file_spec sp = {.t = tv, .cur = t, .source = buf_cstr(&s), .order_by = "__o, __n",
                        .with_rid = rewrite || !adjacent, .with_snap = !rewrite,
                        .subdir = src[0]->subdir, .partition_id = -1,

@@ -142,6 +142,7 @@ typedef struct {
     int64_t del_id, del_count;  /* live delete file, -1 none */
     char *del_path;
     int64_t inlined_deleted;    /* positions in ducklake_inlined_delete_T */
+    int64_t mapping_id;         /* a registered file's name mapping, -1 none */
 } cand;
 
 typedef struct {

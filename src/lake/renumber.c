@@ -234,7 +234,7 @@ void lk_renumber_files_plan(lk_txn *txn)
     /* DuckLake walks a map keyed by table id (new tables after committed
      * ones, in creation order: the order of their provisional ids) */
     qsort(tables, nt, sizeof(int64_t), cmp_id);
-    int64_t slot = txn->base_file_id;
+    int64_t slot = txn->base_file_id + (int64_t)txn->new_maps.n; /* name maps come first */
     for (size_t i = 0; i < nt; i++) {
         if (i && tables[i] == tables[i - 1])
             continue;

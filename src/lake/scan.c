@@ -26,6 +26,8 @@
 
 #include "duck/duck.h"
 #include "lake/scan_input.h"
+#include "lake/hive.h"
+#include "lake/namemap.h"
 #include "lake/scan_int.h"
 #include "lake/txn.h"
 #include "lake/types.h"
@@ -668,9 +670,217 @@ static int load_partition_constants(scan_input *in, lk_lake *lake, duckdb_connec
     return 0;
 }
 
+/* ---- files read through a name mapping (namemap.h) ---- */
+
+/* An expression reading file value `expr` (mapped by entry `e`) as column
+ * `c`: nested values rebuilt child by child through the mapping's child
+ * entries (a child the mapping lacks reads as NULL), leaves cast. */
+static void mapped_value(tarn_buf *b, const char *expr, const lk_column *c, const lk_nm_entry *e,
+                         int depth)
+{
+    if (strcmp(c->type, "struct") == 0) {
+        buf_printf(b, "CASE WHEN (%s) IS NULL THEN NULL ELSE struct_pack(", expr);
+        for (size_t i = 0; i < c->nchildren; i++) {
+            const lk_column *cc = &c->children[i];
+            const lk_nm_entry *ce = lk_namemap_target(e->children, e->nchildren, cc->id);
+            if (i)
+                buf_puts(b, ", ");
+            quote_ident(b, cc->name);
+            buf_puts(b, " := ");
+            if (!ce) {
+                buf_puts(b, "NULL::");
+                lk_type_to_sql(b, cc);
+                continue;
+            }
+            tarn_buf sub = {0};
+            buf_printf(&sub, "(%s).", expr);
+            quote_ident(&sub, ce->source);
+            mapped_value(b, buf_cstr(&sub), cc, ce, depth + 1);
+            buf_free(&sub);
+        }
+        buf_puts(b, ") END");
+        return;
+    }
+    const lk_nm_entry *e0 =
+        c->nchildren > 0 ? lk_namemap_target(e->children, e->nchildren, c->children[0].id) : NULL;
+    const lk_nm_entry *e1 =
+        c->nchildren > 1 ? lk_namemap_target(e->children, e->nchildren, c->children[1].id) : NULL;
+    if (strcmp(c->type, "list") == 0 && e0) {
+        char *var = xasprintf("__tarn_x%d", depth);
+        buf_printf(b, "list_transform(%s, %s -> ", expr, var);
+        mapped_value(b, var, &c->children[0], e0, depth + 1);
+        buf_putc(b, ')');
+        free(var);
+        return;
+    }
+    if (strcmp(c->type, "map") == 0 && e0 && e1) {
+        char *var = xasprintf("__tarn_e%d", depth);
+        char *k = xasprintf("%s.key", var), *v = xasprintf("%s.value", var);
+        buf_printf(b, "map_from_entries(list_transform(map_entries(%s), %s -> {'key': ", expr, var);
+        mapped_value(b, k, &c->children[0], e0, depth + 1);
+        buf_puts(b, ", 'value': ");
+        mapped_value(b, v, &c->children[1], e1, depth + 1);
+        buf_puts(b, "}))");
+        free(var);
+        free(k);
+        free(v);
+        return;
+    }
+    buf_printf(b, "CAST(%s AS ", expr);
+    lk_type_to_sql(b, c);
+    buf_putc(b, ')');
+}
+
+/* The table's columns from a group of files of one mapping and one set
+ * of hive values (`pk`: a file of the group): each column from the file
+ * column its entry names, from the hive path, or (no entry: the file does
+ * not have it) its initial default. */
+static void mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m, const char *path,
+                           const scan_file *pk)
+{
+    lk_hive h;
+    lk_hive_parse(&h, path);
+    for (size_t i = 0; i < t->ncols; i++) {
+        const lk_column *c = &t->cols[i];
+        const lk_nm_entry *e = lk_namemap_target(m->cols, m->ncols, c->id);
+        const char *value = NULL;
+        if (i)
+            buf_puts(b, ", ");
+        if (e && e->hive) {
+            lk_hive_value_sql(b, lk_hive_get(&h, e->source), c);
+        } else if (constant_of(pk, c->id, &value)) {
+            buf_puts(b, "CAST(");
+            quote_literal(b, value);
+            buf_puts(b, " AS ");
+            lk_type_to_sql(b, c);
+            buf_putc(b, ')');
+        } else if (e) {
+            tarn_buf src = {0};
+            buf_puts(&src, "d.");
+            quote_ident(&src, e->source);
+            mapped_value(b, buf_cstr(&src), c, e, 0);
+            buf_free(&src);
+        } else {
+            buf_puts(b, "CAST(");
+            quote_literal(b, c->initial_default);
+            buf_puts(b, " AS ");
+            lk_type_to_sql(b, c);
+            buf_putc(b, ')');
+        }
+        buf_puts(b, " AS ");
+        quote_ident(b, c->name);
+    }
+    lk_hive_free(&h);
+}
+
+void lk_scan_mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m, const char *path)
+{
+    mapped_columns(b, t, m, path, NULL);
+}
+
+/* The read of a group of name-mapped files: by name (union_by_name: the
+ * files of one mapping have its names, not always its types), without
+ * DuckDB's own hive columns, minus deleted rows. */
+static void mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
+                        const char *snap, int flags, int pending, const lk_namemap *m)
+{
+    tarn_buf del = {0};
+    int ndel = deletes_sql(&del, lake, t, in, snap, pending);
+    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
+    int64_t rows = 0;
+    for (size_t i = 0; i < in->n; i++)
+        rows += in->files[i].record_count;
+    buf_puts(b, "SELECT ");
+    mapped_columns(b, t, m, in->files[0].path, &in->files[0]);
+    if (ident)
+        buf_puts(b, ", m.r + d.file_row_number AS rowid");
+    if (flags & LK_SCAN_IDENTITY)
+        buf_puts(b, ", m.i AS __tarn_fid, d.file_row_number AS __tarn_pos, m.b AS __tarn_rsnap");
+    buf_puts(b, " FROM read_parquet([");
+    for (size_t i = 0; i < in->n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        quote_literal(b, in->files[i].path);
+    }
+    buf_printf(b,
+               "], hive_partitioning = false, union_by_name = true, explicit_cardinality = %lld, "
+               "filename = true, file_row_number = true) d",
+               (long long)rows);
+    if (ident) {
+        buf_puts(b, " JOIN ");
+        file_values(b, in);
+        buf_puts(b, " m(i, p, r, b) ON d.filename = m.p");
+    }
+    if (ndel)
+        buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
+                   buf_cstr(&del));
+    buf_free(&del);
+}
+
+/* Extends the group signatures of name-mapped files with their mapping
+ * and the hive values it reads, so that each group reads one mapping and
+ * one set of path constants. */
+static void mapped_signatures(scan_input *in, const lk_namemap_set *maps)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        scan_file *f = &in->files[i];
+        if (f->mapping_id < 0)
+            continue;
+        const lk_namemap *m = lk_namemap_set_find(maps, f->mapping_id);
+        tarn_buf sig = {0};
+        buf_printf(&sig, "%smap=%lld;", f->pconst ? f->pconst : "", (long long)f->mapping_id);
+        lk_hive h;
+        lk_hive_parse(&h, f->path);
+        for (size_t k = 0; m && k < m->ncols; k++) {
+            if (!m->cols[k].hive)
+                continue;
+            const char *v = lk_hive_get(&h, m->cols[k].source);
+            buf_printf(&sig, "%lld=", (long long)m->cols[k].target);
+            quote_literal(&sig, v ? v : "\\N");
+            buf_putc(&sig, ';');
+        }
+        lk_hive_free(&h);
+        free(f->pconst);
+        f->pconst = buf_detach(&sig);
+    }
+}
+
+/* The mappings the files of `in` use: the open transaction's, then the
+ * catalog's. */
+static int mapped_load(lk_namemap_set *out, lk_lake *lake, duckdb_connection con,
+                       const scan_input *in)
+{
+    memset(out, 0, sizeof(*out));
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        int64_t id = in->files[i].mapping_id;
+        const lk_namemap *m = lake->txn ? lk_namemap_set_find(&lake->txn->new_maps, id) : NULL;
+        if (id < 0 || lk_namemap_set_find(out, id))
+            continue;
+        if (m)
+            lk_namemap_set_add(out, m);
+        else
+            lk_ids_add(&ids, &nids, id);
+    }
+    int rc = 0;
+    if (nids) {
+        lk_namemap_set got;
+        rc = lk_namemap_load(&got, con, lake->meta, -1, ids, nids);
+        for (size_t i = 0; !rc && i < got.n; i++)
+            lk_namemap_set_add(out, &got.maps[i]);
+        if (!rc)
+            lk_namemap_set_free(&got);
+    }
+    free(ids);
+    return rc;
+}
+
 static int same_group(const scan_file *a, const scan_file *b, int by_begin, int64_t since)
 {
-    if (by_begin && a->begin != b->begin)
+    if (a->mapping_id != b->mapping_id)
+        return 0;
+    if (by_begin && a->mapping_id < 0 && a->begin != b->begin)
         return 0;
     if ((a->begin >= since) != (b->begin >= since))
         return 0; /* read by name vs by field id */
@@ -683,7 +893,7 @@ static int same_group(const scan_file *a, const scan_file *b, int by_begin, int6
  * by name) and their identity partition values (for pruning). */
 static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
                          scan_input *in, int64_t s, const char *snap, int flags, int pending,
-                         int *parts)
+                         const lk_namemap_set *maps, int *parts)
 {
     int nested = has_nested(t);
     int64_t since = layout_since(t->cols, t->ncols);
@@ -695,7 +905,7 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         lk_catalog then = {0};
         const lk_table *tt = NULL;
         int64_t begin = in->files[i].begin;
-        if (nested && begin <= lake->cat.snapshot_id &&
+        if (nested && in->files[i].mapping_id < 0 && begin <= lake->cat.snapshot_id &&
             lk_catalog_load(&then, con, lake->meta, begin) == 0)
             tt = lk_catalog_table_by_id(&then, t->id);
         tarn_error_clear();
@@ -711,8 +921,19 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         }
         if (*parts)
             buf_puts(b, " UNION ALL ");
-        parquet_part(b, lake, t, &group, s, snap, flags, pending, current ? NULL : tt->cols,
-                     current ? 0 : tt->ncols);
+        const lk_namemap *m = group.files[0].mapping_id >= 0
+                                  ? lk_namemap_set_find(maps, group.files[0].mapping_id)
+                                  : NULL;
+        if (group.files[0].mapping_id >= 0 && !m)
+            rc = tarn_error_set(TARN_ERROR,
+                                "data file %s of table %s names a column mapping the catalog "
+                                "does not have",
+                                group.files[0].path, t->name);
+        else if (m)
+            mapped_part(b, lake, t, &group, snap, flags, pending, m);
+        else
+            parquet_part(b, lake, t, &group, s, snap, flags, pending, current ? NULL : tt->cols,
+                         current ? 0 : tt->ncols);
         (*parts)++;
         free(group.files); /* the files themselves belong to `in` */
         if (then.tables)
@@ -765,8 +986,15 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     char *snap = xasprintf("%lld", (long long)s);
     tarn_buf b = {0};
     int parts = 0;
+    lk_namemap_set maps = {0};
+    if (in.n)
+        rc = mapped_load(&maps, lake, con, &in);
+    if (!rc && maps.n)
+        mapped_signatures(&in, &maps);
+    if (in.n && !rc)
+        rc = grouped_parts(&b, lake, con, t, &in, s, snap, flags, pending, &maps, &parts);
+    lk_namemap_set_free(&maps);
     if (in.n) {
-        rc = grouped_parts(&b, lake, con, t, &in, s, snap, flags, pending, &parts);
         if (rc) {
             scan_input_free(&in);
             buf_free(&b);

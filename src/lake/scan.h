@@ -13,6 +13,7 @@
 #define TARN_LAKE_SCAN_H
 
 #include "lake/handle.h"
+#include "lake/namemap.h"
 #include "util/buf.h"
 
 enum {
@@ -44,6 +45,13 @@ void lk_scan_cache_drop(lk_lake *lake, int64_t table_id);
  * (attaching a lake, rebuilding every view). Errors are left to the
  * per-table reads. */
 int lk_scan_prefill(lk_lake *lake, duckdb_connection con, const lk_catalog *cat);
+
+/* Appends the table's columns ("expr AS name, …") as read from alias d, a
+ * read_parquet of file `path` whose columns name mapping `m` gives
+ * (namemap.h): by name, hive values from the path, defaults for columns
+ * the file lacks. */
+void lk_scan_mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m,
+                            const char *path);
 
 /* Appends an expression converting `expr`, a value of column layout `src`
  * (an older version of the column), to layout `dst`, matching nested

@@ -48,6 +48,7 @@ scan_file *scan_push_file(scan_input *in)
 {
     in->files = xrealloc(in->files, (in->n + 1) * sizeof(scan_file));
     memset(&in->files[in->n], 0, sizeof(scan_file));
+    in->files[in->n].mapping_id = -1;
     return &in->files[in->n++];
 }
 
@@ -62,7 +63,7 @@ static char *resolve(const char *dir, const char *path, const char *rel)
  * of table `table_id` or (-1) of every table, ordered by table and file:
  * columns table_id, data_file_id, path, path_is_relative, row_id_start,
  * begin_snapshot, partial_max, delete path, its path_is_relative, its
- * partial_max, record_count, partitioned. */
+ * partial_max, record_count, partitioned, mapping_id. */
 int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_t table_id,
                      int64_t s)
 {
@@ -71,7 +72,7 @@ int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_
     char *sql = xasprintf(
         "SELECT d.table_id, d.data_file_id, d.path, d.path_is_relative, d.row_id_start, "
         "d.begin_snapshot, d.partial_max, x.path, x.path_is_relative, x.partial_max, "
-        "d.record_count, d.partition_id IS NOT NULL FROM %s.ducklake_data_file d "
+        "d.record_count, d.partition_id IS NOT NULL, d.mapping_id FROM %s.ducklake_data_file d "
         "LEFT JOIN (SELECT * FROM %s.ducklake_delete_file WHERE %lld >= begin_snapshot AND "
         "(%lld < end_snapshot OR end_snapshot IS NULL)) x USING (data_file_id) WHERE %lld >= "
         "d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)%s ORDER BY "
@@ -105,6 +106,8 @@ void scan_add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t
         f->record_count = v ? strtoll(v, NULL, 10) : 0;
         v = duck_table_get(r, i, 11);
         in->any_partitioned |= v && strcmp(v, "true") == 0;
+        v = duck_table_get(r, i, 12);
+        f->mapping_id = v ? strtoll(v, NULL, 10) : -1;
     }
 }
 
@@ -129,6 +132,7 @@ void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id,
         f->begin = txn->snapshot_id;
         f->partial_max = -1;
         f->record_count = p->record_count;
+        f->mapping_id = p->has_mapping ? p->mapping_id : -1;
     }
 }
 

@@ -24,6 +24,7 @@ typedef struct {
     int64_t *pk_cols; /* those values: column ids and texts (NULL: SQL NULL) */
     char **pk_vals;
     size_t npk;
+    int64_t mapping_id; /* its name mapping (namemap.h), -1: columns by field id */
 } scan_file;
 
 typedef struct {
@@ -41,7 +42,8 @@ scan_file *scan_push_file(scan_input *in);
 void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id, int renumbered);
 
 /* The committed data files (and their delete files) live at snapshot s,
- * of table `table_id` or (-1) of every table, ordered by table and file. */
+ * of table `table_id` or (-1) of every table, ordered by table and file
+ * (columns: see scan_input.c). */
 int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_t table_id,
                      int64_t s);
 /* Appends the files of rows [from, to) of a scan_query_files result; `dir`

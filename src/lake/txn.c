@@ -321,6 +321,7 @@ static void txn_free(lk_txn *txn)
     free(txn->del_file_ids);
     free(txn->file_renum.from);
     free(txn->file_renum.to);
+    lk_namemap_set_free(&txn->new_maps);
     free(txn);
 }
 
@@ -364,7 +365,7 @@ void lk_txn_free(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 
 int lk_txn_makes_snapshot(const lk_txn *txn)
 {
-    return txn->nchange_tokens > 0 || txn->catalog_changed;
+    return txn->nchange_tokens > 0 || txn->catalog_changed || txn->new_maps.n > 0;
 }
 
 int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)

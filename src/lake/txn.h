@@ -23,6 +23,7 @@
 
 #include "lake/handle.h"
 #include "lake/colstats_set.h"
+#include "lake/namemap.h"
 #include "util/buf.h"
 #include "util/strlist.h"
 
@@ -35,6 +36,8 @@ typedef struct {
     char *abs_path; /* path as read by this session */
     int64_t record_count, file_size, footer_size, row_id_start;
     int rowids_embedded; /* UPDATE images: the file carries its rows' ids */
+    int has_mapping;     /* a file registered by ducklake_add_data_files: its */
+    int64_t mapping_id;  /* columns by name (namemap.h), and a rollback keeps it */
 } lk_pending_file;
 
 /* Provisional ids and the ids they become at commit (renumber.c). */
@@ -103,6 +106,10 @@ struct lk_txn {
     int64_t *del_file_ids;   /* delete files written (ids in allocation order) */
     size_t ndel_file_ids;
     lk_idmap file_renum; /* commit-time file id renumbering (renumber.h) */
+    /* Name mappings this transaction made (ducklake_add_data_files). DuckLake
+     * numbers them at commit from next_file_id before the data files, in the
+     * order made, so their ids are final when made: base_file_id + k. */
+    lk_namemap_set new_maps;
     /* Views to rebuild after the current statement (inside BEGIN … COMMIT,
      * where reads must see pending changes) and at commit: */
     int64_t *dirty; /* tables the statement changed */

@@ -523,7 +523,11 @@ int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const 
         }
         const char *name = NULL;
         size_t vstart = start;
-        if (i - start >= 3 && is_op(&tk->toks[start + 1], "=>")) {
+        /* name => value, and DuckDB's other spellings name := value, name = value */
+        if (i - start >= 3 &&
+            (is_op(&tk->toks[start + 1], "=>") || is_op(&tk->toks[start + 1], ":=") ||
+             is_op(&tk->toks[start + 1], "=")) &&
+            (tk->toks[start].type == SQL_TOK_IDENT || tk->toks[start].type == SQL_TOK_QIDENT)) {
             name = tk->toks[start].text;
             vstart = start + 2;
         }
@@ -534,12 +538,18 @@ int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const 
         int rc = rewrite_reads(&rewritten, s, expr);
         if (!rc)
             rc = eval_text(&val, s, rewritten);
-        free(rewritten);
         free(expr);
         if (rc) {
+            free(rewritten);
             lk_args_free(a);
             return rc;
         }
+        if (!name) {
+            a->pos_sql = xrealloc(a->pos_sql, (a->npos + 1) * sizeof(char *));
+            a->pos_sql[a->npos] = rewritten;
+            rewritten = NULL;
+        }
+        free(rewritten);
         if (name) {
             push(&a->names, &a->nnamed, xstrdup(name));
             a->values = xrealloc(a->values, a->nnamed * sizeof(char *));

@@ -1,10 +1,12 @@
 /*
  * session_call.c — DuckLake's procedures reached with CALL:
  * ducklake_set_commit_message (author, message and extra info of the
- * transaction's snapshot) and ducklake_set_option (catalog options in
- * ducklake_metadata, global or per schema/table).
+ * transaction's snapshot), ducklake_set_option (catalog options in
+ * ducklake_metadata, global or per schema/table) and
+ * ducklake_add_data_files (lake/addfiles.h).
  */
 #include "duck/duck.h"
+#include "lake/addfiles.h"
 #include "session/functions.h"
 #include "session/rewrite.h"
 #include "lake/maintain.h"
@@ -13,6 +15,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/strlist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +88,95 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     return rc;
 }
 
+/* A boolean named argument: 1/0, or `dflt` when not given. */
+static int bool_arg(const lk_args *a, const char *name, int dflt)
+{
+    const char *v = lk_args_named(a, name);
+    return v ? strcasecmp(v, "true") == 0 : dflt;
+}
+
+/* The file list argument: a string or a list of strings, as DuckDB
+ * evaluates expression `sql`. */
+static int file_list(strlist *out, tarn_session *s, const char *sql)
+{
+    char *q = xasprintf("SELECT typeof((%s))", sql);
+    char *type = NULL;
+    int rc = duck_query_string(&type, s->con, q);
+    free(q);
+    if (rc)
+        return rc;
+    int is_list = type && strcmp(type, "VARCHAR[]") == 0;
+    int is_null = !type || strcmp(type, "\"NULL\"") == 0;
+    free(type);
+    if (is_null)
+        return tarn_error_set(TARN_EINVALID, "Invalid Input Error: File list cannot be NULL");
+    q = is_list ? xasprintf("SELECT unnest((%s))", sql) : xasprintf("SELECT (%s)::VARCHAR", sql);
+    duck_table r;
+    rc = duck_table_query(&r, s->con, q);
+    free(q);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < r.nrows; i++) {
+        if (!duck_table_get(&r, i, 0)) {
+            duck_table_free(&r);
+            return tarn_error_set(TARN_EINVALID, "Invalid Input Error: File list cannot be NULL");
+        }
+        strlist_push(out, duck_table_get(&r, i, 0));
+    }
+    duck_table_free(&r);
+    return 0;
+}
+
+/* CALL ducklake_add_data_files(lake, table, files, schema => …,
+ * allow_missing => …, ignore_extra_columns => …, hive_partitioning => …) */
+static int add_data_files(tarn_session *s, const lk_args *a)
+{
+    lk_lake *l = a->npos > 0 && a->pos[0] ? session_lake(s, a->pos[0]) : NULL;
+    if (!l)
+        return tarn_error_set(TARN_EINVALID, "CALL ducklake_add_data_files: no DuckLake lake is "
+                                             "attached as \"%s\"",
+                              a->npos > 0 && a->pos[0] ? a->pos[0] : "");
+    if (a->npos < 3 || !a->pos_sql[2])
+        return tarn_error_set(TARN_EINVALID, "ducklake_add_data_files(lake, table, files [, schema "
+                                             "=> …, allow_missing => …, ignore_extra_columns => …, "
+                                             "hive_partitioning => …])");
+    if (!a->pos[1])
+        return tarn_error_set(TARN_EINVALID, "Invalid Input Error: Table name cannot be NULL");
+    for (size_t i = 0; i < a->nnamed; i++)
+        if (strcasecmp(a->names[i], "schema") != 0 &&
+            strcasecmp(a->names[i], "allow_missing") != 0 &&
+            strcasecmp(a->names[i], "ignore_extra_columns") != 0 &&
+            strcasecmp(a->names[i], "hive_partitioning") != 0)
+            return tarn_error_set(TARN_EINVALID, "Binder Error: Invalid named parameter \"%s\" "
+                                                 "for function ducklake_add_data_files",
+                                  a->names[i]);
+    strlist files = {0};
+    int rc = file_list(&files, s, a->pos_sql[2]);
+    const char *schema = lk_args_named(a, "schema");
+    const char *hive = lk_args_named(a, "hive_partitioning");
+    if (!schema) /* the USE'd schema of this lake, else main */
+        schema = s->use_lake && s->use_schema && strcasecmp(s->use_lake, l->alias) == 0
+                     ? s->use_schema
+                     : "main";
+    lk_add_files_opts o = {
+        .schema = schema,
+        .table = a->pos[1],
+        .globs = files.items,
+        .nglobs = files.n,
+        .allow_missing = bool_arg(a, "allow_missing", 0),
+        .ignore_extra_columns = bool_arg(a, "ignore_extra_columns", 0),
+        .hive = hive ? strcasecmp(hive, "true") == 0 : -1,
+    };
+    if (!rc)
+        rc = session_write_begin(s, l);
+    if (!rc) {
+        rc = lk_add_data_files(l, s->con, &o);
+        rc = session_write_end(s, l, rc);
+    }
+    strlist_free(&files);
+    return rc;
+}
+
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled)
 {
     if (tk->n < 3)
@@ -119,7 +211,15 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
             a.pos = xrealloc(a.pos, (a.npos + 1) * sizeof(char *));
             memmove(a.pos + 1, a.pos, a.npos * sizeof(char *));
             a.pos[0] = xstrdup(l->alias);
+            a.pos_sql = xrealloc(a.pos_sql, (a.npos + 1) * sizeof(char *));
+            memmove(a.pos_sql + 1, a.pos_sql, a.npos * sizeof(char *));
+            a.pos_sql[0] = NULL;
             a.npos++;
+        }
+        if (strcasecmp(fn, "add_data_files") == 0) {
+            rc = add_data_files(s, &a);
+            lk_args_free(&a);
+            return rc;
         }
         char *full = xasprintf("ducklake_%s", fn);
         char *sub = NULL;
