@@ -209,6 +209,8 @@ static int parse_alter_column(tarn_session *s, lk_lake *l, const sql_tokens *tk,
 {
     if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "DATA") && kw_at(tk, i + 2, "TYPE"))
         i += 3;
+    else if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "TYPE")) /* DuckDB's other spelling */
+        i += 2;
     else if (kw_at(tk, i, "TYPE"))
         i += 1;
     else if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "DEFAULT")) {

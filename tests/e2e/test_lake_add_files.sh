@@ -105,6 +105,9 @@ check_eq "partition values" "0,3
 check_eq "and a hive entry in their (one) mapping" "k,true,1" \
     "$(raw "SELECT source_name, is_partition, count(DISTINCT mapping_id) FROM raw.ducklake_name_mapping
         WHERE is_partition GROUP BY ALL")"
+check "ALTER … SET TYPE widens the hive column" lake_sql "$d" "ALTER TABLE l.p ALTER k SET TYPE BIGINT"
+check_eq "which still reads from the path" "BIGINT,3,a
+BIGINT,4,b" "$(lake_sql "$d" "SELECT typeof(k), * FROM l.p ORDER BY k" | rows)"
 lake_sql "$d" "COPY (SELECT 5 AS k, 'c' AS v) TO 'nohive.parquet'" >/dev/null
 check_fails "a file without the partition in its path is refused for a partitioned table" \
     lake_sql "$d" "CALL ducklake_add_data_files('l', 'p', 'nohive.parquet')"
