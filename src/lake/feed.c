@@ -101,8 +101,17 @@ static int changed_snapshots(duck_table *out, duckdb_connection con, lk_lake *l,
     return rc;
 }
 
+/* The virtual columns `virt` asks for, of the rows of alias `a`. */
+static void virtual_columns(tarn_buf *b, const char *a, int virt, int64_t sn)
+{
+    if (virt & LK_FEED_ROWID)
+        buf_printf(b, ", %s.rowid", a);
+    if (virt & LK_FEED_SNAPSHOT)
+        buf_printf(b, ", %lld::BIGINT AS snapshot_id", (long long)sn);
+}
+
 static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk_table *t,
-                        int64_t sn, int kind)
+                        int64_t sn, int kind, int virt)
 {
     char *now = NULL, *before = NULL;
     int rc = scan_at(&now, con, l, t, t->id, sn);
@@ -126,6 +135,8 @@ static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk
                           "change_type, ",
                        (long long)sn);
         columns(b, t, "i");
+        if (kind != LK_FEED_CHANGES)
+            virtual_columns(b, "i", virt, sn);
         buf_puts(b, " FROM ins i");
     }
     if (kind == LK_FEED_CHANGES)
@@ -138,6 +149,8 @@ static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk
                           "change_type, ",
                        (long long)sn);
         columns(b, t, "d");
+        if (kind != LK_FEED_CHANGES)
+            virtual_columns(b, "d", virt, sn);
         buf_puts(b, " FROM del d");
     }
     buf_puts(b, ")");
@@ -149,6 +162,8 @@ static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk
 int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schema,
                 const char *table, int64_t from, int64_t to, int kind)
 {
+    int virt = kind & (LK_FEED_ROWID | LK_FEED_SNAPSHOT);
+    kind &= ~(LK_FEED_ROWID | LK_FEED_SNAPSHOT);
     lk_catalog end;
     int rc = lk_catalog_load(&end, con, l->meta, to);
     if (rc)
@@ -168,7 +183,7 @@ int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schem
         int64_t sn = strtoll(duck_table_get(&snaps, r, 0), NULL, 10);
         if (parts++)
             buf_puts(&b, " UNION ALL ");
-        rc = one_snapshot(&b, con, l, t, sn, kind);
+        rc = one_snapshot(&b, con, l, t, sn, kind, virt);
     }
     if (!rc) {
         duck_table_free(&snaps);
@@ -186,6 +201,10 @@ int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schem
                         buf_puts(&b, ", ");
                     quote_ident(&b, t->cols[i].name);
                 }
+                if (kind != LK_FEED_CHANGES && (virt & LK_FEED_ROWID))
+                    buf_puts(&b, ", NULL::BIGINT AS rowid");
+                if (kind != LK_FEED_CHANGES && (virt & LK_FEED_SNAPSHOT))
+                    buf_puts(&b, ", NULL::BIGINT AS snapshot_id");
                 buf_printf(&b, " FROM (%s) WHERE false", sc2);
             }
             free(sc2);

@@ -16,6 +16,10 @@
 #include <duckdb.h>
 
 enum { LK_FEED_CHANGES, LK_FEED_INSERTIONS, LK_FEED_DELETIONS };
+/* Or'ed into an insertions or deletions kind: the rows also carry DuckLake's
+ * virtual column rowid / snapshot_id (the snapshot of the change). */
+#define LK_FEED_ROWID 16
+#define LK_FEED_SNAPSHOT 32
 
 int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schema,
                 const char *table, int64_t from, int64_t to, int kind);

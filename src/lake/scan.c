@@ -38,6 +38,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define ROW_ID_FIELD 2147483540LL
 
@@ -276,18 +277,42 @@ static void by_name_columns(tarn_buf *b, const lk_table *t, const scan_file *pk)
     }
 }
 
-static void file_values(tarn_buf *b, const scan_input *in)
+/* (i, p, r, b): file id, path, first row id, begin snapshot of each file;
+ * `wide` adds what virtual columns read: s, the snapshot_id a user sees
+ * (none yet for pending rows), x, file_index, and l, the first row id a
+ * user sees. */
+static void file_values(tarn_buf *b, const scan_input *in, int wide)
 {
     buf_puts(b, "(VALUES ");
     for (size_t i = 0; i < in->n; i++) {
+        const scan_file *f = &in->files[i];
         if (i)
             buf_puts(b, ", ");
-        buf_printf(b, "(%lld::BIGINT, ", (long long)in->files[i].id);
-        quote_literal(b, in->files[i].path);
-        buf_printf(b, ", %lld::BIGINT, %lld::BIGINT)", (long long)in->files[i].row_id_start,
-                   (long long)in->files[i].begin);
+        buf_printf(b, "(%lld::BIGINT, ", (long long)f->id);
+        quote_literal(b, f->path);
+        buf_printf(b, ", %lld::BIGINT, %lld::BIGINT", (long long)f->row_id_start,
+                   (long long)f->begin);
+        if (wide) {
+            if (f->pending)
+                buf_puts(b, ", NULL::BIGINT");
+            else
+                buf_printf(b, ", %lld::BIGINT", (long long)f->begin);
+            buf_printf(b, ", %lld::UBIGINT, %lld::BIGINT", (long long)f->index,
+                       (long long)(f->pending && f->local_start >= 0 ? f->local_start
+                                                                     : f->row_id_start));
+        }
+        buf_putc(b, ')');
     }
     buf_puts(b, ")");
+}
+
+/* The join of a part's files with their file_values, as alias m. */
+static void file_join(tarn_buf *b, const scan_input *in, int flags)
+{
+    int wide = (flags & (LK_SCAN_VIRTUAL | LK_SCAN_LOCAL_ROWIDS)) != 0;
+    buf_puts(b, " JOIN ");
+    file_values(b, in, wide);
+    buf_puts(b, wide ? " m(i, p, r, b, s, x, l) ON d.filename = m.p" : " m(i, p, r, b) ON d.filename = m.p");
 }
 
 /* The (f, pos) pairs deleted at snapshot s: delete files, the inlined
@@ -318,14 +343,14 @@ static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_puts(b, "SELECT m.p AS f, x.row_id AS pos FROM ");
         buf_printf(b, "%s.\"ducklake_inlined_delete_%lld\" x JOIN ", lake->meta, (long long)t->id);
-        file_values(b, in);
+        file_values(b, in, 0);
         buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.begin_snapshot <= %s", snap);
     }
     if (pending && lake->txn->has_deletes) {
         char *pd = lk_txn_pending_deletes(lake);
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_printf(b, "SELECT m.p AS f, x.pos FROM %s x JOIN ", pd);
-        file_values(b, in);
+        file_values(b, in, 0);
         buf_printf(b, " m(i, p, r, b) ON x.file_id = m.i WHERE x.table_id = %lld",
                    (long long)t->id);
         free(pd);
@@ -341,6 +366,41 @@ static int needs_snapshot_filter(const scan_input *in, int64_t s)
     return 0;
 }
 
+/* The virtual columns asked for in `flags` (LK_SCAN_VIRTUAL), each an
+ * expression of the part that reads them. */
+static void virtual_columns(tarn_buf *b, int flags, const char *snap, const char *file,
+                            const char *row, const char *index)
+{
+    if (flags & LK_SCAN_SNAPSHOT)
+        buf_printf(b, ", %s AS snapshot_id", snap);
+    if (flags & LK_SCAN_FILENAME)
+        buf_printf(b, ", %s AS filename", file);
+    if (flags & LK_SCAN_FILE_ROW)
+        buf_printf(b, ", %s AS file_row_number", row);
+    if (flags & LK_SCAN_FILE_INDEX)
+        buf_printf(b, ", %s AS file_index", index);
+}
+
+/* Parts reading files: rowid and the virtual columns from read_parquet's
+ * own and the file list m (see file_values). */
+static void file_virtuals(tarn_buf *b, int flags, int by_id)
+{
+    if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) {
+        const char *start = flags & LK_SCAN_LOCAL_ROWIDS ? "m.l" : "m.r";
+        if (by_id)
+            buf_printf(b, ", COALESCE(d.__tarn_rid, %s + d.file_row_number) AS rowid", start);
+        else
+            buf_printf(b, ", %s + d.file_row_number AS rowid", start);
+    }
+    if (flags & LK_SCAN_IDENTITY)
+        buf_printf(b, ", m.i AS __tarn_fid, d.file_row_number AS __tarn_pos, %s AS __tarn_rsnap",
+                   by_id ? "COALESCE(d.__tarn_snap, m.b)" : "m.b");
+    virtual_columns(b, flags,
+                    by_id ? "CASE WHEN m.s IS NULL THEN NULL ELSE COALESCE(d.__tarn_snap, m.s) END"
+                          : "m.s",
+                    "d.filename", "d.file_row_number", "m.x");
+}
+
 static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
                          int64_t s, const char *snap, int flags, int pending,
                          const lk_column *layout, size_t nlayout)
@@ -348,7 +408,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
     tarn_buf del = {0};
     int ndel = deletes_sql(&del, lake, t, in, snap, pending);
     int snap_filter = needs_snapshot_filter(in, s);
-    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
+    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY | LK_SCAN_VIRTUAL)) != 0;
     /* Mapping columns by field id (schema = MAP{…}) costs DuckDB its
      * Parquet statistics and cardinality estimate (measured: 2x on a full
      * scan); files written under the current layout don't need it. */
@@ -365,11 +425,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
         by_name_columns(b, t, in->n ? &in->files[0] : NULL);
     else
         projected_columns(b, t, layout, nlayout, in->n ? &in->files[0] : NULL);
-    if (ident)
-        buf_puts(b, ", COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS rowid");
-    if (flags & LK_SCAN_IDENTITY)
-        buf_puts(b, ", m.i AS __tarn_fid, d.file_row_number AS __tarn_pos, "
-                    "COALESCE(d.__tarn_snap, m.b) AS __tarn_rsnap");
+    file_virtuals(b, flags, 1);
     buf_puts(b, " FROM read_parquet([");
     for (size_t i = 0; i < in->n; i++) {
         if (i)
@@ -386,9 +442,7 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
     buf_printf(b, "explicit_cardinality = %lld, filename = true, file_row_number = true) d",
                (long long)rows);
     if (ident) {
-        buf_puts(b, " JOIN ");
-        file_values(b, in);
-        buf_puts(b, " m(i, p, r, b) ON d.filename = m.p");
+        file_join(b, in, flags);
     }
     if (ndel) {
         buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
@@ -521,7 +575,7 @@ static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl
 
 static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
                          const lk_inlined *inl, const char *snap, int flags, int pending,
-                         int latest)
+                         int latest, int64_t file_index)
 {
     char **old = inlined_names(lake, con, t, inl);
     lk_catalog then = {0};
@@ -554,6 +608,15 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
     if (flags & LK_SCAN_IDENTITY)
         buf_puts(b, ", -1::BIGINT AS __tarn_fid, row_id AS __tarn_pos, begin_snapshot AS "
                     "__tarn_rsnap");
+    if (flags & LK_SCAN_VIRTUAL) {
+        tarn_buf name = {0}, index = {0};
+        quote_literal(&name, inl->name);
+        buf_printf(&index, "%lld::UBIGINT", (long long)file_index);
+        virtual_columns(b, flags, "begin_snapshot", buf_cstr(&name),
+                        "row_number() OVER (ORDER BY row_id) - 1", buf_cstr(&index));
+        buf_free(&name);
+        buf_free(&index);
+    }
     buf_printf(b, " FROM %s.", lake->meta);
     quote_ident(b, inl->name);
     /* At the lake's latest snapshot (the session's own view: one writer,
@@ -578,18 +641,35 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
     buf_puts(b, " ORDER BY row_id");
 }
 
-static void pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags)
+/* `local_start`: the transaction-local row id of its first new inlined
+ * row (after its new files' rows, as DuckLake counts them). */
+static void pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags,
+                         int64_t local_start, int64_t file_index)
 {
     char *pi = lk_txn_pending_inserts(lake, t->id);
     buf_puts(b, "SELECT ");
     column_list(b, t, NULL);
-    if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
+    const lk_table_delta *dl = lk_txn_find_delta(lake->txn, t->id);
+    long long base = dl ? (long long)dl->base_row_id : 0;
+    if ((flags & LK_SCAN_LOCAL_ROWIDS) && !(flags & LK_SCAN_IDENTITY))
+        /* new rows (an UPDATE's images keep their ids) */
+        buf_printf(b,
+                   ", CASE WHEN row_id >= %lld THEN %lld + row_number() OVER (PARTITION BY row_id "
+                   ">= %lld ORDER BY row_id) - 1 ELSE row_id END AS rowid",
+                   base, (long long)local_start, base);
+    else if (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY))
         buf_puts(b, ", row_id AS rowid");
     if (flags & LK_SCAN_IDENTITY)
         buf_printf(b,
                    ", -2::BIGINT AS __tarn_fid, row_id AS __tarn_pos, %lld::BIGINT AS "
                    "__tarn_rsnap",
                    (long long)lake->txn->snapshot_id);
+    if (flags & LK_SCAN_VIRTUAL) {
+        char *index = xasprintf("%lld::UBIGINT", (long long)file_index);
+        virtual_columns(b, flags, "NULL::BIGINT", "'__ducklake_inlined_transaction_local_data'",
+                        "row_number() OVER (ORDER BY row_id) - 1", index);
+        free(index);
+    }
     buf_printf(b, " FROM %s", pi);
     free(pi);
 }
@@ -610,6 +690,7 @@ static void empty_part(tarn_buf *b, const lk_table *t, int flags)
     if (flags & LK_SCAN_IDENTITY)
         buf_puts(b, ", NULL::BIGINT AS __tarn_fid, NULL::BIGINT AS __tarn_pos, NULL::BIGINT AS "
                     "__tarn_rsnap");
+    virtual_columns(b, flags, "NULL::BIGINT", "NULL::VARCHAR", "NULL::BIGINT", "NULL::UBIGINT");
     buf_puts(b, " LIMIT 0");
 }
 
@@ -786,16 +867,13 @@ static void mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sca
 {
     tarn_buf del = {0};
     int ndel = deletes_sql(&del, lake, t, in, snap, pending);
-    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY)) != 0;
+    int ident = (flags & (LK_SCAN_ROWID | LK_SCAN_IDENTITY | LK_SCAN_VIRTUAL)) != 0;
     int64_t rows = 0;
     for (size_t i = 0; i < in->n; i++)
         rows += in->files[i].record_count;
     buf_puts(b, "SELECT ");
     mapped_columns(b, t, m, in->files[0].path, &in->files[0]);
-    if (ident)
-        buf_puts(b, ", m.r + d.file_row_number AS rowid");
-    if (flags & LK_SCAN_IDENTITY)
-        buf_puts(b, ", m.i AS __tarn_fid, d.file_row_number AS __tarn_pos, m.b AS __tarn_rsnap");
+    file_virtuals(b, flags, 0);
     buf_puts(b, " FROM read_parquet([");
     for (size_t i = 0; i < in->n; i++) {
         if (i)
@@ -807,9 +885,7 @@ static void mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sca
                "filename = true, file_row_number = true) d",
                (long long)rows);
     if (ident) {
-        buf_puts(b, " JOIN ");
-        file_values(b, in);
-        buf_puts(b, " m(i, p, r, b) ON d.filename = m.p");
+        file_join(b, in, flags);
     }
     if (ndel)
         buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
@@ -963,6 +1039,25 @@ static int committed_input(scan_input *in, lk_lake *lake, duckdb_connection con,
     return rc;
 }
 
+/* DuckLake numbers a transaction's new rows from 10^18 until its commit. */
+#define LOCAL_ROW_ID_START 1000000000000000000LL
+
+int lk_scan_virtual_flags(const lk_table *t, int flags)
+{
+    static const struct {
+        int flag;
+        const char *name;
+    } V[] = {{LK_SCAN_SNAPSHOT, "snapshot_id"},
+             {LK_SCAN_FILENAME, "filename"},
+             {LK_SCAN_FILE_ROW, "file_row_number"},
+             {LK_SCAN_FILE_INDEX, "file_index"}};
+    for (size_t k = 0; k < sizeof(V) / sizeof(V[0]); k++)
+        for (size_t i = 0; (flags & V[k].flag) && i < t->ncols; i++)
+            if (strcasecmp(t->cols[i].name, V[k].name) == 0)
+                flags &= ~V[k].flag;
+    return flags;
+}
+
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags)
 {
@@ -975,6 +1070,18 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
         return rc;
     if (pending)
         scan_add_pending_files(&in, txn, t->id, 0);
+    flags = lk_scan_virtual_flags(t, flags);
+    /* file_index and the transaction-local row ids, as DuckLake lists the
+     * sources: committed files, the transaction's files, inlined tables,
+     * the transaction's inlined rows */
+    int64_t local = LOCAL_ROW_ID_START;
+    for (size_t i = 0; i < in.n; i++) {
+        in.files[i].index = (int64_t)i;
+        if (in.files[i].pending && in.files[i].local_start >= 0) {
+            in.files[i].local_start = local;
+            local += in.files[i].record_count;
+        }
+    }
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
     in.has_inline_deletes = in.n > 0 && lk_lake_meta_table_exists(lake, con, idel);
     free(idel);
@@ -1014,13 +1121,13 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             buf_puts(&b, " UNION ALL ");
         buf_putc(&b, '(');
         inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending,
-                     snapshot < 0 && lake->pinned < 0);
+                     snapshot < 0 && lake->pinned < 0, (int64_t)(in.n + i));
         buf_putc(&b, ')');
     }
     if (pending && pending_inserts_exist(lake, con, t)) {
         if (parts++)
             buf_puts(&b, " UNION ALL ");
-        pending_part(&b, lake, t, flags);
+        pending_part(&b, lake, t, flags, local, (int64_t)(in.n + t->ninlined));
     }
     if (!parts)
         empty_part(&b, t, flags);

@@ -21,7 +21,19 @@ enum {
     LK_SCAN_IDENTITY = 2, /* add __tarn_fid (data file id, -1 inlined, -2 pending
                              inlined), __tarn_pos (position in the file, or row id),
                              __tarn_rsnap (snapshot that wrote the row) */
+    /* DuckLake's virtual columns (with LK_SCAN_ROWID; each left out when the
+     * table has a column of that name, which wins as in DuckDB): */
+    LK_SCAN_SNAPSHOT = 4,    /* snapshot_id: the snapshot that inserted the row (NULL: not
+                                committed yet) */
+    LK_SCAN_FILENAME = 8,    /* filename: its data file, inlined table, or
+                                __ducklake_inlined_transaction_local_data */
+    LK_SCAN_FILE_ROW = 16,   /* file_row_number: its position there */
+    LK_SCAN_FILE_INDEX = 32, /* file_index: the place of that source in the table's list:
+                                files, inlined tables, the transaction's inlined rows */
+    LK_SCAN_LOCAL_ROWIDS = 64, /* rows the open transaction inserted show DuckLake's
+                                  transaction-local row ids (10^18 + n), as a user reads them */
 };
+#define LK_SCAN_VIRTUAL (LK_SCAN_SNAPSHOT | LK_SCAN_FILENAME | LK_SCAN_FILE_ROW | LK_SCAN_FILE_INDEX)
 
 /* *out (malloc'd) gets a SELECT producing the table's columns, in order,
  * with their DuckDB types. `snapshot` < 0 means the session's view
@@ -29,6 +41,10 @@ enum {
  * catalog the table was found in (its schema gives the table's directory). */
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags);
+
+/* `flags` without the virtual columns table `t` has a real column of (a
+ * real column wins, as in DuckDB): the ones its scan adds. */
+int lk_scan_virtual_flags(const lk_table *t, int flags);
 
 /* The lake's cache of what scans read from the catalog (each table's
  * committed files, the column names and ended rows of inlined tables;

@@ -133,6 +133,8 @@ void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id,
         f->partial_max = -1;
         f->record_count = p->record_count;
         f->mapping_id = p->has_mapping ? p->mapping_id : -1;
+        f->pending = !renumbered;
+        f->local_start = p->rowids_embedded ? -1 : 0; /* set by lk_scan_sql */
     }
 }
 

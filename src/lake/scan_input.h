@@ -24,7 +24,10 @@ typedef struct {
     int64_t *pk_cols; /* those values: column ids and texts (NULL: SQL NULL) */
     char **pk_vals;
     size_t npk;
-    int64_t mapping_id; /* its name mapping (namemap.h), -1: columns by field id */
+    int64_t mapping_id;  /* its name mapping (namemap.h), -1: columns by field id */
+    int pending;         /* written by the open transaction */
+    int64_t index;       /* its place in the table's file list (file_index) */
+    int64_t local_start; /* row id of its first row as a user reads it (LK_SCAN_LOCAL_ROWIDS) */
 } scan_file;
 
 typedef struct {

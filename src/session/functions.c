@@ -5,6 +5,7 @@
 
 #include "duck/duck.h"
 #include "lake/feed.h"
+#include "lake/scan.h"
 #include "lake/maintain.h"
 #include "lake/snapshots.h"
 #include "lake/txn.h"
@@ -107,7 +108,15 @@ static int feed(char **out, tarn_session *s, lk_lake *l, const lk_args *a, int k
     return lk_feed_sql(out, s->con, l, a->pos[1], a->pos[2], from, to, kind);
 }
 
-int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a)
+/* The feed's virtual columns from a statement's scan flags. */
+static int feed_virtual(int virt)
+{
+    return (virt & LK_SCAN_ROWID ? LK_FEED_ROWID : 0) |
+           (virt & LK_SCAN_SNAPSHOT ? LK_FEED_SNAPSHOT : 0);
+}
+
+int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a,
+                         int virt)
 {
     static const char *const KNOWN[] = {
         "ducklake_snapshots",        "ducklake_table_info",
@@ -146,9 +155,9 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
     case 6:
         return feed(out, s, l, a, LK_FEED_CHANGES);
     case 7:
-        return feed(out, s, l, a, LK_FEED_INSERTIONS);
+        return feed(out, s, l, a, LK_FEED_INSERTIONS | feed_virtual(virt));
     default:
-        return feed(out, s, l, a, LK_FEED_DELETIONS);
+        return feed(out, s, l, a, LK_FEED_DELETIONS | feed_virtual(virt));
     }
 }
 

@@ -12,8 +12,11 @@
 #include "session/session_int.h"
 
 /* *out gets the subquery for function `fn`; TARN_ENOTFOUND with *out NULL
- * when `fn` is not a DuckLake function. */
-int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a);
+ * when `fn` is not a DuckLake function. `virt`: the statement names
+ * virtual columns (rowid, snapshot_id), which the insertions and deletions
+ * feeds then carry. */
+int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a,
+                         int virt);
 
 /* Runs maintenance function `fn` on the lake its first argument names;
  * TARN_ENOTFOUND with *out NULL (and no message) when `fn` is not one. */

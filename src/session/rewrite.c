@@ -39,12 +39,56 @@ static size_t matching_paren(const sql_tokens *tk, size_t i)
     return tk->n;
 }
 
-static int mentions_rowid(const sql_tokens *tk)
+/* DuckLake's virtual columns of a table, and the scan flags that add them. */
+static const struct {
+    const char *name;
+    int flag;
+} VIRTUAL[] = {{"rowid", LK_SCAN_ROWID},
+               {"snapshot_id", LK_SCAN_SNAPSHOT},
+               {"filename", LK_SCAN_FILENAME},
+               {"file_row_number", LK_SCAN_FILE_ROW},
+               {"file_index", LK_SCAN_FILE_INDEX}};
+
+/* What a statement's virtual columns come to while it is rewritten: the
+ * scan flags for the ones it names, those its lake tables and feeds added,
+ * and those that are real columns of a source (a `*` shows those). */
+typedef struct {
+    int virt, added, real;
+} virt_state;
+
+/* The scan flags for the virtual columns statement `tk` names (0: none):
+ * lake tables it reads get them, and its bare `*`s leave them out. A
+ * named argument (filename = true) is no column. */
+static int mentions_virtual(const sql_tokens *tk)
 {
-    for (size_t i = 0; i < tk->n; i++)
-        if (tk->toks[i].type == SQL_TOK_IDENT && strcasecmp(tk->toks[i].text, "rowid") == 0)
-            return 1;
-    return 0;
+    int flags = 0;
+    for (size_t i = 0; i < tk->n; i++) {
+        if (tk->toks[i].type != SQL_TOK_IDENT)
+            continue;
+        const sql_token *nx = &tk->toks[i + 1]; /* (the EOF token ends the array) */
+        if (i + 1 < tk->n && (is_op(nx, "=>") || is_op(nx, ":=") ||
+                              (is_op(nx, "=") && i > 0 &&
+                               (is_op(&tk->toks[i - 1], ",") || is_op(&tk->toks[i - 1], "(")))))
+            continue;
+        for (size_t k = 0; k < sizeof(VIRTUAL) / sizeof(VIRTUAL[0]); k++)
+            if (strcasecmp(tk->toks[i].text, VIRTUAL[k].name) == 0)
+                flags |= VIRTUAL[k].flag;
+    }
+    /* the virtual columns come with rowid; a user sees the open
+     * transaction's new rows under DuckLake's transaction-local ids */
+    return flags ? flags | LK_SCAN_ROWID | LK_SCAN_LOCAL_ROWIDS : 0;
+}
+
+/* COLUMNS(c -> c NOT IN (…)): a `*` without the virtual columns in `flags`. */
+static void star_without(tarn_buf *b, int flags)
+{
+    flags &= LK_SCAN_ROWID | LK_SCAN_VIRTUAL;
+    buf_puts(b, "COLUMNS(c -> c NOT IN (");
+    int n = 0;
+    for (size_t k = 0; k < sizeof(VIRTUAL) / sizeof(VIRTUAL[0]); k++)
+        if (flags & VIRTUAL[k].flag)
+            buf_printf(b, "%s'%s'", n++ ? ", " : "", VIRTUAL[k].name);
+    buf_puts(b, "))");
 }
 
 static int in_from_position(const sql_tokens *tk, size_t i)
@@ -143,8 +187,9 @@ static int unchanged_since(const lk_catalog **cat, tarn_session *s, lk_lake *l, 
 }
 
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
+/* (*added, when given, gets the virtual columns the scan adds.) */
 static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,
-                      int64_t snap, int flags)
+                      int64_t snap, int flags, int *added)
 {
     const lk_catalog *cat = lk_txn_catalog(l);
     if (snap >= 0 && !unchanged_since(&cat, s, l, schema, name, snap)) {
@@ -163,6 +208,8 @@ static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schem
                        : TARN_ENOTFOUND;
     else
         rc = lk_scan_sql(out, l, s->con, cat, t, snap, flags);
+    if (!rc && added)
+        *added |= lk_scan_virtual_flags(t, flags);
     return rc;
 }
 
@@ -178,7 +225,7 @@ static void emit_subquery(tarn_buf *b, const char *scan, const char *name, int a
 /* Tries the table rewrites at token i; returns the token index after the
  * rewritten construct, or i when nothing was rewritten. */
 static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                         const char *sql, size_t i, int rowid)
+                         const char *sql, size_t i, virt_state *v)
 {
     qname q;
     *next = i;
@@ -198,7 +245,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     else
         alias_end = alias_at;
     int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
-    if (!has_at && !(rowid && in_from_position(tk, i)))
+    if (!has_at && !(v->virt && in_from_position(tk, i)))
         return 0;
     const char *schema = NULL, *name = NULL;
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
@@ -214,7 +261,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
         after = close + 1;
     }
     char *scan = NULL;
-    int rc = table_scan(&scan, s, l, schema, name, snap, rowid ? LK_SCAN_ROWID : 0);
+    int rc = table_scan(&scan, s, l, schema, name, snap, v->virt, &v->added);
     if (rc == TARN_ENOTFOUND && snap < 0 && !has_at) {
         tarn_error_clear();
         return 0; /* not a lake table: let DuckDB report it */
@@ -234,7 +281,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
 }
 
 static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                            const char *sql, size_t i)
+                            const char *sql, size_t i, virt_state *v)
 {
     *next = i;
     const sql_token *t = &tk->toks[i];
@@ -249,12 +296,21 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
     if (rc)
         return rc;
     char *sub = NULL;
-    rc = session_function_sql(&sub, s, t->text, &args);
+    rc = session_function_sql(&sub, s, t->text, &args, v->virt);
     lk_args_free(&args);
     if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
         return 0; /* not one of ours */
     if (rc)
         return rc;
+    /* the columns of its result named like virtual ones: the feeds of
+     * insertions and deletions add them, the others have them for real */
+    if (strcasecmp(t->text, "ducklake_table_insertions") == 0 ||
+        strcasecmp(t->text, "ducklake_table_deletions") == 0)
+        v->added |= v->virt & (LK_SCAN_ROWID | LK_SCAN_SNAPSHOT);
+    else if (strcasecmp(t->text, "ducklake_table_changes") == 0)
+        v->real |= LK_SCAN_ROWID | LK_SCAN_SNAPSHOT;
+    else if (strcasecmp(t->text, "ducklake_snapshots") == 0)
+        v->real |= LK_SCAN_SNAPSHOT;
     buf_printf(b, "(%s)", sub);
     free(sub);
     *next = close + 1;
@@ -431,6 +487,72 @@ static int star_in_select_list(const sql_tokens *tk, size_t i)
            is_op(&tk->toks[i + 1], ",");
 }
 
+/* Rewrites `sql` (tokens `tk`) into *out. A bare `*` of a select list is
+ * emitted as is and its place remembered in stars[] (*nstars): whether it
+ * must leave virtual columns out is known only after the FROM that follows
+ * it. */
+static int rewrite_pass(char **out, tarn_session *s, const sql_tokens *tk, const char *sql,
+                        virt_state *v, size_t **stars, size_t *nstars)
+{
+    int rc = 0;
+    tarn_buf b = {0};
+    size_t copied = 0; /* bytes of sql already emitted */
+    for (size_t i = 0; i < tk->n && !rc;) {
+        tarn_buf piece = {0};
+        size_t next = i;
+        rc = rewrite_function(&next, &piece, s, tk, sql, i, v);
+        if (!rc && next == i)
+            rc = rewrite_describe(&next, &piece, s, tk, sql, i);
+        if (!rc && next == i)
+            rc = rewrite_info_columns(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_info_tables(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_duckdb_tables(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_table(&next, &piece, s, tk, sql, i, v);
+        if (!rc && next == i && v->virt && star_in_select_list(tk, i)) {
+            buf_append(&b, sql + copied, tk->toks[i].start - copied);
+            *stars = xrealloc(*stars, (*nstars + 1) * sizeof(size_t));
+            (*stars)[(*nstars)++] = b.len;
+            buf_putc(&b, '*');
+            copied = tk->toks[i].start + tk->toks[i].len;
+            i++;
+        } else if (!rc && next != i) {
+            buf_append(&b, sql + copied, tk->toks[i].start - copied);
+            buf_append(&b, piece.ptr ? piece.ptr : "", piece.len);
+            const sql_token *last = &tk->toks[next - 1];
+            copied = last->start + last->len;
+            i = next;
+        } else {
+            i++;
+        }
+        buf_free(&piece);
+    }
+    if (rc) {
+        buf_free(&b);
+        return rc;
+    }
+    buf_puts(&b, sql + copied);
+    *out = buf_detach(&b);
+    return 0;
+}
+
+/* `sql` with the `*` at each offset stars[] replaced by one that leaves
+ * out the virtual columns `flags`. */
+static char *replace_stars(const char *sql, const size_t *stars, size_t n, int flags)
+{
+    tarn_buf b = {0};
+    size_t from = 0;
+    for (size_t k = 0; k < n; k++) {
+        buf_append(&b, sql + from, stars[k] - from);
+        star_without(&b, flags);
+        from = stars[k] + 1;
+    }
+    buf_puts(&b, sql + from);
+    return buf_detach(&b);
+}
+
 int rewrite_reads(char **out, tarn_session *s, const char *sql)
 {
     *out = NULL;
@@ -442,47 +564,20 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
     int rc = sql_tokenize(&tk, sql);
     if (rc)
         return rc;
-    int rowid = mentions_rowid(&tk);
-    tarn_buf b = {0};
-    size_t copied = 0; /* bytes of sql already emitted */
-    for (size_t i = 0; i < tk.n && !rc;) {
-        tarn_buf piece = {0};
-        size_t next = i;
-        rc = rewrite_function(&next, &piece, s, &tk, sql, i);
-        if (!rc && next == i)
-            rc = rewrite_describe(&next, &piece, s, &tk, sql, i);
-        if (!rc && next == i)
-            rc = rewrite_info_columns(&next, &piece, s, &tk, i);
-        if (!rc && next == i)
-            rc = rewrite_info_tables(&next, &piece, s, &tk, i);
-        if (!rc && next == i)
-            rc = rewrite_duckdb_tables(&next, &piece, s, &tk, i);
-        if (!rc && next == i)
-            rc = rewrite_table(&next, &piece, s, &tk, sql, i, rowid);
-        if (!rc && next == i && rowid && star_in_select_list(&tk, i)) {
-            buf_puts(&piece, "COLUMNS(c -> c <> 'rowid')");
-            next = i + 1;
-        }
-        if (!rc && next != i) {
-            buf_append(&b, sql + copied, tk.toks[i].start - copied);
-            buf_append(&b, piece.ptr ? piece.ptr : "", piece.len);
-            const sql_token *last = &tk.toks[next - 1];
-            copied = last->start + last->len;
-            i = next;
-        } else {
-            i++;
-        }
-        buf_free(&piece);
+    virt_state v = {.virt = mentions_virtual(&tk)};
+    size_t *stars = NULL, nstars = 0;
+    rc = rewrite_pass(out, s, &tk, sql, &v, &stars, &nstars);
+    /* the `*`s leave out the virtual columns the statement's lake tables
+     * and feeds added, unless another source has them for real */
+    int star = v.added & ~v.real & (LK_SCAN_ROWID | LK_SCAN_VIRTUAL);
+    if (!rc && star && nstars) {
+        char *with = replace_stars(*out, stars, nstars, star);
+        free(*out);
+        *out = with;
     }
-    if (!rc)
-        buf_puts(&b, sql + copied);
+    free(stars);
     sql_tokens_free(&tk);
-    if (rc) {
-        buf_free(&b);
-        return rc;
-    }
-    *out = buf_detach(&b);
-    return 0;
+    return rc;
 }
 
 /* ---- the arguments of a DuckLake function call ---- */
