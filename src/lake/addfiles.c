@@ -674,6 +674,35 @@ static int record_stats(lk_lake *lake, file_map *f, int64_t file_id, const duck_
 
 /* ---- registering ---- */
 
+/* Pre-order numbering, as DuckLake writes a mapping's entries. */
+static void entry_rows(lk_txn *txn, const lk_nm_entry *e, int64_t id, int64_t parent,
+                       int64_t *next)
+{
+    int64_t column_id = (*next)++;
+    tarn_buf b = {0};
+    quote_literal(&b, e->source);
+    char *par = parent >= 0 ? xasprintf("%lld", (long long)parent) : xstrdup("NULL");
+    lk_txn_row(txn, "ducklake_name_mapping", "(%lld, %lld, %s, %lld, %s, %s)", (long long)id,
+               (long long)column_id, buf_cstr(&b), (long long)e->target, par,
+               e->hive ? "true" : "false");
+    free(par);
+    buf_free(&b);
+    for (size_t i = 0; i < e->nchildren; i++)
+        entry_rows(txn, &e->children[i], id, column_id, next);
+}
+
+/* Records mapping `m`'s ducklake_column_mapping and ducklake_name_mapping
+ * rows (under m->id). */
+static void namemap_record(lk_txn *txn, const lk_namemap *m)
+{
+    lk_txn_row(txn, "ducklake_column_mapping", "(%lld, %lld, 'map_by_name')", (long long)m->id,
+               (long long)m->table_id);
+    int64_t next = 0;
+    for (size_t i = 0; i < m->ncols; i++)
+        entry_rows(txn, &m->cols[i], m->id, -1, &next);
+}
+
+
 /* The id of a mapping equal to `m` (the catalog's, then this
  * transaction's), or a new one: DuckLake's AddNameMap. */
 static int64_t mapping_id(lk_lake *lake, const lk_namemap_set *committed, lk_namemap *m)
@@ -687,7 +716,7 @@ static int64_t mapping_id(lk_lake *lake, const lk_namemap_set *committed, lk_nam
             return txn->new_maps.maps[i].id;
     m->id = txn->base_file_id + (int64_t)txn->new_maps.n;
     lk_namemap_set_add(&txn->new_maps, m);
-    lk_namemap_record(txn, m);
+    namemap_record(txn, m);
     return m->id;
 }
 

@@ -1,13 +1,12 @@
 /*
  * namemap.c — name mappings of files without field ids (see namemap.h):
  * reads ducklake_column_mapping / ducklake_name_mapping rows into trees,
- * compares trees as DuckLake does to reuse a mapping, and turns a tree
- * back into those rows.
+ * and compares trees as DuckLake does to reuse a mapping (addfiles.c
+ * records new ones).
  */
 #include "lake/namemap.h"
 
 #include "duck/duck.h"
-#include "lake/txn.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -194,30 +193,4 @@ int lk_namemap_load(lk_namemap_set *out, duckdb_connection con, const char *meta
     }
     duck_table_free(&r);
     return 0;
-}
-
-/* Pre-order numbering, as DuckLake writes a mapping's entries. */
-static void entry_rows(lk_txn *txn, const lk_nm_entry *e, int64_t id, int64_t parent,
-                       int64_t *next)
-{
-    int64_t column_id = (*next)++;
-    tarn_buf b = {0};
-    quote_literal(&b, e->source);
-    char *par = parent >= 0 ? xasprintf("%lld", (long long)parent) : xstrdup("NULL");
-    lk_txn_row(txn, "ducklake_name_mapping", "(%lld, %lld, %s, %lld, %s, %s)", (long long)id,
-               (long long)column_id, buf_cstr(&b), (long long)e->target, par,
-               e->hive ? "true" : "false");
-    free(par);
-    buf_free(&b);
-    for (size_t i = 0; i < e->nchildren; i++)
-        entry_rows(txn, &e->children[i], id, column_id, next);
-}
-
-void lk_namemap_record(lk_txn *txn, const lk_namemap *m)
-{
-    lk_txn_row(txn, "ducklake_column_mapping", "(%lld, %lld, 'map_by_name')", (long long)m->id,
-               (long long)m->table_id);
-    int64_t next = 0;
-    for (size_t i = 0; i < m->ncols; i++)
-        entry_rows(txn, &m->cols[i], m->id, -1, &next);
 }

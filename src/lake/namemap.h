@@ -61,9 +61,4 @@ int lk_namemap_load(lk_namemap_set *out, duckdb_connection con, const char *meta
 /* The entry of `entries` that targets column `column_id`, or NULL. */
 const lk_nm_entry *lk_namemap_target(const lk_nm_entry *entries, size_t n, int64_t column_id);
 
-/* Records mapping `m`'s ducklake_column_mapping and ducklake_name_mapping
- * rows in transaction `txn` (under m->id). */
-struct lk_txn;
-void lk_namemap_record(struct lk_txn *txn, const lk_namemap *m);
-
 #endif
