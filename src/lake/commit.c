@@ -25,6 +25,7 @@
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/idorder.h"
+#include "lake/macro.h"
 #include "lake/renumber.h"
 #include "lake/write.h"
 #include "tarn/error.h"
@@ -283,6 +284,7 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
     lk_renumber_files_plan(txn);
     lk_write_move_pending(lake, con);
     lk_renumber_plan(txn);
+    lk_macro_commit(txn); /* DuckLake numbers new macros after all else */
     build_changes(txn);
     /* DuckLake advances next_file_id once per table that received inlined
      * rows but no file, so that caches keyed by it see the data change. */

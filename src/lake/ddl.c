@@ -7,6 +7,7 @@
  */
 #include "lake/ddl.h"
 #include "lake/idorder.h"
+#include "lake/macro.h"
 
 #include "duck/duck.h"
 #include "lake/bucket.h"
@@ -126,6 +127,39 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
     return 0;
 }
 
+static void dependent(tarn_buf *b, const char *kind, const char *name, const char *schema)
+{
+    buf_printf(b, "%s ", kind);
+    quote_ident(b, name);
+    buf_puts(b, " depends on schema ");
+    quote_ident(b, schema);
+    buf_puts(b, ".\n");
+}
+
+/* DROP SCHEMA without CASCADE: DuckLake's error when anything lives in it. */
+static int schema_dependents(const lk_catalog *c, int64_t sid, const char *schema)
+{
+    tarn_buf b = {0};
+    for (size_t i = 0; i < c->ntables; i++)
+        if (c->tables[i].schema_id == sid)
+            dependent(&b, "table", c->tables[i].name, schema);
+    for (size_t i = 0; i < c->nviews; i++)
+        if (c->views[i].schema_id == sid)
+            dependent(&b, "view", c->views[i].name, schema);
+    for (size_t i = 0; i < c->nmacros; i++)
+        if (c->macros[i].schema_id == sid)
+            dependent(&b, c->macros[i].is_table ? "table macro function" : "macro function",
+                      c->macros[i].name, schema);
+    int rc = 0;
+    if (b.len)
+        rc = tarn_error_set(TARN_EINVALID,
+                            "Catalog Error: Cannot drop schema \"%s\" because there are entries "
+                            "that depend on it\n%sUse DROP...CASCADE to drop all dependents.",
+                            schema, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
 int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_exists,
                    int cascade)
 {
@@ -138,21 +172,14 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
                               name, lake->alias);
     }
     int64_t sid = s->id;
-    for (size_t i = 0; i < txn->cat.ntables; i++) {
-        if (txn->cat.tables[i].schema_id != sid)
-            continue;
-        if (!cascade)
-            return tarn_error_set(TARN_EINVALID,
-                                  "Cannot drop schema \"%s\" because there are entries that "
-                                  "depend on it; use DROP SCHEMA … CASCADE",
-                                  name);
+    if (!cascade) {
+        int rc = schema_dependents(&txn->cat, sid, name);
+        if (rc)
+            return rc;
     }
-    for (size_t i = 0; i < txn->cat.nviews && !cascade; i++)
-        if (txn->cat.views[i].schema_id == sid)
-            return tarn_error_set(TARN_EINVALID,
-                                  "Cannot drop schema \"%s\" because there are entries that "
-                                  "depend on it; use DROP SCHEMA … CASCADE",
-                                  name);
+    int rc = lk_drop_schema_macros(lake, sid, name);
+    if (rc)
+        return rc;
     for (size_t i = txn->cat.ntables; i-- > 0;) {
         if (txn->cat.tables[i].schema_id != sid)
             continue;

@@ -62,11 +62,18 @@ typedef struct {
     hmap entries;
 } entry_set;
 
-struct lk_idorder {
-    hmap schemas; /* DuckLake's new_schemas */
-    hmap sets;    /* DuckLake's new_tables: schema name -> entry_set */
+/* A map of schema name -> map of entry names (DuckLake's new_tables,
+ * new_scalar_macros, new_table_macros). */
+typedef struct {
+    hmap sets;
     entry_set *set;
     size_t nset;
+} family;
+
+struct lk_idorder {
+    hmap schemas;     /* DuckLake's new_schemas */
+    family tables;    /* new_tables: tables and views */
+    family macros[2]; /* new_scalar_macros, new_table_macros */
     record *rec;
     size_t nrec;
 };
@@ -188,6 +195,16 @@ void lk_idorder_simulate(const char *const *keys, size_t n, const char ***out)
     hmap_clear(&m);
 }
 
+static void family_free(family *f)
+{
+    hmap_clear(&f->sets);
+    for (size_t i = 0; i < f->nset; i++) {
+        free(f->set[i].schema);
+        hmap_clear(&f->set[i].entries);
+    }
+    free(f->set);
+}
+
 lk_idorder *lk_idorder_new(void)
 {
     return xcalloc(1, sizeof(lk_idorder));
@@ -198,12 +215,9 @@ void lk_idorder_free(lk_idorder *o)
     if (!o)
         return;
     hmap_clear(&o->schemas);
-    hmap_clear(&o->sets);
-    for (size_t i = 0; i < o->nset; i++) {
-        free(o->set[i].schema);
-        hmap_clear(&o->set[i].entries);
-    }
-    free(o->set);
+    family_free(&o->tables);
+    family_free(&o->macros[0]);
+    family_free(&o->macros[1]);
     for (size_t i = 0; i < o->nrec; i++) {
         free(o->rec[i].schema);
         free(o->rec[i].name);
@@ -246,27 +260,50 @@ static void add_id(record *r, int64_t id)
     r->ids[r->nids++] = id;
 }
 
-static entry_set *find_set(lk_idorder *o, const char *schema)
+static entry_set *family_find(family *f, const char *schema)
 {
-    for (size_t i = 0; i < o->nset; i++)
-        if (strcasecmp(o->set[i].schema, schema) == 0)
-            return &o->set[i];
+    for (size_t i = 0; i < f->nset; i++)
+        if (strcasecmp(f->set[i].schema, schema) == 0)
+            return &f->set[i];
     return NULL;
 }
 
 /* The schema's entry map, created (and its key inserted) on first use. */
-static entry_set *get_set(lk_idorder *o, const char *schema)
+static entry_set *family_get(family *f, const char *schema)
 {
-    entry_set *s = find_set(o, schema);
-    if (hmap_find(&o->sets, schema) < 0)
-        hmap_insert(&o->sets, schema);
+    entry_set *s = family_find(f, schema);
+    if (hmap_find(&f->sets, schema) < 0)
+        hmap_insert(&f->sets, schema);
     if (s)
         return s;
-    o->set = xrealloc(o->set, (o->nset + 1) * sizeof(*o->set));
-    s = &o->set[o->nset++];
+    f->set = xrealloc(f->set, (f->nset + 1) * sizeof(*f->set));
+    s = &f->set[f->nset++];
     memset(s, 0, sizeof(*s));
     s->schema = xstrdup(schema);
     return s;
+}
+
+/* Erases entry `name` of `schema`; an emptied entry map is discarded. */
+static void family_erase(family *f, const char *schema, const char *name)
+{
+    entry_set *s = family_find(f, schema);
+    if (!s || hmap_find(&s->entries, name) < 0)
+        return;
+    hmap_erase(&s->entries, name);
+    if (s->entries.n == 0) {
+        hmap_clear(&s->entries);
+        hmap_erase(&f->sets, schema);
+    }
+}
+
+static entry_set *find_set(lk_idorder *o, const char *schema)
+{
+    return family_find(&o->tables, schema);
+}
+
+static entry_set *get_set(lk_idorder *o, const char *schema)
+{
+    return family_get(&o->tables, schema);
 }
 
 void lk_idorder_schema_created(lk_idorder *o, const char *schema, int64_t id)
@@ -318,14 +355,7 @@ void lk_idorder_entry_dropped(lk_idorder *o, const char *schema, const char *nam
     record *r = find_record(o, schema, name);
     if (r)
         r->live = 0;
-    entry_set *s = find_set(o, schema);
-    if (!s || hmap_find(&s->entries, name) < 0)
-        return;
-    hmap_erase(&s->entries, name);
-    if (s->entries.n == 0) {
-        hmap_clear(&s->entries);
-        hmap_erase(&o->sets, schema);
-    }
+    family_erase(&o->tables, schema, name);
 }
 
 static void append_ids(int64_t **out, size_t *n, const record *r)
@@ -342,12 +372,12 @@ size_t lk_idorder_sequence(const lk_idorder *o, int64_t **out)
     lk_idorder *m = (lk_idorder *)o;
     size_t n = 0;
     *out = NULL;
-    if (o->schemas.overflow || o->sets.overflow)
+    if (o->schemas.overflow || o->tables.sets.overflow)
         return 0;
     for (size_t i = 0; i < o->schemas.n; i++)
         append_ids(out, &n, find_record(m, o->schemas.keys[i], NULL));
-    for (size_t i = 0; i < o->sets.n; i++) {
-        entry_set *s = find_set(m, o->sets.keys[i]);
+    for (size_t i = 0; i < o->tables.sets.n; i++) {
+        entry_set *s = find_set(m, o->tables.sets.keys[i]);
         if (!s || s->entries.overflow) {
             free(*out);
             *out = NULL;
@@ -370,7 +400,7 @@ size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***
 {
     lk_idorder *m = (lk_idorder *)o;
     hmap fresh = {0};
-    const hmap *src = tables ? &o->sets : &o->schemas;
+    const hmap *src = tables ? &o->tables.sets : &o->schemas;
     for (size_t i = 0; i < src->n; i++) {
         int take = !tables;
         entry_set *s = tables ? find_set(m, src->keys[i]) : NULL;
@@ -381,6 +411,55 @@ size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***
         if (take)
             hmap_insert(&fresh, src->keys[i]);
     }
+    *out = xcalloc(fresh.n ? fresh.n : 1, sizeof(**out));
+    size_t n = 0;
+    for (size_t i = 0; i < fresh.n; i++)
+        for (size_t k = 0; k < src->n; k++)
+            if (strcmp(src->keys[k], fresh.keys[i]) == 0) {
+                (*out)[n++] = src->keys[k];
+                break;
+            }
+    hmap_clear(&fresh);
+    return n;
+}
+
+void lk_idorder_macro_created(lk_idorder *o, int is_table, const char *schema, const char *name)
+{
+    hmap_insert(&family_get(&o->macros[is_table != 0], schema)->entries, name);
+}
+
+void lk_idorder_macro_dropped(lk_idorder *o, int is_table, const char *schema, const char *name)
+{
+    family_erase(&o->macros[is_table != 0], schema, name);
+}
+
+size_t lk_idorder_macro_order(const lk_idorder *o, int is_table, const char ***schemas,
+                              const char ***names)
+{
+    const family *f = &o->macros[is_table != 0];
+    size_t n = 0, cap = 0;
+    *schemas = *names = NULL;
+    for (size_t i = 0; i < f->sets.n; i++) {
+        entry_set *s = family_find((family *)f, f->sets.keys[i]);
+        for (size_t k = 0; s && k < s->entries.n; k++) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                *schemas = xrealloc(*schemas, cap * sizeof(**schemas));
+                *names = xrealloc(*names, cap * sizeof(**names));
+            }
+            (*schemas)[n] = s->schema;
+            (*names)[n++] = s->entries.keys[k];
+        }
+    }
+    return n;
+}
+
+size_t lk_idorder_macro_change_schemas(const lk_idorder *o, int is_table, const char ***out)
+{
+    const hmap *src = &o->macros[is_table != 0].sets;
+    hmap fresh = {0};
+    for (size_t i = 0; i < src->n; i++)
+        hmap_insert(&fresh, src->keys[i]);
     *out = xcalloc(fresh.n ? fresh.n : 1, sizeof(**out));
     size_t n = 0;
     for (size_t i = 0; i < fresh.n; i++)

@@ -50,6 +50,20 @@ void lk_idorder_entry_dropped(lk_idorder *o, const char *schema, const char *nam
  * *out is owned by the caller; returns the count. */
 size_t lk_idorder_sequence(const lk_idorder *o, int64_t **out);
 
+/* Macros. DuckLake numbers a transaction's new macros at commit after
+ * everything else: the scalar macros, then the table macros, each by the
+ * iteration order of its map of schema name -> map of macro names. */
+void lk_idorder_macro_created(lk_idorder *o, int is_table, const char *schema, const char *name);
+/* DROP of a macro created in this transaction (others are not in the maps). */
+void lk_idorder_macro_dropped(lk_idorder *o, int is_table, const char *schema, const char *name);
+/* The new macros of one kind in numbering order, as (schema, name) pairs
+ * borrowed from `o`; the arrays are owned by the caller. */
+size_t lk_idorder_macro_order(const lk_idorder *o, int is_table, const char ***schemas,
+                              const char ***names);
+/* The order DuckLake lists the schemas of created_scalar_macro /
+ * created_table_macro changes in (a fresh map filled in iteration order). */
+size_t lk_idorder_macro_change_schemas(const lk_idorder *o, int is_table, const char ***out);
+
 /* DuckDB's case-insensitive string hash (exposed for the unit test). */
 uint64_t lk_idorder_hash(const char *s);
 

@@ -139,6 +139,9 @@ void lk_catalog_remove_view(lk_catalog *c, size_t i)
 
 void lk_catalog_free(lk_catalog *c)
 {
+    for (size_t i = 0; i < c->nmacros; i++)
+        lk_macro_free(&c->macros[i]);
+    free(c->macros);
     for (size_t i = 0; i < c->nviews; i++)
         view_free(&c->views[i]);
     free(c->views);
@@ -169,6 +172,9 @@ void lk_catalog_share(lk_catalog *dst, const lk_catalog *src)
         dst->views[i].sql = dup_or_null(src->views[i].sql);
         dst->views[i].aliases = dup_or_null(src->views[i].aliases);
     }
+    dst->macros = xcalloc(src->nmacros ? src->nmacros : 1, sizeof(lk_macro));
+    for (size_t i = 0; i < src->nmacros; i++)
+        lk_macro_copy(&dst->macros[i], &src->macros[i]);
     dst->tables = xcalloc(src->ntables, sizeof(lk_table));
     if (src->ntables)
         memcpy(dst->tables, src->tables, src->ntables * sizeof(lk_table));
@@ -593,6 +599,8 @@ int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, in
         rc = load_inlined(out, con, meta);
     if (!rc)
         rc = load_views(out, con, meta);
+    if (!rc)
+        rc = lk_catalog_load_macros(out, con, meta);
     if (!rc)
         rc = load_partitions(out, con, meta);
     if (!rc)

@@ -83,8 +83,34 @@ typedef struct {
     char *aliases; /* column aliases as stored: "a","b" or "" */
 } lk_view;
 
+/* A macro parameter as ducklake_macro_parameters stores it: type and
+ * default value type "unknown" when not given, default value "NULL". */
+typedef struct {
+    char *name, *type, *default_value, *default_type;
+} lk_macro_param;
+
+/* One implementation (overload) of a macro: ducklake_macro_impl. */
+typedef struct {
+    char *sql;  /* DuckDB's rendering of the expression or query */
+    char *type; /* "scalar" or "table" */
+    lk_macro_param *params;
+    size_t nparams;
+} lk_macro_impl;
+
+/* A macro (ducklake_macro). A scalar and a table macro may share a name. */
+typedef struct {
+    int64_t id; /* -1 until the commit that creates it numbers it */
+    int64_t begin, schema_id;
+    char *name;
+    int is_table;
+    lk_macro_impl *impls;
+    size_t nimpls;
+} lk_macro;
+
 typedef struct {
     int64_t snapshot_id, schema_version, next_catalog_id, next_file_id;
+    lk_macro *macros;
+    size_t nmacros;
     lk_view *views;
     size_t nviews;
     lk_schema *schemas;
@@ -97,6 +123,8 @@ typedef struct {
  * metadata database attached as `meta` (an already quoted identifier). */
 int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot);
 void lk_catalog_free(lk_catalog *c);
+/* (part of lk_catalog_load: the macros live at c->snapshot_id) */
+int lk_catalog_load_macros(lk_catalog *c, duckdb_connection con, const char *meta);
 /* The transaction's working model: `dst` gets its own schemas and views and
  * borrows every table of `src`, which must outlive `dst` or hand the memory
  * over with lk_catalog_take_over(). */
@@ -126,6 +154,14 @@ lk_schema *lk_catalog_add_schema(lk_catalog *c);
 lk_view *lk_catalog_view(lk_catalog *c, int64_t schema_id, const char *name);
 lk_view *lk_catalog_add_view(lk_catalog *c);
 void lk_catalog_remove_view(lk_catalog *c, size_t i);
+
+/* The live macro `name` of a schema (is_table: a table macro), or NULL. */
+lk_macro *lk_catalog_macro(lk_catalog *c, int64_t schema_id, const char *name, int is_table);
+/* Appends a zeroed macro and returns it; removes (frees) the one at i. */
+lk_macro *lk_catalog_add_macro(lk_catalog *c);
+void lk_catalog_remove_macro(lk_catalog *c, size_t i);
+void lk_macro_free(lk_macro *m);
+void lk_macro_copy(lk_macro *dst, const lk_macro *src);
 
 void lk_column_free(lk_column *col);
 void lk_column_copy(lk_column *dst, const lk_column *src);

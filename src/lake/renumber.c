@@ -43,6 +43,7 @@ static const char *const ID_COLUMNS[][2] = {
     {"ducklake_file_partition_value", "table_id"},
     {"ducklake_file_variant_stats", "table_id"},
     {"ducklake_inlined_data_tables", "table_id"},
+    {"ducklake_macro", "schema_id"},
     {"ducklake_partition_column", "partition_id"},
     {"ducklake_partition_column", "table_id"},
     {"ducklake_partition_info", "partition_id"},

@@ -16,6 +16,7 @@
 
 #include "duck/duck.h"
 #include "lake/scan.h"
+#include "lake/macro.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -61,7 +62,62 @@ static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
         }
         duck_table_free(&t);
     }
+    if (!rc) { /* the lake's macros in main (other schemas went with CASCADE) */
+        buf_clear(&b);
+        buf_puts(&b, "SELECT DISTINCT function_name, function_type = 'table_macro' FROM "
+                     "duckdb_functions() WHERE database_name = ");
+        quote_literal(&b, lake->alias);
+        buf_puts(&b, " AND schema_name = 'main' AND function_type IN ('macro', 'table_macro') "
+                     "AND NOT internal");
+        rc = duck_table_query(&t, con, buf_cstr(&b));
+        for (size_t r = 0; r < t.nrows && !rc; r++) {
+            buf_clear(&b);
+            buf_puts(&b, strcmp(duck_table_get(&t, r, 1), "true") == 0 ? "DROP MACRO TABLE "
+                                                                       : "DROP MACRO ");
+            quote_qualified(&b, lake->alias, "main", duck_table_get(&t, r, 0));
+            rc = duck_exec(con, buf_cstr(&b));
+        }
+        duck_table_free(&t);
+    }
     buf_free(&b);
+    return rc;
+}
+
+/* The lake's macros become DuckDB macros in the alias database. DuckDB
+ * binds a table macro's query when it is created, resolving names with
+ * the search path: the macro's own schema, as where it was first made
+ * (the user's statement ran under USE lake). One that no longer binds
+ * (its table was dropped) is left out, as views are. */
+static int create_macros(lk_lake *lake, duckdb_connection con, const lk_catalog *cat)
+{
+    if (!cat->nmacros)
+        return 0;
+    char *saved = NULL;
+    int rc = duck_query_string(&saved, con, "SELECT current_setting('search_path')");
+    for (size_t i = 0; i < cat->nmacros && !rc; i++) {
+        const lk_macro *m = &cat->macros[i];
+        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, m->schema_id);
+        if (!sc)
+            continue;
+        tarn_buf path = {0}, b = {0};
+        quote_qualified(&path, NULL, lake->alias, sc->name);
+        buf_puts(&b, "SET search_path = ");
+        quote_literal(&b, buf_cstr(&path));
+        rc = duck_exec(con, buf_cstr(&b));
+        buf_clear(&b);
+        lk_macro_duckdb_sql(&b, lake->alias, sc->name, m);
+        if (!rc && duck_exec(con, buf_cstr(&b)) != 0)
+            tarn_error_clear();
+        buf_free(&b);
+        buf_free(&path);
+    }
+    tarn_buf b = {0};
+    buf_puts(&b, "SET search_path = ");
+    quote_literal(&b, saved ? saved : "");
+    if (!rc)
+        rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    free(saved);
     return rc;
 }
 
@@ -298,6 +354,8 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
         rc = table_view(lake, con, cat, &cat->tables[i]);
     for (size_t i = 0; i < cat->nviews && !rc; i++)
         create_lake_view(lake, con, cat, &cat->views[i]);
+    if (!rc)
+        rc = create_macros(lake, con, cat);
     buf_free(&b);
     return rc;
 }
@@ -356,7 +414,9 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {
     static const char *const WHOLE[] = {
-        "dropped_schema:", "created_view:", "dropped_view:", "altered_view:"};
+        "dropped_schema:",       "created_view:",         "dropped_view:",
+        "altered_view:",         "created_scalar_macro:", "created_table_macro:",
+        "dropped_scalar_macro:", "dropped_table_macro:"};
     const lk_catalog *cat = &lake->cat;
     int ddl = 0, new_schemas = 0;
     for (size_t i = 0; i < n; i++) {

@@ -620,6 +620,8 @@ int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *
         return 1; /* COMMENT ON names its object later: treat it as the lake's */
     qname q;
     const char *schema = NULL, *name = NULL;
+    if (strcasecmp(h.object, "MACRO") == 0 && kw_at(tk, h.i, "TABLE")) /* DROP MACRO TABLE */
+        h.i += kw_at(tk, h.i + 1, "IF") ? 3 : 1;
     if (!session_qname(tk, h.i, &q))
         return 0;
     return session_resolve(s, &q, &schema, &name, strcasecmp(h.object, "SCHEMA") == 0) != NULL;
@@ -637,6 +639,9 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     int is_schema = strcasecmp(h.object, "SCHEMA") == 0;
     if (strcmp(kw, "COMMENT") == 0)
         return comment_on(s, tk, sql, handled);
+    if (strcasecmp(h.object, "MACRO") == 0 || strcasecmp(h.object, "FUNCTION") == 0)
+        return session_macro_stmt(s, tk, sql, kw, h.i, h.or_replace, h.if_not_exists, h.if_exists,
+                                  handled);
     if (!session_qname(tk, h.i, &q))
         return 0;
     lk_lake *l = session_resolve(s, &q, &schema, &name, is_schema);

@@ -53,6 +53,10 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
 /* Whether DDL statement tk (first keyword kw) creates, drops or alters
  * something in a lake (not TEMP, resolving to an attached lake). */
 int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *kw);
+/* CREATE / DROP MACRO (or FUNCTION), `i` the token after the object
+ * keyword and IF [NOT] EXISTS. */
+int session_macro_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                       size_t i, int or_replace, int if_not_exists, int if_exists, int *handled);
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
 
 /* The source text of tokens [from, to) of `sql`. */

@@ -134,13 +134,54 @@ static void test_change_schemas(void **state)
     lk_idorder_free(o);
 }
 
+/* Macros: each kind in its own map of schema -> names, numbered in their
+ * iteration order (the orders above, checked against libstdc++). */
+static void test_macro_order(void **state)
+{
+    lk_idorder *o = lk_idorder_new();
+    const char *names[] = {"orders", "customers", "items", "v_orders"};
+    for (size_t i = 0; i < 4; i++)
+        lk_idorder_macro_created(o, 0, "main", names[i]);
+    lk_idorder_macro_created(o, 1, "s", "c");
+    lk_idorder_macro_created(o, 1, "s", "cv");
+    lk_idorder_macro_dropped(o, 0, "main", "items"); /* erasing keeps the others' order */
+    const char **sch = NULL, **got = NULL;
+    size_t n = lk_idorder_macro_order(o, 0, &sch, &got);
+    assert_int_equal(n, 3);
+    assert_string_equal(got[0], "v_orders");
+    assert_string_equal(got[1], "customers");
+    assert_string_equal(got[2], "orders");
+    assert_string_equal(sch[0], "main");
+    free(sch);
+    free(got);
+    n = lk_idorder_macro_order(o, 1, &sch, &got);
+    assert_int_equal(n, 2);
+    assert_string_equal(got[0], "cv");
+    assert_string_equal(got[1], "c");
+    assert_string_equal(sch[1], "s");
+    free(sch);
+    free(got);
+    /* dropping the last one discards the schema's map */
+    lk_idorder_macro_dropped(o, 1, "s", "c");
+    lk_idorder_macro_dropped(o, 1, "s", "cv");
+    assert_int_equal(lk_idorder_macro_order(o, 1, &sch, &got), 0);
+    free(sch);
+    free(got);
+    const char **schemas = NULL;
+    assert_int_equal(lk_idorder_macro_change_schemas(o, 1, &schemas), 0);
+    free(schemas);
+    assert_int_equal(lk_idorder_macro_change_schemas(o, 0, &schemas), 1);
+    assert_string_equal(schemas[0], "main");
+    free(schemas);
+    lk_idorder_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hash),
-        cmocka_unit_test(test_map_order),
-        cmocka_unit_test(test_sequence),
-        cmocka_unit_test(test_change_schemas),
+        cmocka_unit_test(test_hash),        cmocka_unit_test(test_map_order),
+        cmocka_unit_test(test_sequence),    cmocka_unit_test(test_change_schemas),
+        cmocka_unit_test(test_macro_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
