@@ -15,6 +15,7 @@
 #include "duck/duck.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/strlist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,24 +52,58 @@ static const char *change_key(const char *kind)
     return kind;
 }
 
-/* "main"."t" → main.t */
-static char *unquote_value(const char *v, size_t n)
+/* Appends the SQL that writes name `part` as DuckDB's
+ * KeywordHelper::WriteOptionallyQuoted does (DuckLake lists names so):
+ * bare when it is a plain identifier and not a keyword, else quoted. */
+static void optionally_quoted_sql(tarn_buf *b, const char *part)
 {
-    tarn_buf b = {0};
+    tarn_buf q = {0};
+    quote_ident(&q, part);
+    buf_puts(b, "(CASE WHEN regexp_full_match(");
+    quote_literal(b, part);
+    buf_puts(b, ", '[A-Za-z_][A-Za-z0-9_]*') AND lower(");
+    quote_literal(b, part);
+    buf_puts(b, ") NOT IN (SELECT keyword_name FROM duckdb_keywords()) THEN ");
+    quote_literal(b, part);
+    buf_puts(b, " ELSE ");
+    quote_literal(b, buf_cstr(&q));
+    buf_puts(b, " END)");
+    buf_free(&q);
+}
+
+/* A change's value as SQL: "main"."t" → main.t, each name optionally
+ * quoted (DuckLake's CatalogListToValue); a schema ("s") and an id as they
+ * are. */
+static char *value_sql(const char *v, size_t n)
+{
+    strlist parts = {0};
+    tarn_buf part = {0};
     int inq = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = v[i];
-        if (c == '"') {
-            if (inq && i + 1 < n && v[i + 1] == '"') {
-                buf_putc(&b, '"');
-                i++;
-            } else {
-                inq = !inq;
-            }
-            continue;
+    for (size_t i = 0; i <= n; i++) {
+        char c = i < n ? v[i] : '.';
+        if (c == '"' && inq && i + 1 < n && v[i + 1] == '"') {
+            buf_putc(&part, '"');
+            i++;
+        } else if (c == '"') {
+            inq = !inq;
+        } else if (c == '.' && !inq) {
+            strlist_push(&parts, buf_cstr(&part));
+            buf_clear(&part);
+        } else {
+            buf_putc(&part, c);
         }
-        buf_putc(&b, c);
     }
+    buf_free(&part);
+    tarn_buf b = {0};
+    for (size_t i = 0; i < parts.n; i++) {
+        if (i)
+            buf_puts(&b, " || '.' || ");
+        if (parts.n > 1)
+            optionally_quoted_sql(&b, parts.items[i]);
+        else
+            quote_literal(&b, parts.items[i]);
+    }
+    strlist_free(&parts);
     return buf_detach(&b);
 }
 
@@ -133,8 +168,7 @@ static void changes_map(tarn_buf *b, const char *changes)
         const char *colon = memchr(start, ':', (size_t)(p - start));
         if (colon) {
             char *kind = xstrndup(start, (size_t)(colon - start));
-            add_change(&g, &ng, change_key(kind),
-                       unquote_value(colon + 1, (size_t)(p - colon - 1)));
+            add_change(&g, &ng, change_key(kind), value_sql(colon + 1, (size_t)(p - colon - 1)));
             free(kind);
         }
         if (*p == ',')
@@ -151,7 +185,7 @@ static void changes_map(tarn_buf *b, const char *changes)
         for (size_t k = 0; k < g[i].n; k++) {
             if (k)
                 buf_puts(b, ", ");
-            quote_literal(b, g[i].vals[k]);
+            buf_puts(b, g[i].vals[k]);
             free(g[i].vals[k]);
         }
         buf_puts(b, "]::VARCHAR[]");

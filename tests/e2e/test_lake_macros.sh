@@ -9,7 +9,8 @@
 #   - a transaction numbers its macros after its tables (at commit), and a
 #     macro created and dropped in one transaction leaves nothing;
 #   - DROP SCHEMA refuses a schema with macros unless CASCADE; duplicate
-#     names fail with DuckDB's message.
+#     names fail with DuckDB's message;
+#   - ducklake_snapshots() names them (and tables) quoted where DuckLake does.
 #
 # Run: `bash tests/e2e/test_lake_macros.sh` (TARN=build-san/tarn for ASan).
 
@@ -86,5 +87,10 @@ check_eq "DROP SCHEMA refuses a schema with a macro" "1" \
 q "$ATTACH DROP SCHEMA s CASCADE;" >/dev/null
 check_eq "CASCADE drops the macro too" "11" \
     "$(qn "$META SELECT end_snapshot FROM m.ducklake_macro WHERE macro_name = 'mm';")"
+
+q "$ATTACH CREATE MACRO simple(a) AS a; CREATE SCHEMA \"My S\"; CREATE TABLE \"My S\".\"select\" (i INTEGER);" >/dev/null
+check_eq "ducklake_snapshots() quotes keywords and odd names as DuckLake does, not schemas" \
+    "$(printf '%s\n' "{scalar_macros_created=['main.\"simple\"']}" "{schemas_created=[My S]}" "{tables_created=['\"My S\".\"select\"']}")" \
+    "$(q "$ATTACH SELECT changes::VARCHAR AS c FROM ducklake_snapshots('lake') WHERE snapshot_id > 11 ORDER BY snapshot_id;" | tail -n +2 | sed '/^$/d; s/^"//; s/"$//; s/""/"/g')"
 
 finish
