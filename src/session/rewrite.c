@@ -222,6 +222,22 @@ static void emit_subquery(tarn_buf *b, const char *scan, const char *name, int a
     }
 }
 
+/* Whether t is a reserved word that cannot name a table unquoted: in
+ * `FROM t AT (…)` FROM is not a table aliased t. */
+static int reserved_word(const sql_token *t)
+{
+    static const char *const WORDS[] = {
+        "FROM", "JOIN", "SELECT", "WHERE", "ON",       "USING",   "INTO",   "WITH",  "AS",
+        "AND",  "OR",   "NOT",    "IN",    "BY",       "CASE",    "WHEN",   "THEN",  "ELSE",
+        "END",  "ALL",  "UNION",  "TABLE", "DISTINCT", "LATERAL", "UPDATE", "DELETE"};
+    if (t->type != SQL_TOK_IDENT)
+        return 0;
+    for (size_t k = 0; k < sizeof(WORDS) / sizeof(WORDS[0]); k++)
+        if (sql_tok_is_kw(t, WORDS[k]))
+            return 1;
+    return 0;
+}
+
 /* Tries the table rewrites at token i; returns the token index after the
  * rewritten construct, or i when nothing was rewritten. */
 static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -229,7 +245,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
 {
     qname q;
     *next = i;
-    if (!session_qname(tk, i, &q))
+    if (reserved_word(&tk->toks[i]) || !session_qname(tk, i, &q))
         return 0;
     size_t e = q.end;
     /* the alias may come before the AT clause: lake.t AS o AT (…) */
