@@ -1051,7 +1051,7 @@ int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exi
     }
     drop_view_rows(lake, v);
     lk_idorder_entry_dropped(txn->ids, schema, name);
-    lk_txn_views_all(txn);
+    lk_txn_view_dropped(txn, schema, name); /* alone: views reading it stay */
     lk_catalog_remove_view(&txn->cat, (size_t)(v - txn->cat.views));
     return 0;
 }
@@ -1153,4 +1153,143 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
     *slot = text ? xstrdup(text) : NULL;
     altered(lake, t);
     return 0;
+}
+
+/* ---- ALTER VIEW / COMMENT ON VIEW ---- */
+
+static lk_view *find_view(lk_lake *lake, const char *schema, const char *name, const char *verb)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_view *v = s ? lk_catalog_view(&txn->cat, s->id, name) : NULL;
+    if (v)
+        return v;
+    if (s && lk_catalog_table(&txn->cat, s->id, name))
+        tarn_error_set(TARN_EINVALID, "Binder Error: Cannot use %s on entry %s - it is not a view",
+                       verb, name);
+    else
+        tarn_error_set(TARN_ENOTFOUND, "Catalog Error: View with name %s does not exist!", name);
+    return NULL;
+}
+
+/* Replaces change token `from` by `to` (a rename of an object this
+ * transaction created: DuckLake names it once, by its final name). */
+static void retoken(lk_txn *txn, const char *from, const char *to)
+{
+    for (size_t i = 0; i < txn->nchange_tokens; i++)
+        if (strcmp(txn->change_tokens[i], from) == 0) {
+            free(txn->change_tokens[i]);
+            txn->change_tokens[i] = xstrdup(to);
+        }
+}
+
+static char *name_token(const char *kind, const char *schema, const char *name)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "%s:", kind);
+    quote_ident(&b, schema);
+    buf_putc(&b, '.');
+    quote_ident(&b, name);
+    return buf_detach(&b);
+}
+
+int lk_rename_view(lk_lake *lake, const char *schema, const char *name, const char *new_name)
+{
+    lk_txn *txn = lake->txn;
+    lk_view *v = find_view(lake, schema, name, "ALTER VIEW");
+    if (!v)
+        return tarn_error_code();
+    if (strcasecmp(name, new_name) != 0 && (lk_catalog_view(&txn->cat, v->schema_id, new_name) ||
+                                            lk_catalog_table(&txn->cat, v->schema_id, new_name)))
+        return tarn_error_set(TARN_EINVALID,
+                              "Catalog Error: Could not rename view \"%s\" to \"%s\": another "
+                              "entry with this name already exists!",
+                              name, new_name);
+    if (v->begin == txn->snapshot_id) {
+        /* its live row is this transaction's: DuckLake writes it once,
+         * under the final name */
+        tarn_buf b = {0};
+        buf_printf(&b, "UPDATE %s.ducklake_view SET view_name = ", lake->meta);
+        quote_literal(&b, new_name);
+        buf_printf(&b, " WHERE view_id = %lld AND begin_snapshot = %lld", (long long)v->id,
+                   (long long)txn->snapshot_id);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        buf_free(&b);
+        char *from = name_token("created_view", schema, v->name);
+        char *to = name_token("created_view", schema, new_name);
+        retoken(txn, from, to);
+        free(from);
+        free(to);
+    } else {
+        lk_txn_sql(txn,
+                   "UPDATE %s.ducklake_view SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "
+                   "view_id = %lld",
+                   lake->meta, (long long)txn->snapshot_id, (long long)v->id);
+        tarn_buf b = {0};
+        buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)v->id, v->uuid,
+                   (long long)txn->snapshot_id, (long long)v->schema_id);
+        quote_literal(&b, new_name);
+        buf_puts(&b, ", 'duckdb', ");
+        quote_literal(&b, v->sql);
+        buf_puts(&b, ", ");
+        quote_literal(&b, v->aliases);
+        buf_putc(&b, ')');
+        lk_txn_row(txn, "ducklake_view", "%s", buf_cstr(&b));
+        buf_free(&b);
+        token_name(txn, "created_view", schema, new_name);
+        v->begin = txn->snapshot_id;
+    }
+    lk_idorder_entry_renamed(txn->ids, schema, v->name, new_name);
+    free(v->name);
+    v->name = xstrdup(new_name);
+    txn->catalog_changed = 1;
+    lk_txn_views_all(txn);
+    return 0;
+}
+
+int lk_comment_view(lk_lake *lake, const char *schema, const char *name, const char *text)
+{
+    lk_txn *txn = lake->txn;
+    lk_view *v = find_view(lake, schema, name, "ALTER VIEW");
+    if (!v)
+        return tarn_error_code();
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_tag SET end_snapshot = %lld WHERE object_id = %lld AND "
+               "\"key\" = 'comment' AND end_snapshot IS NULL",
+               lake->meta, (long long)txn->snapshot_id, (long long)v->id);
+    if (text) {
+        tarn_buf b = {0};
+        buf_printf(&b, "(%lld, %lld, NULL, 'comment', ", (long long)v->id,
+                   (long long)txn->snapshot_id);
+        quote_literal(&b, text);
+        buf_putc(&b, ')');
+        lk_txn_row(txn, "ducklake_tag", "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+    free(v->comment);
+    v->comment = text ? xstrdup(text) : NULL;
+    lk_idorder_entry_touched(txn->ids, schema, name);
+    if (v->begin != txn->snapshot_id) { /* a new view is reported as created only */
+        char *tok = xasprintf("altered_view:%lld", (long long)v->id);
+        lk_txn_change(txn, tok);
+        free(tok);
+    }
+    lk_txn_views_all(txn);
+    return 0;
+}
+
+int lk_entry_conflict(lk_lake *lake, const char *schema, const char *name, int want_view,
+                      const char *action)
+{
+    const lk_catalog *cat = lk_txn_catalog(lake);
+    lk_schema *s = lk_catalog_schema((lk_catalog *)cat, schema);
+    if (!s)
+        return 0;
+    int is_view = lk_catalog_view((lk_catalog *)cat, s->id, name) != NULL;
+    int is_table = lk_catalog_table(cat, s->id, name) != NULL;
+    if ((want_view && !is_table) || (!want_view && !is_view))
+        return 0;
+    return tarn_error_set(TARN_EINVALID,
+                          "Catalog Error: Existing object %s is of type %s, trying to %s type %s",
+                          name, want_view ? "Table" : "View", action, want_view ? "View" : "Table");
 }

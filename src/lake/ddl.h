@@ -23,8 +23,6 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
 int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                   int if_exists);
 
-#endif
-
 /* ---- ALTER TABLE ---- */
 
 typedef enum {
@@ -72,3 +70,15 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
 int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                    const char *sql, const char *aliases, int or_replace, int if_not_exists);
 int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exists);
+/* ALTER VIEW schema.name RENAME TO new_name: the view keeps its id (and
+ * its comment); a view this transaction wrote is renamed in place. */
+int lk_rename_view(lk_lake *lake, const char *schema, const char *name, const char *new_name);
+/* COMMENT ON VIEW schema.name IS text (NULL removes the comment). */
+int lk_comment_view(lk_lake *lake, const char *schema, const char *name, const char *text);
+/* DuckDB's error when schema.name is a view and a table statement (or a
+ * table and a view statement, want_view) meets it: "Existing object v is
+ * of type View, trying to <action> type Table". 0 when no such clash. */
+int lk_entry_conflict(lk_lake *lake, const char *schema, const char *name, int want_view,
+                      const char *action);
+
+#endif

@@ -112,6 +112,7 @@ static void view_free(lk_view *v)
     free(v->name);
     free(v->sql);
     free(v->aliases);
+    free(v->comment);
     memset(v, 0, sizeof(*v));
 }
 
@@ -171,6 +172,7 @@ void lk_catalog_share(lk_catalog *dst, const lk_catalog *src)
         dst->views[i].name = dup_or_null(src->views[i].name);
         dst->views[i].sql = dup_or_null(src->views[i].sql);
         dst->views[i].aliases = dup_or_null(src->views[i].aliases);
+        dst->views[i].comment = dup_or_null(src->views[i].comment);
     }
     dst->macros = xcalloc(src->nmacros ? src->nmacros : 1, sizeof(lk_macro));
     for (size_t i = 0; i < src->nmacros; i++)
@@ -525,7 +527,7 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
     return 0;
 }
 
-/* COMMENT ON TABLE / COLUMN, stored as 'comment' tags. */
+/* COMMENT ON TABLE / VIEW / COLUMN, stored as 'comment' tags. */
 static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
 {
     long long s = (long long)c->snapshot_id;
@@ -542,6 +544,14 @@ static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
     for (size_t r = 0; r < t.nrows; r++) {
         lk_table *tb = table_for_row(c, &t, r);
         const char *v = duck_table_get(&t, r, 2);
+        if (!tb && v && !duck_table_get(&t, r, 1)) { /* COMMENT ON VIEW */
+            int64_t id = to_i64(duck_table_get(&t, r, 0), -1);
+            for (size_t k = 0; k < c->nviews; k++)
+                if (c->views[k].id == id) {
+                    free(c->views[k].comment);
+                    c->views[k].comment = xstrdup(v);
+                }
+        }
         if (!tb || !v)
             continue;
         if (!duck_table_get(&t, r, 1)) {

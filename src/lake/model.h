@@ -81,6 +81,7 @@ typedef struct {
     char *uuid, *name;
     char *sql;     /* DuckDB SQL, the lake's name written {DUCKLAKE_CATALOG} */
     char *aliases; /* column aliases as stored: "a","b" or "" */
+    char *comment; /* COMMENT ON VIEW (ducklake_tag 'comment'), or NULL */
 } lk_view;
 
 /* A macro parameter as ducklake_macro_parameters stores it: type and

@@ -153,12 +153,13 @@ static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema
 /* A DuckLake view becomes a DuckDB view in the alias database. One that no
  * longer binds (its table was dropped) is left out: querying it then fails
  * with DuckDB's "does not exist", as it would under DuckLake. */
-static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                             const lk_view *v)
+static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                            const lk_view *v)
 {
     lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
     if (!sc)
-        return;
+        return 0;
+    int made = 0;
     tarn_buf name = {0};
     quote_ident(&name, lake->alias);
     tarn_buf b = {0};
@@ -176,10 +177,37 @@ static void create_lake_view(lk_lake *lake, duckdb_connection con, const lk_cata
         p = hit + strlen(tag);
     }
     buf_puts(&b, p);
-    if (duck_exec(con, buf_cstr(&b)) != 0)
+    if (duck_exec(con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
+    } else if ((made = 1) && v->comment) {
+        buf_clear(&b);
+        buf_puts(&b, "COMMENT ON VIEW ");
+        quote_qualified(&b, lake->alias, sc->name, v->name);
+        buf_puts(&b, " IS ");
+        quote_literal(&b, v->comment);
+        if (duck_exec(con, buf_cstr(&b)) != 0)
+            tarn_error_clear();
+    }
     buf_free(&b);
     buf_free(&name);
+    return made;
+}
+
+/* Every lake view of `cat`. A view may read one made after it: the views
+ * that did not bind are tried again while a pass makes any. */
+static void create_lake_views(lk_lake *lake, duckdb_connection con, const lk_catalog *cat)
+{
+    char *done = xcalloc(cat->nviews ? cat->nviews : 1, 1);
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (size_t i = 0; i < cat->nviews; i++) {
+            if (!done[i] && create_lake_view(lake, con, cat, &cat->views[i])) {
+                done[i] = 1;
+                progress = 1;
+            }
+        }
+    }
+    free(done);
 }
 
 void lk_lake_views_forget(lk_lake *lake)
@@ -352,8 +380,8 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con)
     }
     for (size_t i = 0; i < cat->ntables && !rc; i++)
         rc = table_view(lake, con, cat, &cat->tables[i]);
-    for (size_t i = 0; i < cat->nviews && !rc; i++)
-        create_lake_view(lake, con, cat, &cat->views[i]);
+    if (!rc)
+        create_lake_views(lake, con, cat);
     if (!rc)
         rc = create_macros(lake, con, cat);
     buf_free(&b);
@@ -414,9 +442,9 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {
     static const char *const WHOLE[] = {
-        "dropped_schema:",       "created_view:",         "dropped_view:",
-        "altered_view:",         "created_scalar_macro:", "created_table_macro:",
-        "dropped_scalar_macro:", "dropped_table_macro:"};
+        "dropped_schema:",       "created_view:",        "altered_view:",
+        "created_scalar_macro:", "created_table_macro:", "dropped_scalar_macro:",
+        "dropped_table_macro:"};
     const lk_catalog *cat = &lake->cat;
     int ddl = 0, new_schemas = 0;
     for (size_t i = 0; i < n; i++) {
@@ -432,6 +460,20 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         int rc = create_new_schemas(lake, con, cat, old);
         if (rc)
             return rc;
+    }
+    /* a dropped lake view goes alone: the views that read it stay, as
+     * DuckLake keeps them (they fail when read, and bind again once a view
+     * of that name is back) */
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(tokens[i], "dropped_view:", 13) != 0)
+            continue;
+        int64_t id = strtoll(tokens[i] + 13, NULL, 10);
+        for (size_t k = 0; k < old->nviews; k++) {
+            lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)old, old->views[k].schema_id);
+            if (old->views[k].id == id && sc &&
+                drop_view_named(lake, con, sc->name, old->views[k].name) != 0)
+                tarn_error_clear();
+        }
     }
     /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
      * under the same name (whose view then replaces the dropped one) */
@@ -469,7 +511,7 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         rc = table_view(lake, con, cat, lk_catalog_table_by_id(cat, ids[i]));
     free(ids);
     /* lake views bind to the tables' views: remake them after table DDL */
-    for (size_t i = 0; ddl && i < cat->nviews && !rc; i++)
-        create_lake_view(lake, con, cat, &cat->views[i]);
+    if (ddl && !rc)
+        create_lake_views(lake, con, cat);
     return rc;
 }

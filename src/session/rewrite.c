@@ -186,6 +186,44 @@ static int unchanged_since(const lk_catalog **cat, tarn_session *s, lk_lake *l, 
     return 1;
 }
 
+/* While a lake view's query is rewritten to read at a past snapshot: the
+ * snapshot its lake tables are read at (unless the query says AT itself). */
+static int64_t view_snapshot_at = -1;
+
+/* Lake view `v` of `schema` as it was at snapshot `snap`: its stored query
+ * (the lake's name for {DUCKLAKE_CATALOG}) with every lake table it reads
+ * read at `snap`, its unqualified names resolved in the view's schema, as
+ * DuckDB binds a view. */
+static int view_at(char **out, tarn_session *s, lk_lake *l, const char *schema, const lk_view *v,
+                   int64_t snap)
+{
+    tarn_buf q = {0}, alias = {0};
+    quote_ident(&alias, l->alias);
+    const char *tag = "{DUCKLAKE_CATALOG}", *p = v->sql, *hit;
+    buf_puts(&q, "SELECT * FROM (");
+    while ((hit = strstr(p, tag)) != NULL) {
+        buf_append(&q, p, (size_t)(hit - p));
+        buf_puts(&q, buf_cstr(&alias));
+        p = hit + strlen(tag);
+    }
+    buf_puts(&q, p);
+    buf_puts(&q, ") __tarn_view");
+    if (v->aliases && *v->aliases)
+        buf_printf(&q, "(%s)", v->aliases);
+    char *use_lake = s->use_lake, *use_schema = s->use_schema;
+    int64_t outer = view_snapshot_at;
+    s->use_lake = l->alias;
+    s->use_schema = (char *)schema;
+    view_snapshot_at = snap;
+    int rc = rewrite_reads(out, s, buf_cstr(&q));
+    view_snapshot_at = outer;
+    s->use_lake = use_lake;
+    s->use_schema = use_schema;
+    buf_free(&q);
+    buf_free(&alias);
+    return rc;
+}
+
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
 /* (*added, when given, gets the virtual columns the scan adds.) */
 static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,
@@ -199,8 +237,12 @@ static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schem
     }
     lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
     const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    const lk_view *v =
+        sc && !t && snap >= 0 ? lk_catalog_view((lk_catalog *)cat, sc->id, name) : NULL;
     int rc;
-    if (!t)
+    if (v)
+        rc = view_at(out, s, l, sc->name, v, snap);
+    else if (!t)
         rc = snap >= 0 ? tarn_error_set(TARN_ENOTFOUND,
                                         "Catalog Error: Table with name %s does not exist at "
                                         "version %lld of lake \"%s\"",
@@ -261,13 +303,14 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     else
         alias_end = alias_at;
     int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
-    if (!has_at && !(v->virt && in_from_position(tk, i)))
+    int in_view = view_snapshot_at >= 0 && in_from_position(tk, i);
+    if (!has_at && !in_view && !(v->virt && in_from_position(tk, i)))
         return 0;
     const char *schema = NULL, *name = NULL;
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
     if (!l)
         return 0;
-    int64_t snap = -1;
+    int64_t snap = !has_at && in_view ? view_snapshot_at : -1;
     size_t after = e;
     if (has_at) {
         size_t close = matching_paren(tk, e + 1);
@@ -278,9 +321,9 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     }
     char *scan = NULL;
     int rc = table_scan(&scan, s, l, schema, name, snap, v->virt, &v->added);
-    if (rc == TARN_ENOTFOUND && snap < 0 && !has_at) {
+    if (rc == TARN_ENOTFOUND && !has_at) {
         tarn_error_clear();
-        return 0; /* not a lake table: let DuckDB report it */
+        return 0; /* not a lake table (a CTE in a view): let DuckDB resolve it */
     }
     if (rc)
         return rc;
@@ -455,6 +498,25 @@ static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, con
     return 0;
 }
 
+/* duckdb_views(): without the views that are lake tables underneath. */
+static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                size_t i)
+{
+    *next = i;
+    if (tk->toks[i].type != SQL_TOK_IDENT || strcasecmp(tk->toks[i].text, "duckdb_views") != 0 ||
+        i + 2 >= tk->n || !is_op(&tk->toks[i + 1], "(") || !is_op(&tk->toks[i + 2], ")") ||
+        (i > 0 && is_op(&tk->toks[i - 1], ".")))
+        return 0;
+    buf_puts(b, "(SELECT v.* FROM duckdb_views() v ANTI JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
+    column_facts(b, s);
+    buf_puts(b, ") __tarn_l ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
+                "AND v.view_name = __tarn_l.tbl)");
+    if (!alias_follows(tk, i + 3))
+        buf_puts(b, " AS duckdb_views");
+    *next = i + 3;
+    return 0;
+}
+
 /* DESCRIBE lake.table: DuckDB's description of the view, with the
  * table's own defaults and NOT NULL flags. */
 static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -525,6 +587,8 @@ static int rewrite_pass(char **out, tarn_session *s, const sql_tokens *tk, const
             rc = rewrite_info_tables(&next, &piece, s, tk, i);
         if (!rc && next == i)
             rc = rewrite_duckdb_tables(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_duckdb_views(&next, &piece, s, tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, tk, sql, i, v);
         if (!rc && next == i && v->virt && star_in_select_list(tk, i)) {

@@ -61,6 +61,11 @@ static void read_head(const sql_tokens *tk, ddl_head *h)
     h->i = i;
 }
 
+static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
+{
+    return i < tk->n && sql_tok_is_kw(&tk->toks[i], kw);
+}
+
 static int has_kw_after(const sql_tokens *tk, size_t i, const char *kw)
 {
     for (; i < tk->n; i++)
@@ -89,7 +94,10 @@ static int drop_schema(tarn_session *s, lk_lake *l, const char *schema, const dd
 static int drop_table(tarn_session *s, lk_lake *l, const char *schema, const char *name,
                       const ddl_head *h)
 {
-    int rc = session_write_begin(s, l);
+    int rc = lk_entry_conflict(l, schema, name, 0, "drop");
+    if (rc)
+        return rc;
+    rc = session_write_begin(s, l);
     if (!rc)
         rc = lk_drop_table(l, s->con, schema, name, h->if_exists);
     return session_write_end(s, l, rc);
@@ -100,6 +108,29 @@ static int table_exists(lk_lake *l, const char *schema, const char *name)
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
     lk_schema *sc = lk_catalog_schema(cat, schema);
     return sc && lk_catalog_table(cat, sc->id, name) != NULL;
+}
+
+static int view_exists(lk_lake *l, const char *schema, const char *name)
+{
+    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
+    lk_schema *sc = lk_catalog_schema(cat, schema);
+    return sc && lk_catalog_view(cat, sc->id, name) != NULL;
+}
+
+/* ALTER VIEW [IF EXISTS] name RENAME TO new_name */
+static int alter_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ddl_head *h,
+                      const qname *q, const char *schema, const char *name)
+{
+    size_t i = q->end;
+    if (!kw_at(tk, i, "RENAME") || !kw_at(tk, i + 1, "TO") || i + 2 >= tk->n)
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "ALTER VIEW on lake \"%s\": only RENAME TO is supported", l->alias);
+    if (h->if_exists && !view_exists(l, schema, name))
+        return 0;
+    int rc = session_write_begin(s, l);
+    if (!rc)
+        rc = lk_rename_view(l, schema, name, tk->toks[i + 2].text);
+    return session_write_end(s, l, rc);
 }
 
 /* CREATE [OR REPLACE] TABLE [IF NOT EXISTS] name (…) | AS query */
@@ -125,8 +156,10 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
                sql_tok_is_kw(&tk->toks[end - 2], "WITH")) {
         end -= 2;
     }
+    int rc = h->or_replace ? lk_entry_conflict(l, schema, name, 0, "replace with") : 0;
+    if (rc)
+        return rc;
     char *rest = session_token_text(tk, sql, is_ctas ? q->end + 1 : q->end, end);
-    int rc = 0;
     char *body = NULL;
     if (is_ctas) {
         /* the query's columns give the shape; LIMIT 0 binds it without
@@ -170,11 +203,6 @@ static int make_shape(tarn_session *s, const char *coldef)
     int rc = duck_exec(s->con, ddl);
     free(ddl);
     return rc;
-}
-
-static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
-{
-    return i < tk->n && sql_tok_is_kw(&tk->toks[i], kw);
 }
 
 /* SET DEFAULT needs the column's current type to parse the default. */
@@ -464,6 +492,11 @@ static int alter_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
 {
     lk_alter op;
     if (!table_exists(l, schema, name)) {
+        if (view_exists(l, schema, name))
+            return tarn_error_set(TARN_EINVALID,
+                                  "Binder Error: Cannot use ALTER TABLE on entry %s - it is not a "
+                                  "table",
+                                  name);
         if (h->if_exists)
             return 0;
         return tarn_error_set(TARN_ENOTFOUND,
@@ -540,6 +573,9 @@ static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
                        const ddl_head *h, const qname *q, const char *schema, const char *name)
 {
     size_t i = q->end;
+    int rc = h->or_replace ? lk_entry_conflict(l, schema, name, 1, "replace with") : 0;
+    if (rc)
+        return rc;
     char *aliases = view_aliases(tk, &i);
     if (!kw_at(tk, i, "AS")) {
         free(aliases);
@@ -547,7 +583,7 @@ static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
     }
     char *query = session_token_text(tk, sql, i + 1, tk->n);
     char *norm = NULL;
-    int rc = normalize_view_sql(&norm, s, l, query);
+    rc = normalize_view_sql(&norm, s, l, query);
     free(query);
     if (!rc)
         rc = session_write_begin(s, l);
@@ -562,7 +598,10 @@ static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
 static int drop_view(tarn_session *s, lk_lake *l, const char *schema, const char *name,
                      const ddl_head *h)
 {
-    int rc = session_write_begin(s, l);
+    int rc = lk_entry_conflict(l, schema, name, 1, "drop");
+    if (rc)
+        return rc;
+    rc = session_write_begin(s, l);
     if (!rc)
         rc = lk_drop_view(l, schema, name, h->if_exists);
     return session_write_end(s, l, rc);
@@ -582,8 +621,8 @@ static int comment_on(tarn_session *s, const sql_tokens *tk, const char *sql, in
     (void)sql;
     if (tk->n < 5 || !kw_at(tk, 1, "ON"))
         return 0;
-    int is_column = kw_at(tk, 2, "COLUMN");
-    if (!is_column && !kw_at(tk, 2, "TABLE"))
+    int is_column = kw_at(tk, 2, "COLUMN"), is_view = kw_at(tk, 2, "VIEW");
+    if (!is_column && !is_view && !kw_at(tk, 2, "TABLE"))
         return 0;
     qname q;
     if (!session_qname(tk, 3, &q))
@@ -604,9 +643,15 @@ static int comment_on(tarn_session *s, const sql_tokens *tk, const char *sql, in
     if (!kw_at(tk, i, "IS") || i + 1 >= tk->n)
         return tarn_error_set(TARN_EINVALID, "COMMENT ON: expected IS '<text>' or IS NULL");
     const char *text = tk->toks[i + 1].type == SQL_TOK_STRING ? tk->toks[i + 1].text : NULL;
+    if (!is_view && !is_column && view_exists(l, schema, name))
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: Cannot use ALTER TABLE on entry %s - it is not a "
+                              "table",
+                              name);
     int rc = session_write_begin(s, l);
     if (!rc)
-        rc = lk_comment(l, schema, name, column, text);
+        rc = is_view ? lk_comment_view(l, schema, name, text)
+                     : lk_comment(l, schema, name, column, text);
     return session_write_end(s, l, rc);
 }
 
@@ -650,6 +695,8 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     *handled = 1;
     if (strcmp(kw, "ALTER") == 0 && strcasecmp(h.object, "TABLE") == 0)
         return alter_table(s, l, tk, sql, &h, &q, schema, name);
+    if (strcmp(kw, "ALTER") == 0 && strcasecmp(h.object, "VIEW") == 0)
+        return alter_view(s, l, tk, &h, &q, schema, name);
     if (strcmp(kw, "ALTER") == 0)
         return unsupported(l, "ALTER");
     if (is_schema) {
