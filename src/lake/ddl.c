@@ -279,6 +279,45 @@ static int read_shape(lk_table *t, duckdb_connection con, const char *shape)
     return rc;
 }
 
+/* What a DuckDB table may have and a DuckLake table may not: PRIMARY KEY,
+ * UNIQUE, CHECK and FOREIGN KEY constraints, generated columns, collations
+ * (DuckLake's messages). */
+static int check_shape(duckdb_connection con, const char *shape_name)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT (SELECT string_agg(DISTINCT constraint_type, ',') FROM "
+                 "duckdb_constraints() WHERE database_name = 'temp' AND table_name = ");
+    quote_literal(&b, shape_name);
+    buf_puts(&b, " AND constraint_type <> 'NOT NULL'), (SELECT sql FROM duckdb_tables() WHERE "
+                 "database_name = 'temp' AND table_name = ");
+    quote_literal(&b, shape_name);
+    buf_putc(&b, ')');
+    duck_table r;
+    int rc = duck_table_query(&r, con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        return rc;
+    const char *kinds = r.nrows ? duck_table_get(&r, 0, 0) : NULL;
+    const char *sql = r.nrows ? duck_table_get(&r, 0, 1) : NULL;
+    if (kinds && strstr(kinds, "CHECK"))
+        rc = tarn_error_set(TARN_EUNSUPPORTED, "Not implemented Error: CHECK constraints are not "
+                                               "supported in DuckLake");
+    else if (kinds && strstr(kinds, "FOREIGN KEY"))
+        rc = tarn_error_set(TARN_EUNSUPPORTED, "Not implemented Error: FOREIGN KEY constraints "
+                                               "are not supported in DuckLake");
+    else if (kinds)
+        rc = tarn_error_set(TARN_EUNSUPPORTED, "Not implemented Error: PRIMARY KEY/UNIQUE "
+                                               "constraints are not supported in DuckLake");
+    else if (sql && strstr(sql, " GENERATED ALWAYS AS("))
+        rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "Not implemented Error: DuckLake does not support generated columns");
+    else if (sql && strstr(sql, " COLLATE "))
+        rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "Invalid Input Error: Collations are not supported in DuckLake storage");
+    duck_table_free(&r);
+    return rc;
+}
+
 static int read_constraints(lk_table *t, duckdb_connection con, const char *shape_name)
 {
     tarn_buf b = {0};
@@ -403,7 +442,9 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
             memmove(raw, raw + 1, strlen(raw));
             raw[strlen(raw) - 1] = 0;
         }
-        rc = read_constraints(&nt, con, raw);
+        rc = check_shape(con, raw);
+        if (!rc)
+            rc = read_constraints(&nt, con, raw);
         free(raw);
     }
     nt.schema_id = s->id;
@@ -536,20 +577,28 @@ static void altered(lk_lake *lake, const lk_table *t)
     lake->txn->catalog_changed = 1;
 }
 
-static int widening_ok(const char *from, const char *to)
+/* DuckLake allows a type change when the new type is what DuckDB would
+ * combine the two into (LogicalType::TryGetMaxLogicalType): TINYINT →
+ * HUGEINT, INTEGER → DOUBLE, TIMESTAMP → TIMESTAMPTZ, … but not INTEGER →
+ * VARCHAR or DOUBLE → FLOAT. DuckDB answers through a list of both. */
+static int widening_ok(duckdb_connection con, const lk_column *from, const lk_column *to)
 {
-    static const char *const OK[][2] = {
-        {"int8", "int16"},      {"int8", "int32"},    {"int8", "int64"},    {"int16", "int32"},
-        {"int16", "int64"},     {"int32", "int64"},   {"uint8", "uint16"},  {"uint8", "uint32"},
-        {"uint8", "uint64"},    {"uint16", "uint32"}, {"uint16", "uint64"}, {"uint32", "uint64"},
-        {"float32", "float64"},
-    };
-    if (strcmp(from, to) == 0)
+    if (strcmp(from->type, to->type) == 0)
         return 1;
-    for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
-        if (strcmp(OK[i][0], from) == 0 && strcmp(OK[i][1], to) == 0)
-            return 1;
-    return 0;
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, from);
+    lk_type_to_sql(&b, to);
+    char *q = xasprintf("SELECT typeof([NULL::%s, NULL::%s][1]) = typeof(NULL::%s)", buf_cstr(&a),
+                        buf_cstr(&b), buf_cstr(&b));
+    char *ok = NULL;
+    if (duck_query_string(&ok, con, q) != 0)
+        tarn_error_clear(); /* no common type: not a promotion */
+    int yes = ok && strcmp(ok, "true") == 0;
+    free(ok);
+    free(q);
+    buf_free(&a);
+    buf_free(&b);
+    return yes;
 }
 
 static int shape_column(lk_column *out, duckdb_connection con, const char *shape)
@@ -763,6 +812,13 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
             return tarn_error_set(TARN_EINVALID,
                                   "Catalog Error: Cannot drop column: table only has one column "
                                   "remaining!");
+        for (size_t k = 0; k < t->nkeys; k++)
+            if (t->keys[k].column_id == c->id)
+                return tarn_error_set(TARN_EINVALID,
+                                      "Catalog Error: Cannot drop column \"%s\" - the table is "
+                                      "partitioned by this column. Reset or change the "
+                                      "partitioning on this table in order to drop this column",
+                                      c->name);
         end_column_rows(lake, t, c, 1);
         {
             tarn_buf a = {0};
@@ -800,12 +856,16 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         if (rc)
             return rc;
         if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) ||
-            !widening_ok(c->type, nc.type)) {
+            !widening_ok(con, c, &nc)) {
+            tarn_buf a = {0}, b = {0};
+            lk_type_to_sql(&a, c);
+            lk_type_to_sql(&b, &nc);
             rc = tarn_error_set(TARN_EINVALID,
-                                "Cannot change the type of column \"%s\" from %s to %s: DuckLake "
-                                "only allows widening promotions (int8→int16→int32→int64, the "
-                                "unsigned equivalents, float32→float64)",
-                                c->name, c->type, nc.type);
+                                "Catalog Error: Cannot change type of column %s from %s to %s - "
+                                "only widening type promotions are allowed",
+                                c->name, buf_cstr(&a), buf_cstr(&b));
+            buf_free(&a);
+            buf_free(&b);
             lk_column_free(&nc);
             return rc;
         }
@@ -847,9 +907,19 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         c->default_value_type = xstrdup("literal");
         break;
     case LK_ALTER_SET_NOT_NULL:
+        if (!c->nulls_allowed)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot SET NOT NULL on column %s - it already "
+                                  "has a NOT NULL constraint",
+                                  c->name);
         c->nulls_allowed = 0;
         break;
     case LK_ALTER_DROP_NOT_NULL:
+        if (c->nulls_allowed)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot DROP NULL on column %s - it has no NOT "
+                                  "NULL constraint defined",
+                                  c->name);
         c->nulls_allowed = 1;
         break;
     default:

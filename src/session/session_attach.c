@@ -82,6 +82,9 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
         if (i < tk->n && is_op(&tk->toks[i], ","))
             i++;
     }
+    if (o->snapshot_version >= 0 && o->snapshot_time)
+        return tarn_error_set(TARN_EINVALID,
+                              "Invalid Input Error: Cannot specify both VERSION and TIMESTAMP");
     return 0;
 }
 
