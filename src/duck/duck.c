@@ -7,6 +7,7 @@
 #include "util/buf.h"
 #include "util/quote.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,34 @@ int duck_table_exists(duckdb_connection con, const char *db, const char *name)
     if (rc)
         tarn_error_clear();
     return !rc && n > 0;
+}
+
+static duckdb_database parser_db;
+static duckdb_connection parser_con;
+static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
+
+static void parser_close(void)
+{
+    duckdb_disconnect(&parser_con);
+    duckdb_close(&parser_db);
+}
+
+static void parser_open(void)
+{
+    if (duckdb_open(NULL, &parser_db) != DuckDBSuccess)
+        return;
+    if (duckdb_connect(parser_db, &parser_con) != DuckDBSuccess) {
+        duckdb_close(&parser_db);
+        parser_con = NULL;
+        return;
+    }
+    atexit(parser_close);
+}
+
+duckdb_connection duck_parser_con(void)
+{
+    pthread_once(&parser_once, parser_open);
+    if (!parser_con)
+        tarn_error_set(TARN_ERROR, "cannot open DuckDB's in-memory database to parse SQL");
+    return parser_con;
 }

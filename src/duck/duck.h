@@ -52,4 +52,11 @@ int duck_table_exists(duckdb_connection con, const char *db, const char *name);
 /* Copies DuckDB's error from a failed result into tarn's error slot. */
 int duck_error_from_result(duckdb_result *res);
 
+/* A connection to a private in-memory DuckDB database, opened on first
+ * use and kept for the process: for queries that only parse SQL
+ * (json_serialize_sql), which must not run on a user's connection (inside
+ * its transaction, or under its PRAGMA enable_verification, they abort
+ * the transaction). NULL with the error set when it cannot be opened. */
+duckdb_connection duck_parser_con(void);
+
 #endif

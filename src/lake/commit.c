@@ -27,6 +27,7 @@
 #include "lake/idorder.h"
 #include "lake/macro.h"
 #include "lake/renumber.h"
+#include "lake/sort.h"
 #include "lake/write.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -283,6 +284,7 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
         return not_committed(done, lake, rc);
     lk_renumber_files_plan(txn);
     lk_write_move_pending(lake, con);
+    lk_sort_commit(lake);
     lk_renumber_plan(txn);
     lk_macro_commit(txn); /* DuckLake numbers new macros after all else */
     build_changes(txn);

@@ -8,6 +8,7 @@
 #include "lake/ddl.h"
 #include "lake/idorder.h"
 #include "lake/macro.h"
+#include "lake/sort.h"
 
 #include "duck/duck.h"
 #include "lake/bucket.h"
@@ -793,6 +794,22 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     return rc2;
 }
 
+/* A sort order names columns: after a rename it names the new one, and
+ * DuckLake writes it again under a new sort id. */
+static int sort_renamed(lk_lake *lake, lk_table *t, const char *old_name, const char *new_name)
+{
+    int changed = 0;
+    int rc = lk_sort_rename_column(t, old_name, new_name, &changed);
+    if (rc || !changed)
+        return rc;
+    lk_txn *txn = lake->txn;
+    t->sort_id = lk_txn_new_catalog_id(txn);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, t->sort_id);
+    lk_ids_add(&txn->sort_changed, &txn->nsort_changed, t->id);
+    return 0;
+}
+
 static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
 {
     size_t idx = 0;
@@ -819,6 +836,14 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
                                       "partitioned by this column. Reset or change the "
                                       "partitioning on this table in order to drop this column",
                                       c->name);
+        rc = lk_sort_uses_column(t, c->name);
+        if (rc)
+            return rc < 0 ? rc
+                          : tarn_error_set(TARN_EINVALID,
+                                           "Catalog Error: Cannot drop column \"%s\" - the table "
+                                           "is sorted by this column. Reset or change the sort "
+                                           "order on this table in order to drop this column",
+                                           c->name);
         end_column_rows(lake, t, c, 1);
         {
             tarn_buf a = {0};
@@ -848,6 +873,9 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
             if (rc)
                 return rc;
         }
+        rc = sort_renamed(lake, t, c->name, op->new_name);
+        if (rc)
+            return rc;
         free(c->name);
         c->name = xstrdup(op->new_name);
         break;
@@ -1020,6 +1048,38 @@ static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
     return 0;
 }
 
+/* SET SORTED BY / RESET SORTED BY: the working model takes the new order
+ * (keys rendered as DuckDB does, every column checked); the catalog rows
+ * are written at commit from the final order (lk_sort_commit), as DuckLake
+ * writes only a transaction's last order of a table. Each SET takes a
+ * sort id, as DuckLake's does at commit. */
+static int set_sort(lk_lake *lake, lk_table *t, const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    size_t n = op->nsort_keys;
+    lk_sortkey *keys = xcalloc(n ? n : 1, sizeof(lk_sortkey));
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = op->sort_keys[i];
+        keys[i].expr = xstrdup(op->sort_keys[i].expr);
+        keys[i].dialect = (char *)"duckdb";
+    }
+    int rc = lk_sort_normalize(keys, n, t);
+    if (!rc) {
+        int64_t id = -1;
+        if (n) {
+            id = lk_txn_new_catalog_id(txn);
+            lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+            lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, id);
+        }
+        lk_table_set_sorts(t, id, keys, n);
+        lk_ids_add(&txn->sort_changed, &txn->nsort_changed, t->id);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i].expr);
+    free(keys);
+    return rc;
+}
+
 static int check_not_null(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           const char *column)
 {
@@ -1063,6 +1123,12 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
     }
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_txn_view_dirty(txn, t->id);
+    if (op->kind == LK_ALTER_SET_SORT) {
+        int rc = set_sort(lake, t, op);
+        if (!rc)
+            altered(lake, t);
+        return rc;
+    }
     if (op->kind == LK_ALTER_SET_PARTITION) {
         int rc = set_partition(lake, t, op);
         if (rc)

@@ -36,6 +36,7 @@ typedef enum {
     LK_ALTER_DROP_NOT_NULL,
     LK_ALTER_RENAME_TABLE, /* → new_name */
     LK_ALTER_SET_PARTITION, /* keys (nkeys == 0: RESET PARTITIONED BY) */
+    LK_ALTER_SET_SORT,      /* sort_keys (nsort_keys == 0: RESET SORTED BY) */
 } lk_alter_kind;
 
 typedef struct {
@@ -49,6 +50,8 @@ typedef struct {
     const char *const *key_columns;    /* SET PARTITIONED BY: source columns */
     const char *const *key_transforms; /* identity, year, month, day, hour, bucket(N) */
     size_t nkeys;
+    const lk_sortkey *sort_keys; /* SET SORTED BY: expressions as written */
+    size_t nsort_keys;
 } lk_alter;
 
 /* Applies one ALTER TABLE action, recording DuckLake's catalog rows: the

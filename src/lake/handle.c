@@ -203,8 +203,9 @@ char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t)
     return dir;
 }
 
-/* One data_inlining_row_limit row of ducklake_metadata. */
-struct lk_limit_opt {
+/* One option row of ducklake_metadata. */
+struct lk_option {
+    char *key;
     int rank;         /* 0 table scope, 1 schema scope, 2 global */
     int64_t scope_id; /* the table's or schema's id */
     char *value;      /* NULL: SQL NULL */
@@ -212,20 +213,21 @@ struct lk_limit_opt {
 
 void lk_lake_options_changed(lk_lake *lake)
 {
-    for (size_t i = 0; i < lake->nlimits; i++)
-        free(lake->limits[i].value);
-    free(lake->limits);
-    lake->limits = NULL;
-    lake->nlimits = 0;
-    lake->limits_loaded = 0;
+    for (size_t i = 0; i < lake->nopts; i++) {
+        free(lake->opts[i].key);
+        free(lake->opts[i].value);
+    }
+    free(lake->opts);
+    lake->opts = NULL;
+    lake->nopts = 0;
+    lake->opts_loaded = 0;
 }
 
-static void load_limits(lk_lake *lake, duckdb_connection con)
+static void load_options(lk_lake *lake, duckdb_connection con)
 {
-    char *q = xasprintf("SELECT CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 ELSE 2 END, "
-                        "scope_id, value FROM %s.ducklake_metadata WHERE \"key\" = "
-                        "'data_inlining_row_limit' AND (scope IN ('table', 'schema') OR scope IS "
-                        "NULL)",
+    char *q = xasprintf("SELECT \"key\", CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 "
+                        "ELSE 2 END, scope_id, value FROM %s.ducklake_metadata WHERE scope IN "
+                        "('table', 'schema') OR scope IS NULL",
                         lk_catdb_name(&lake->db));
     duck_table r;
     int rc = lk_catdb_query(&r, &lake->db, con, q);
@@ -234,33 +236,43 @@ static void load_limits(lk_lake *lake, duckdb_connection con)
         tarn_error_clear();
         return;
     }
-    lake->limits = xcalloc(r.nrows ? r.nrows : 1, sizeof(struct lk_limit_opt));
+    lake->opts = xcalloc(r.nrows ? r.nrows : 1, sizeof(struct lk_option));
     for (size_t i = 0; i < r.nrows; i++) {
-        const char *id = duck_table_get(&r, i, 1), *v = duck_table_get(&r, i, 2);
-        lake->limits[i].rank = (int)strtol(duck_table_get(&r, i, 0), NULL, 10);
-        lake->limits[i].scope_id = id ? strtoll(id, NULL, 10) : -1;
-        lake->limits[i].value = v ? xstrdup(v) : NULL;
+        const char *id = duck_table_get(&r, i, 2), *v = duck_table_get(&r, i, 3);
+        lake->opts[i].key = xstrdup(duck_table_get(&r, i, 0));
+        lake->opts[i].rank = (int)strtol(duck_table_get(&r, i, 1), NULL, 10);
+        lake->opts[i].scope_id = id ? strtoll(id, NULL, 10) : -1;
+        lake->opts[i].value = v ? xstrdup(v) : NULL;
     }
-    lake->nlimits = r.nrows;
+    lake->nopts = r.nrows;
     duck_table_free(&r);
-    lake->limits_loaded = 1;
+    lake->opts_loaded = 1;
+}
+
+const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key,
+                           const lk_table *t)
+{
+    if (!lake->opts_loaded)
+        load_options(lake, con);
+    /* the table's option, else its schema's, else the global one */
+    const struct lk_option *best = NULL;
+    for (size_t i = 0; i < lake->nopts; i++) {
+        const struct lk_option *o = &lake->opts[i];
+        if (strcmp(o->key, key) != 0)
+            continue;
+        int applies = o->rank == 2 || (t && o->rank == 0 && o->scope_id == t->id) ||
+                      (t && o->rank == 1 && o->scope_id == t->schema_id);
+        if (applies && (!best || o->rank < best->rank))
+            best = o;
+    }
+    return best ? best->value : NULL;
 }
 
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    if (!lake->limits_loaded)
-        load_limits(lake, con);
-    /* the table's option, else its schema's, else the global one */
-    const struct lk_limit_opt *best = NULL;
-    for (size_t i = 0; i < lake->nlimits; i++) {
-        const struct lk_limit_opt *o = &lake->limits[i];
-        int applies = o->rank == 2 || (o->rank == 0 && o->scope_id == t->id) ||
-                      (o->rank == 1 && o->scope_id == t->schema_id);
-        if (applies && (!best || o->rank < best->rank))
-            best = o;
-    }
-    if (best && best->value)
-        return strtoll(best->value, NULL, 10);
+    const char *v = lk_lake_option(lake, con, "data_inlining_row_limit", t);
+    if (v)
+        return strtoll(v, NULL, 10);
     return lake->inline_limit >= 0 ? lake->inline_limit : 10;
 }
 

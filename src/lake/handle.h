@@ -43,9 +43,9 @@ typedef struct lk_lake {
     int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */
     int64_t *row_vals;    /* (as of lake->cat.snapshot_id) */
     size_t nrow_ids;
-    struct lk_limit_opt *limits; /* the catalog's data_inlining_row_limit options, */
-    size_t nlimits;              /* read once (until options change) */
-    int limits_loaded;
+    struct lk_option *opts; /* the catalog's ducklake_metadata options (every */
+    size_t nopts;           /* scope), read once (until options change) */
+    int opts_loaded;
     char **meta_tables;  /* sorted names of the catalog database's tables; */
     size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
     int meta_tables_loaded;
@@ -99,6 +99,12 @@ void lk_lake_options_changed(lk_lake *lake);
 /* The inlining row limit that applies to table `t` (attach option, then
  * table/schema/global ducklake_metadata options, then 10). */
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);
+
+/* The value of lake option `key` (ducklake_metadata) that applies to table
+ * `t` (NULL: the global one): the table's, else its schema's, else the
+ * global row. NULL when none is set; borrowed until options change. */
+const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key,
+                           const lk_table *t);
 
 /* Absolute directory of a table's files (with trailing '/'). */
 char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t);

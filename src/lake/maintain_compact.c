@@ -9,6 +9,7 @@
 #include "lake/maintain_int.h"
 #include "lake/namemap.h"
 #include "lake/scan.h"
+#include "lake/sort.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -362,7 +363,7 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     }
     duck_table parts = {0};
     rc = partition_values(c, src[0]->id, &parts);
-    tarn_buf s = {0};
+    tarn_buf s = {0}, order = {0};
     lk_namemap_set maps = {0};
     int64_t *ids = NULL;
     size_t nids = 0;
@@ -374,7 +375,12 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     free(ids);
     source_sql(&s, c, tv, t->id, src, n, rewrite, &maps);
     lk_namemap_set_free(&maps);
-    mt_file_spec sp = {.t = tv, .cur = t, .source = buf_cstr(&s), .order_by = "__o, __n",
+    /* the table's sort order now (SET SORTED BY) goes first, as DuckLake
+     * sorts a compaction's rows by it */
+    if (lk_sort_order_by(&order, t, tv))
+        buf_puts(&order, ", ");
+    buf_puts(&order, "__o, __n");
+    mt_file_spec sp = {.t = tv, .cur = t, .source = buf_cstr(&s), .order_by = buf_cstr(&order),
                        .with_rid = rewrite || !adjacent, .with_snap = !rewrite,
                        .subdir = src[0]->subdir, .partition_id = -1,
                        .part_values = parts.cells, .nparts = parts.nrows,
@@ -397,6 +403,7 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     *created = !rc && w.file_id >= 0;
     mt_written_free(&w);
     buf_free(&s);
+    buf_free(&order);
     if (parts.ncols)
         duck_table_free(&parts);
     if (!rewrite)

@@ -16,6 +16,7 @@
 #include "duck/duck.h"
 #include "lake/lake.h"
 #include "lake/maintain_int.h"
+#include "lake/sort.h"
 #include "lake/write.h"
 #include "lake/types.h"
 #include "tarn/error.h"
@@ -76,14 +77,19 @@ static int write_part(const flush_job *j, const char *filter, const char *subdir
                       char **values, int64_t *rows)
 {
     const mt_call *c = j->c;
-    tarn_buf q = {0}, src = {0}, pos = {0};
+    tarn_buf q = {0}, src = {0}, pos = {0}, order = {0};
     buf_puts(&q, "SELECT min(row_id), min(begin_snapshot), max(begin_snapshot)");
     rows_where(&q, j, filter);
     duck_table r;
     int rc = duck_table_query(&r, c->con, buf_cstr(&q));
     if (rc)
         goto out;
-    mt_file_spec sp = {.t = j->tv, .cur = j->cur, .order_by = "__rid, __snap", .with_rid = 1,
+    /* a sorted table's rows go in its order now (SET SORTED BY), row id and
+     * snapshot breaking ties, as DuckLake's flush writes them */
+    if (lk_sort_order_by(&order, j->cur, j->tv))
+        buf_puts(&order, ", ");
+    buf_puts(&order, "__rid, __snap");
+    mt_file_spec sp = {.t = j->tv, .cur = j->cur, .order_by = buf_cstr(&order), .with_rid = 1,
                        .with_snap = 1, .subdir = subdir,
                        .partition_id = j->tv->nkeys ? j->tv->partition_id : -1,
                        .part_values = values, .nparts = j->tv->nkeys,
@@ -112,7 +118,10 @@ static int write_part(const flush_job *j, const char *filter, const char *subdir
     *rows += w.record_count;
     /* rows already deleted: positions in the file's order */
     buf_puts(&pos, "SELECT pos, snap FROM (SELECT end_snapshot AS snap, row_number() OVER (ORDER "
-                   "BY row_id, begin_snapshot) - 1 AS pos");
+                   "BY ");
+    if (lk_sort_order_by(&pos, j->cur, j->tv))
+        buf_puts(&pos, ", ");
+    buf_puts(&pos, "row_id, begin_snapshot) - 1 AS pos");
     rows_where(&pos, j, filter);
     buf_puts(&pos, ") WHERE snap IS NOT NULL");
     int64_t ndel = 0;
@@ -122,6 +131,7 @@ out:
     buf_free(&q);
     buf_free(&src);
     buf_free(&pos);
+    buf_free(&order);
     return rc;
 }
 

@@ -68,6 +68,7 @@ void lk_table_free(lk_table *t)
     for (size_t i = 0; i < t->nkeys; i++)
         free(t->keys[i].transform);
     free(t->keys);
+    lk_table_set_sorts(t, -1, NULL, 0);
     free(t->uuid);
     free(t->name);
     free(t->path);
@@ -91,10 +92,30 @@ void lk_table_copy(lk_table *dst, const lk_table *src)
         dst->keys[i].column_id = src->keys[i].column_id;
         dst->keys[i].transform = xstrdup(src->keys[i].transform);
     }
+    dst->sorts = NULL;
+    dst->nsorts = 0;
+    lk_table_set_sorts(dst, src->sort_id, src->sorts, src->nsorts);
     dst->inlined = src->ninlined ? xcalloc(src->ninlined, sizeof(lk_inlined)) : NULL;
     for (size_t i = 0; i < src->ninlined; i++) {
         dst->inlined[i].name = xstrdup(src->inlined[i].name);
         dst->inlined[i].schema_version = src->inlined[i].schema_version;
+    }
+}
+
+void lk_table_set_sorts(lk_table *t, int64_t sort_id, const lk_sortkey *keys, size_t n)
+{
+    for (size_t i = 0; i < t->nsorts; i++) {
+        free(t->sorts[i].expr);
+        free(t->sorts[i].dialect);
+    }
+    free(t->sorts);
+    t->sorts = n ? xcalloc(n, sizeof(lk_sortkey)) : NULL;
+    t->nsorts = n;
+    t->sort_id = n ? sort_id : -1;
+    for (size_t i = 0; i < n; i++) {
+        t->sorts[i] = keys[i];
+        t->sorts[i].expr = xstrdup(keys[i].expr);
+        t->sorts[i].dialect = xstrdup(keys[i].dialect ? keys[i].dialect : "duckdb");
     }
 }
 
@@ -405,6 +426,7 @@ static int load_tables(lk_catalog *c, duckdb_connection con, const char *meta)
         const char *rel = duck_table_get(&t, r, 6);
         tb->path_rel = !rel || strcmp(rel, "true") == 0;
         tb->partition_id = -1;
+        tb->sort_id = -1;
     }
     duck_table_free(&t);
     return 0;
@@ -527,6 +549,41 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
     return 0;
 }
 
+/* The live sort order of each table (SET SORTED BY). RESET SORTED BY only
+ * ends the live row, so a table without one is unsorted. */
+static int load_sorts(lk_catalog *c, duckdb_connection con, const char *meta)
+{
+    long long s = (long long)c->snapshot_id;
+    char *sql =
+        xasprintf("SELECT i.table_id, i.sort_id, e.expression, e.dialect, e.sort_direction, "
+                  "e.null_order FROM %s.ducklake_sort_info i JOIN %s.ducklake_sort_expression "
+                  "e USING (sort_id) WHERE %lld >= i.begin_snapshot AND (%lld < "
+                  "i.end_snapshot OR i.end_snapshot IS NULL) ORDER BY i.table_id, "
+                  "i.sort_id, e.sort_key_index",
+                  meta, meta, s, s);
+    duck_table t;
+    int rc = duck_table_query(&t, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < t.nrows; r++) {
+        lk_table *tb = table_for_row(c, &t, r);
+        if (!tb || !duck_table_get(&t, r, 2))
+            continue;
+        const char *dir = duck_table_get(&t, r, 4), *nulls = duck_table_get(&t, r, 5);
+        const char *dialect = duck_table_get(&t, r, 3);
+        tb->sort_id = to_i64(duck_table_get(&t, r, 1), -1);
+        tb->sorts = xrealloc(tb->sorts, (tb->nsorts + 1) * sizeof(lk_sortkey));
+        lk_sortkey *k = &tb->sorts[tb->nsorts++];
+        k->expr = xstrdup(duck_table_get(&t, r, 2));
+        k->dialect = xstrdup(dialect ? dialect : "duckdb");
+        k->desc = dir && strcasecmp(dir, "DESC") == 0;
+        k->nulls_first = nulls && strcasecmp(nulls, "NULLS_FIRST") == 0;
+    }
+    duck_table_free(&t);
+    return 0;
+}
+
 /* COMMENT ON TABLE / VIEW / COLUMN, stored as 'comment' tags. */
 static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
 {
@@ -613,6 +670,8 @@ int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, in
         rc = lk_catalog_load_macros(out, con, meta);
     if (!rc)
         rc = load_partitions(out, con, meta);
+    if (!rc)
+        rc = load_sorts(out, con, meta);
     if (!rc)
         rc = load_comments(out, con, meta);
     if (rc)

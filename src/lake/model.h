@@ -55,6 +55,17 @@ typedef struct {
     char *transform;
 } lk_partkey;
 
+/* One key of a table's sort order (SET SORTED BY): a DuckDB expression
+ * over the table's columns as DuckDB renders it, its direction and where
+ * NULLs go. */
+typedef struct {
+    char *expr;
+    char *dialect;   /* "duckdb" (keys of another dialect are kept, not used) */
+    int desc;        /* 1: DESC */
+    int nulls_first; /* 1: NULLS FIRST, 0: NULLS LAST, -1: not said (stored and
+                        used as NULLS LAST, but unequal to a stored NULLS_LAST) */
+} lk_sortkey;
+
 typedef struct {
     int64_t id, begin, schema_id;
     char *uuid, *name, *path;
@@ -63,6 +74,9 @@ typedef struct {
     int64_t partition_id; /* live partition spec, -1 when none */
     lk_partkey *keys;     /* its keys (none: unpartitioned) */
     size_t nkeys;
+    int64_t sort_id;   /* live sort order (ducklake_sort_info), -1 when none */
+    lk_sortkey *sorts; /* its keys in sort_key_index order */
+    size_t nsorts;
     lk_column *cols; /* top-level columns in column_order */
     size_t ncols;
     lk_inlined *inlined; /* ascending schema_version */
@@ -168,6 +182,8 @@ void lk_column_free(lk_column *col);
 void lk_column_copy(lk_column *dst, const lk_column *src);
 void lk_table_free(lk_table *t);
 void lk_table_copy(lk_table *dst, const lk_table *src);
+/* Replaces t's sort keys with copies of `keys` (n == 0: none). */
+void lk_table_set_sorts(lk_table *t, int64_t sort_id, const lk_sortkey *keys, size_t n);
 
 /* The top-level column with id `id`, or NULL. */
 const lk_column *lk_table_column(const lk_table *t, int64_t id);

@@ -1,7 +1,7 @@
 /*
  * renumber.c — gives a transaction's new catalog objects DuckLake's ids.
  *
- * tarn numbers a new schema, table, view or partition spec when its
+ * tarn numbers a new schema, table, view, partition spec or sort order when its
  * statement runs, and writes every catalog row of the transaction with
  * that provisional id. DuckLake numbers them at commit, in the order of
  * its transaction-local maps (idorder.c). When the two orders differ (two
@@ -49,7 +49,9 @@ static const char *const ID_COLUMNS[][2] = {
     {"ducklake_partition_info", "partition_id"},
     {"ducklake_partition_info", "table_id"},
     {"ducklake_schema_versions", "table_id"},
+    {"ducklake_sort_expression", "sort_id"},
     {"ducklake_sort_expression", "table_id"},
+    {"ducklake_sort_info", "sort_id"},
     {"ducklake_sort_info", "table_id"},
     {"ducklake_table_column_stats", "table_id"},
     {"ducklake_table_stats", "table_id"},

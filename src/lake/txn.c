@@ -316,6 +316,7 @@ static void txn_free(lk_txn *txn)
     free(txn->dropped);
     strlist_free(&txn->meta_ops);
     free(txn->schema_changed);
+    free(txn->sort_changed);
     free(txn->renum.from);
     free(txn->renum.to);
     free(txn->del_file_ids);

@@ -124,6 +124,8 @@ struct lk_txn {
     strlist meta_ops;        /* "+name" / "-name": catalog tables the commit creates / drops */
     int64_t *schema_changed; /* tables whose schema this transaction changed */
     size_t nschema_changed;
+    int64_t *sort_changed; /* tables whose sort order was set, reset or renamed (sort.h) */
+    size_t nsort_changed;
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement),

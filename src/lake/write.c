@@ -8,6 +8,7 @@
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/filestats.h"
+#include "lake/sort.h"
 #include "lake/txn.h"
 #include "lake/types.h"
 #include "tarn/error.h"
@@ -74,6 +75,17 @@ static void table_columns(tarn_buf *b, const lk_table *t)
     }
 }
 
+/* " ORDER BY [sort keys, ]rowid" over the stage: the order rows are
+ * written in, the table's sort order first (SET SORTED BY) unless they
+ * are UPDATE images (with_rowid), which DuckLake writes as they come. */
+static void stage_order(tarn_buf *b, const lk_table *t, int with_rowid, int sorted)
+{
+    buf_puts(b, " ORDER BY ");
+    if (sorted && !with_rowid && lk_sort_order_by(b, t, NULL))
+        buf_puts(b, ", ");
+    buf_puts(b, "rowid");
+}
+
 /* The TEMP table holding this transaction's inlined rows for `t`, created
  * on first use. The commit moves its rows into the table's newest
  * inlined-data table (lk_write_move_pending), so rows inserted before an
@@ -126,6 +138,8 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
             return rc;
         }
     }
+    /* sort_on_insert (the default) sorts the inlined rows too */
+    int sorted = lk_sort_on_insert(lake, con, t);
     if (with_rowid && fresh > 0)
         buf_printf(&b,
                    "CASE WHEN __tarn_rowid >= %lld THEN %lld + row_number() OVER (PARTITION BY "
@@ -133,11 +147,14 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
                    (long long)d->base_row_id, (long long)d->next_row_id, (long long)d->base_row_id);
     else if (with_rowid)
         buf_puts(&b, "__tarn_rowid, ");
-    else
-        buf_printf(&b, "%lld + row_number() OVER (ORDER BY rowid) - 1, ",
-                   (long long)d->next_row_id);
+    else {
+        buf_printf(&b, "%lld + row_number() OVER (", (long long)d->next_row_id);
+        stage_order(&b, t, with_rowid, sorted);
+        buf_puts(&b, ") - 1, ");
+    }
     table_columns(&b, t);
-    buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
+    buf_puts(&b, " FROM " STAGE);
+    stage_order(&b, t, with_rowid, sorted);
     rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     free(pins);
@@ -161,18 +178,25 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     return rc;
 }
 
-/* The rows a write takes: `source`, or the stage's rows in order. */
+/* The rows a write takes: `source` (in the table's sort order, if any),
+ * or the stage's rows in order. */
 static void source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const char *source)
 {
-    if (source) {
+    if (source && (with_rowid || t->nsorts == 0)) {
         buf_puts(b, source);
+        return;
+    }
+    if (source) {
+        buf_printf(b, "SELECT * FROM (%s) AS __tarn_sorted ORDER BY ", source);
+        lk_sort_order_by(b, t, NULL);
         return;
     }
     buf_puts(b, "SELECT ");
     table_columns(b, t);
     if (with_rowid)
         buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
-    buf_puts(b, " FROM " STAGE " ORDER BY rowid");
+    buf_puts(b, " FROM " STAGE);
+    stage_order(b, t, with_rowid, 1);
 }
 
 /* FIELD_IDS {…}, RETURN_STATS): the end of a COPY's options. */
@@ -517,13 +541,14 @@ static int insert_per_partition(lk_lake *lake, duckdb_connection con, const lk_t
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_psrc AS ");
     if (source) {
-        buf_puts(&b, source);
+        source_sql(&b, t, with_rowid, source);
     } else {
         buf_puts(&b, "SELECT ");
         table_columns(&b, t);
         if (with_rowid)
             buf_puts(&b, ", __tarn_rowid");
-        buf_puts(&b, " FROM " STAGE " ORDER BY rowid");
+        buf_puts(&b, " FROM " STAGE);
+        stage_order(&b, t, with_rowid, 1);
     }
     int rc = duck_exec(con, buf_cstr(&b));
     tarn_buf keys = {0};
@@ -700,9 +725,26 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     return rc;
 }
 
+/* 1 when rows that go to Parquet are written in t's sort order: always
+ * with sort_on_insert; without it only when inlining is on, as DuckLake
+ * then sorts what passes its inlining step (with inlining off nothing
+ * sorts a write). */
+static int parquet_sorted(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    if (t->nsorts == 0 || lk_sort_on_insert(lake, con, t))
+        return 1;
+    return t->ninlined > 0 && lk_lake_inline_limit(lake, con, t) > 0;
+}
+
 static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           lk_table_delta *d, int with_rowid, const char *source)
 {
+    lk_table unsorted; /* t as written without its sort order: a shallow view */
+    if (!parquet_sorted(lake, con, t)) {
+        unsorted = *t;
+        unsorted.nsorts = 0;
+        t = &unsorted;
+    }
     if (t->nkeys > 0)
         return insert_partitioned(lake, con, t, d, with_rowid, source);
     return write_one_file(lake, con, t, d, with_rowid, source, "", NULL);
@@ -853,7 +895,11 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     int64_t limit = t->ninlined > 0 ? lk_lake_inline_limit(lake, con, t) : 0;
     int rc = 0;
     *count = 0;
-    if (limit > 0 && t->nkeys == 0 && table_round_trips(t)) {
+    /* without sort_on_insert a sorted table's inlined rows keep their
+     * order, which the file-first path (rows read back from a sorted
+     * file) would lose */
+    int keep_order = t->nsorts > 0 && !lk_sort_on_insert(lake, con, t);
+    if (limit > 0 && t->nkeys == 0 && table_round_trips(t) && !keep_order) {
         rc = insert_query_file_first(lake, con, t, buf_cstr(&src), limit, count);
     } else if (limit > 0) {
         rc = insert_query_staged(lake, con, t, buf_cstr(&src), count);

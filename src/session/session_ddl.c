@@ -373,6 +373,70 @@ static int parse_partition_keys(const sql_tokens *tk, size_t i, lk_alter *op)
     return 0;
 }
 
+/* One key of SET SORTED BY, tokens [from, to): the expression, then
+ * [ASC | DESC] [NULLS FIRST | NULLS LAST]. */
+static int parse_sort_key(const sql_tokens *tk, const char *sql, size_t from, size_t to,
+                          lk_sortkey *k)
+{
+    k->nulls_first = -1;
+    if (to >= from + 3 && kw_at(tk, to - 2, "NULLS") &&
+        (kw_at(tk, to - 1, "FIRST") || kw_at(tk, to - 1, "LAST"))) {
+        k->nulls_first = kw_at(tk, to - 1, "FIRST");
+        to -= 2;
+    }
+    if (to >= from + 2 && (kw_at(tk, to - 1, "ASC") || kw_at(tk, to - 1, "DESC"))) {
+        k->desc = kw_at(tk, to - 1, "DESC");
+        to--;
+    }
+    if (to <= from)
+        return tarn_error_set(TARN_EINVALID, "SET SORTED BY: expected an expression");
+    k->expr = session_token_text(tk, sql, from, to);
+    return 0;
+}
+
+/* Keys of SET SORTED BY (key, …), split at top-level commas. The keys
+ * live in static storage until the next call (one ALTER at a time). */
+static int parse_sort_keys(const sql_tokens *tk, const char *sql, size_t i, lk_alter *op)
+{
+    static lk_sortkey keys[64];
+    static size_t nkeys;
+    for (size_t k = 0; k < nkeys; k++)
+        free(keys[k].expr);
+    memset(keys, 0, sizeof(keys));
+    nkeys = 0;
+    op->kind = LK_ALTER_SET_SORT;
+    op->sort_keys = keys;
+    if (!is_op(tk, i, "("))
+        return tarn_error_set(TARN_EINVALID, "SET SORTED BY: expected (expression, …)");
+    size_t start = ++i;
+    int depth = 0;
+    for (; i < tk->n; i++) {
+        int close = is_op(tk, i, ")") || is_op(tk, i, "]");
+        if (close && depth == 0) {
+            break;
+        } else if (is_op(tk, i, "(") || is_op(tk, i, "[")) {
+            depth++;
+        } else if (close) {
+            depth--;
+        } else if (depth == 0 && is_op(tk, i, ",")) {
+            if (nkeys == 64)
+                return tarn_error_set(TARN_EINVALID, "SET SORTED BY: more than 64 keys");
+            int rc = parse_sort_key(tk, sql, start, i, &keys[nkeys]);
+            if (rc)
+                return rc;
+            nkeys++;
+            start = i + 1;
+        }
+    }
+    if (i >= tk->n || nkeys == 64)
+        return tarn_error_set(TARN_EINVALID, "SET SORTED BY: expected (expression, …)");
+    int rc = parse_sort_key(tk, sql, start, i, &keys[nkeys]);
+    if (!rc)
+        nkeys++;
+    op->nsort_keys = nkeys;
+    return rc;
+}
+
 /* A dotted field path a.b[.c] at token i (a nested STRUCT field): fills
  * op->path and returns 1; 0 for a plain column name. The strings live in
  * static storage until the next call (one ALTER at a time). */
@@ -481,10 +545,14 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
         op->kind = LK_ALTER_SET_PARTITION;
         return 0;
     }
+    if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "SORTED") && kw_at(tk, i + 2, "BY"))
+        return parse_sort_keys(tk, sql, i + 3, op);
+    if (kw_at(tk, i, "RESET") && kw_at(tk, i + 1, "SORTED") && kw_at(tk, i + 2, "BY")) {
+        op->kind = LK_ALTER_SET_SORT;
+        return 0;
+    }
     return tarn_error_set(TARN_EUNSUPPORTED,
-                          "this ALTER TABLE action is not supported on lake \"%s\" yet "
-                          "(sort keys arrive later)",
-                          l->alias);
+                          "this ALTER TABLE action is not supported on lake \"%s\"", l->alias);
 }
 
 static int alter_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
