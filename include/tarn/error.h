@@ -12,11 +12,11 @@
 
 enum {
     TARN_OK = 0,
-    TARN_ERROR = -1,    /* generic failure, message says why */
-    TARN_ENOTFOUND = -2, /* a named object does not exist */
+    TARN_ERROR = -1,        /* generic failure, message says why */
+    TARN_ENOTFOUND = -2,    /* a named object does not exist */
     TARN_EUNSUPPORTED = -3, /* valid SQL tarn does not implement yet */
-    TARN_EINVALID = -4, /* bad input from the user */
-    TARN_ECONFLICT = -5, /* concurrent writer / lock */
+    TARN_EINVALID = -4,     /* bad input from the user */
+    TARN_ECONFLICT = -5,    /* concurrent writer / lock */
 };
 
 /* Sets the thread's last error (printf-style) and returns `code`. */
@@ -33,6 +33,29 @@ const char *tarn_error_last(void);
 int tarn_error_code(void);
 
 void tarn_error_clear(void);
+
+/* Where in a SQL text the current error points (DuckDB's error position):
+ * set after tarn_error_set, kept by tarn_error_prefix, cleared by the next
+ * tarn_error_set. `sql` is copied. A layer that rewrote a statement before
+ * running it maps the position back to the text it was given (textmap.h). */
+void tarn_error_set_position(const char *sql, long pos);
+
+/* The position of the current error in *sql, or -1 (and *sql NULL) when it
+ * has none. *sql is owned by the slot. */
+long tarn_error_position(const char **sql);
+
+/* The current error, taken out of the slot (which is left clear), to be put
+ * back with tarn_error_restore: cleanup that runs after a failure (a
+ * rollback, dropping scratch tables) may fail or clear errors itself, and
+ * the message the user sees must be the one that stopped the statement. */
+typedef struct {
+    char *msg;
+    int code;
+    char *sql;
+    long pos;
+} tarn_error_saved;
+tarn_error_saved tarn_error_save(void);
+void tarn_error_restore(tarn_error_saved *saved);
 
 /* Replaces every occurrence of `from` in the current message by `to` (to
  * speak of the user's objects rather than tarn's internal ones). */

@@ -491,13 +491,22 @@ static void restore_views(lk_lake *lake, duckdb_connection con, const lk_txn *tx
         lk_lake_refresh_views(lake, con);
 }
 
+/* Ends a transaction that does not commit. It follows a failure: the
+ * caller's message (and its position) survive the cleanup, which runs
+ * statements of its own and clears errors. */
+static void end_uncommitted(lk_lake *lake, duckdb_connection con, lk_txn *txn)
+{
+    tarn_error_saved err = tarn_error_save();
+    restore_views(lake, con, txn);
+    lk_txn_free(lake, txn, con);
+    tarn_error_restore(&err);
+}
+
 void lk_lake_rollback(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lk_txn_discard(lake);
-    if (!txn)
-        return;
-    restore_views(lake, con, txn);
-    lk_txn_free(lake, txn, con);
+    if (txn)
+        end_uncommitted(lake, con, txn);
 }
 
 int lk_lake_commit(lk_lake *lake, duckdb_connection con)
@@ -507,8 +516,7 @@ int lk_lake_commit(lk_lake *lake, duckdb_connection con)
     if (!txn)
         return rc;
     if (!txn->committed) {
-        restore_views(lake, con, txn);
-        lk_txn_free(lake, txn, con);
+        end_uncommitted(lake, con, txn);
         return rc;
     }
     if (txn->renum.n) { /* renamed inlined tables, moved ids: read again */

@@ -366,8 +366,8 @@ static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta,
         return rc;
     if (t.nrows == 0) {
         duck_table_free(&t);
-        return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at version %lld",
-                              (long long)snap);
+        /* invalid input, as DuckLake says: it aborts a transaction */
+        return tarn_error_set(TARN_EINVALID, "No snapshot found at version %lld", (long long)snap);
     }
     c->snapshot_id = to_i64(duck_table_get(&t, 0, 0), 0);
     c->schema_version = to_i64(duck_table_get(&t, 0, 1), 0);
@@ -380,10 +380,10 @@ static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta,
 static int load_schemas(lk_catalog *c, duckdb_connection con, const char *meta)
 {
     long long s = (long long)c->snapshot_id;
-    char *sql = xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
-                          "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE
-                          " ORDER BY schema_id",
-                          meta, s, s);
+    char *sql =
+        xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
+                  "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE " ORDER BY schema_id",
+                  meta, s, s);
     duck_table t;
     int rc = duck_table_query(&t, con, sql);
     free(sql);
@@ -629,10 +629,10 @@ static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
 static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
 {
     long long s = (long long)c->snapshot_id;
-    char *sql = xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, \"sql\", "
-                          "column_aliases FROM %s.ducklake_view WHERE " VISIBLE
-                          " ORDER BY view_id",
-                          meta, s, s);
+    char *sql =
+        xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, \"sql\", "
+                  "column_aliases FROM %s.ducklake_view WHERE " VISIBLE " ORDER BY view_id",
+                  meta, s, s);
     duck_table t;
     int rc = duck_table_query(&t, con, sql);
     free(sql);

@@ -811,6 +811,22 @@ static void cast_query(tarn_buf *b, const lk_table *t, const char *query)
     buf_putc(b, ')');
 }
 
+/* A failed cast of cast_query names its source column __tarn_cN: say
+ * which of the table's columns the value was for instead (from the last
+ * index down, so that __tarn_c1 does not match __tarn_c10). */
+static void name_cast_columns(const lk_table *t)
+{
+    for (size_t i = t->ncols; i-- > 0;) {
+        char *from = xasprintf(" when casting from source column __tarn_c%zu", i);
+        tarn_buf to = {0};
+        buf_puts(&to, " for column ");
+        quote_ident(&to, t->cols[i].name);
+        tarn_error_replace(from, buf_cstr(&to));
+        buf_free(&to);
+        free(from);
+    }
+}
+
 /* 1 when every value of column c reads back from Parquet as it was written:
  * DuckDB writes HUGEINT and UHUGEINT as DOUBLE and TIMETZ shifted to UTC. */
 static int column_round_trips(const lk_column *c)
@@ -910,6 +926,8 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
         *count = d->added_records - before;
     }
     buf_free(&src);
+    if (rc)
+        name_cast_columns(t);
     return rc;
 }
 

@@ -154,12 +154,15 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
                             l->meta, expr);
         rc = duck_query_int64(out, NULL, s->con, q);
         free(q);
-        if (rc == TARN_ENOTFOUND)
-            rc =
-                tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before timestamp %s", expr);
+        if (rc == TARN_ENOTFOUND) /* invalid input, as DuckLake says: it aborts a transaction */
+            rc = tarn_error_set(TARN_EINVALID, "No snapshot found at or before timestamp %s", expr);
     } else {
         rc = tarn_error_set(TARN_EINVALID, "AT clause: unit must be VERSION or TIMESTAMP");
     }
+    /* snapshot ids start at 0; a negative one (-1 means "now" inside
+     * tarn) names no snapshot */
+    if (!rc && *out < 0)
+        rc = tarn_error_set(TARN_EINVALID, "No snapshot found at version %s", expr);
     free(expr);
     return rc;
 }

@@ -10,6 +10,15 @@
 
 static _Thread_local char *last_msg;
 static _Thread_local int last_code;
+static _Thread_local char *last_sql; /* the text last_pos points into */
+static _Thread_local long last_pos = -1;
+
+static void position_clear(void)
+{
+    free(last_sql);
+    last_sql = NULL;
+    last_pos = -1;
+}
 
 static char *vformat(const char *fmt, va_list ap)
 {
@@ -28,7 +37,23 @@ int tarn_error_set(int code, const char *fmt, ...)
     free(last_msg);
     last_msg = msg;
     last_code = code;
+    position_clear();
     return code;
+}
+
+void tarn_error_set_position(const char *sql, long pos)
+{
+    position_clear();
+    if (!sql || pos < 0 || (size_t)pos > strlen(sql))
+        return;
+    last_sql = strdup(sql);
+    last_pos = last_sql ? pos : -1;
+}
+
+long tarn_error_position(const char **sql)
+{
+    *sql = last_sql;
+    return last_sql ? last_pos : -1;
 }
 
 int tarn_error_prefix(int code, const char *fmt, ...)
@@ -62,6 +87,29 @@ void tarn_error_clear(void)
     free(last_msg);
     last_msg = NULL;
     last_code = TARN_OK;
+    position_clear();
+}
+
+tarn_error_saved tarn_error_save(void)
+{
+    tarn_error_saved s = {last_msg, last_code, last_sql, last_pos};
+    last_msg = NULL;
+    last_code = TARN_OK;
+    last_sql = NULL;
+    last_pos = -1;
+    return s;
+}
+
+void tarn_error_restore(tarn_error_saved *saved)
+{
+    free(last_msg);
+    last_msg = saved->msg;
+    last_code = saved->code;
+    free(last_sql);
+    last_sql = saved->sql;
+    last_pos = saved->pos;
+    saved->msg = NULL;
+    saved->sql = NULL;
 }
 
 void tarn_error_replace(const char *from, const char *to)
