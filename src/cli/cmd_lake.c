@@ -98,6 +98,7 @@ static int conn_open(duck_conn *c, const char *path)
     /* no extension is fetched or loaded: the catalog is plain DuckDB */
     duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
     duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    duck_configure(cfg);
     char *err = NULL;
     int ok = duckdb_open_ext(NULL, &c->db, cfg, &err) == DuckDBSuccess;
     duckdb_destroy_config(&cfg);

@@ -16,6 +16,7 @@
 #include "tarn/error.h"
 #include "tarn/session.h"
 #include "util/buf.h"
+#include "util/textmap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,8 +76,16 @@ static void stmt_run(sql_run *run, const sql_stmt *st)
         render_finish(run->out);
         return;
     }
-    /* Copied: the message lives only until the next tarn call. */
-    char *msg = xstrdup(tarn_error_last());
+    /* Copied: the message lives only until the next tarn call. The
+     * session points its position into the statement as written. */
+    tarn_buf text = {0};
+    buf_puts(&text, tarn_error_last());
+    const char *in = NULL;
+    long pos = tarn_error_position(&in);
+    if (pos >= 0 && strcmp(in, st->text) == 0)
+        textmap_excerpt(&text, st->text, (size_t)pos, st->line);
+    char *msg = text.len ? buf_detach(&text) : xstrdup("");
+    buf_free(&text);
     tarn_error_clear();
     run->failed++;
     render_error(run->out, msg);

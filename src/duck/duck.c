@@ -7,21 +7,57 @@
 #include "util/buf.h"
 #include "util/quote.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-int duck_error_from_result(duckdb_result *res)
+/* The session runs DuckDB with errors_as_json (duck_configure), so that an
+ * error carries its position as a number and no "LINE 1: …" excerpt of the
+ * SQL it ran (often tarn's generated SQL, never to be shown). The message
+ * is given back in DuckDB's usual form, "<Type> Error: <message>"; a parser
+ * error comes as "Parser Error: {…}". */
+static int error_from_json(const char *msg, const char *sql)
+{
+    const char *brace = strchr(msg, '{');
+    if (!brace || (brace != msg && strncmp(brace - 2, ": ", 2) != 0))
+        return 0;
+    json_t *o = json_loads(brace, 0, NULL);
+    const char *type = o ? json_string_value(json_object_get(o, "exception_type")) : NULL;
+    const char *text = o ? json_string_value(json_object_get(o, "exception_message")) : NULL;
+    if (!text) {
+        json_decref(o);
+        return 0;
+    }
+    if (type && *type && strcmp(type, "Invalid") != 0)
+        tarn_error_set(TARN_ERROR, "%s Error: %s", type, text);
+    else
+        tarn_error_set(TARN_ERROR, "%s", text);
+    const char *pos = json_string_value(json_object_get(o, "position"));
+    if (pos && sql)
+        tarn_error_set_position(sql, strtol(pos, NULL, 10));
+    json_decref(o);
+    return 1;
+}
+
+int duck_error_from_result(duckdb_result *res, const char *sql)
 {
     const char *msg = duckdb_result_error(res);
+    if (msg && error_from_json(msg, sql))
+        return TARN_ERROR;
     return tarn_error_set(TARN_ERROR, "%s", msg ? msg : "unknown DuckDB error");
+}
+
+void duck_configure(duckdb_config cfg)
+{
+    duckdb_set_config(cfg, "errors_as_json", "true");
 }
 
 int duck_exec_count(duckdb_connection con, const char *sql, int64_t *rows_changed)
 {
     duckdb_result res;
     if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
-        int rc = duck_error_from_result(&res);
+        int rc = duck_error_from_result(&res, sql);
         duckdb_destroy_result(&res);
         return rc;
     }
@@ -82,7 +118,7 @@ int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
     duckdb_result res;
     int rc = 0;
     if (duckdb_query(con, wrapped, &res) != DuckDBSuccess)
-        rc = duck_error_from_result(&res);
+        rc = duck_error_from_result(&res, wrapped);
     else
         rc = duck_table_from_result(out, &res);
     duckdb_destroy_result(&res);

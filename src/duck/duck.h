@@ -50,7 +50,11 @@ int duck_query_string(char **out, duckdb_connection con, const char *sql);
 int duck_table_exists(duckdb_connection con, const char *db, const char *name);
 
 /* Copies DuckDB's error from a failed result into tarn's error slot. */
-int duck_error_from_result(duckdb_result *res);
+int duck_error_from_result(duckdb_result *res, const char *sql);
+
+/* Settings every tarn DuckDB database opens with: errors as JSON, so that
+ * duck_error_from_result can read their position in `sql`. */
+void duck_configure(duckdb_config cfg);
 
 /* A connection to a private in-memory DuckDB database, opened on first
  * use and kept for the process: for queries that only parse SQL

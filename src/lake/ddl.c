@@ -261,7 +261,7 @@ static int read_shape(lk_table *t, duckdb_connection con, const char *shape)
     duckdb_result res;
     int rc = 0;
     if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
-        rc = duck_error_from_result(&res);
+        rc = duck_error_from_result(&res, sql);
         duckdb_destroy_result(&res);
         free(sql);
         return rc;

@@ -101,7 +101,7 @@ int lk_copy_with_stats(lk_file_stats **out, size_t *n, duckdb_connection con, co
     *out = NULL;
     *n = 0;
     if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
-        int rc = duck_error_from_result(&res);
+        int rc = duck_error_from_result(&res, sql);
         duckdb_destroy_result(&res);
         return rc;
     }

@@ -32,6 +32,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/textmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ int tarn_session_open(tarn_session **out)
      * implementation here, and these machines have no route out. */
     duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
     duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    duck_configure(cfg);
     char *err = NULL;
     if (duckdb_open_ext(NULL, &s->db, cfg, &err) != DuckDBSuccess) {
         int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
@@ -111,7 +113,7 @@ static int run_unwrapped(tarn_session *s, const char *sql, const tarn_sink *sink
 {
     duckdb_result res;
     if (duckdb_query(s->con, sql, &res) != DuckDBSuccess) {
-        int rc = duck_error_from_result(&res);
+        int rc = duck_error_from_result(&res, sql);
         duckdb_destroy_result(&res);
         return rc;
     }
@@ -273,6 +275,59 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
     return rc;
 }
 
+/* Whether a line of DuckDB's message suggests something tarn keeps to
+ * itself (a catalog table, a scratch table, a scan's row-id column). */
+static int suggests_internal(const char *line, size_t len)
+{
+    static const char *const HINTS[] = {"Did you mean", "Candidate bindings", "Candidate tables"};
+    static const char *const INTERNAL[] = {"__tarn",           "_tarn_stage", "__ducklake_metadata",
+                                           "ducklake_inlined", "\"row_id\"",  "\"rowid\""};
+    int hint = 0;
+    for (size_t i = 0; i < sizeof(HINTS) / sizeof(HINTS[0]) && !hint; i++)
+        hint = len >= strlen(HINTS[i]) && strncmp(line, HINTS[i], strlen(HINTS[i])) == 0;
+    for (size_t i = 0; hint && i < sizeof(INTERNAL) / sizeof(INTERNAL[0]); i++)
+        if (memmem(line, len, INTERNAL[i], strlen(INTERNAL[i])))
+            return 1;
+    return 0;
+}
+
+/* The error of a failed statement, told about `sql` as the user wrote it:
+ * DuckDB's position (in the SQL tarn ran) mapped back into `sql`, or
+ * dropped when it lies in text tarn added; suggestions of internal objects
+ * left out. */
+static void error_about_statement(const char *sql)
+{
+    const char *ran = NULL;
+    long pos = tarn_error_position(&ran);
+    if (pos >= 0 && ran != NULL && strcmp(ran, sql) != 0) {
+        long at = textmap_locate(sql, ran, pos);
+        tarn_error_set_position(sql, at);
+    }
+    const char *msg = tarn_error_last();
+    if (!strstr(msg, "Did you mean") && !strstr(msg, "Candidate "))
+        return;
+    tarn_buf out = {0};
+    for (const char *p = msg; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (!suggests_internal(p, len)) {
+            buf_append(&out, p, len);
+            if (nl)
+                buf_putc(&out, '\n');
+        }
+        p += len + (nl != NULL);
+    }
+    while (out.len > 0 && out.ptr[out.len - 1] == '\n')
+        out.ptr[--out.len] = 0;
+    tarn_error_saved err = tarn_error_save();
+    tarn_error_set(err.code, "%s", buf_cstr(&out));
+    if (err.sql)
+        tarn_error_set_position(err.sql, err.pos);
+    free(err.msg);
+    free(err.sql);
+    buf_free(&out);
+}
+
 int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
 {
     sql_tokens tk;
@@ -291,6 +346,8 @@ int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
         rc = dispatch(s, &tk, sql, kw, sql_output_kind(sql), sink);
     if (rc && s->explicit_txn && aborts_transaction())
         s->txn_failed = 1;
+    if (rc)
+        error_about_statement(sql);
     sql_tokens_free(&tk);
     return rc;
 }
