@@ -18,6 +18,7 @@
 #include "lake/scan.h"
 #include "lake/macro.h"
 #include "lake/txn.h"
+#include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -245,6 +246,45 @@ static void comments_key(tarn_buf *b, const lk_table *t)
     }
 }
 
+/* The view of a table whose files cannot be read (one missing, or not
+ * Parquet): it has the table's columns, so the lake attaches, DESCRIBE
+ * works and the table can be dropped or rebuilt, but reading a row fails
+ * with `why` (DuckDB's message, which names the file). One broken file
+ * breaks one table, not the lake. */
+static int broken_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t,
+                       const char *why)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
+    quote_qualified(&b, lake->alias, schema, t->name);
+    buf_puts(&b, " AS SELECT ");
+    for (size_t i = 0; i < t->ncols; i++) {
+        buf_puts(&b, i ? ", CAST(e AS " : "CAST(e AS "); /* a filter on it cannot fold away */
+        lk_type_to_sql(&b, &t->cols[i]);
+        buf_puts(&b, ") AS ");
+        quote_ident(&b, t->cols[i].name);
+    }
+    const char *kind = strstr(why, " Error: "); /* the read says "… Error:" itself */
+    if (kind && kind - why < 24)
+        why = kind + strlen(" Error: ");
+    char *msg = xasprintf("table %s.%s cannot be read: %s", schema, t->name, why);
+    buf_puts(&b, " FROM (SELECT error(");
+    quote_literal(&b, msg);
+    buf_puts(&b, ") AS e) WHERE e IS NULL"); /* error() is volatile: it runs when read */
+    free(msg);
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+/* Whether the current error is about reading a table's data files. */
+static int file_error(void)
+{
+    const char *m = tarn_error_last();
+    return strstr(m, "IO Error") || strstr(m, "No magic bytes") || strstr(m, "parquet") ||
+           strstr(m, "Parquet");
+}
+
 /* CREATE OR REPLACE VIEW alias.schema.table AS <its scan>; nothing when
  * the view already is that (a commit's view of a table written inside
  * BEGIN … COMMIT often reads the same files as the statement's). */
@@ -277,6 +317,16 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
     b.ptr[stmt_len] = '\0';
     rc = duck_exec(con, b.ptr);
     buf_free(&b);
+    if (rc && t->ncols > 0 && file_error()) {
+        char *why = xstrdup(tarn_error_last());
+        tarn_error_clear();
+        rc = broken_view(lake, con, sc->name, t, why);
+        free(why);
+        if (!rc) { /* not remembered as made: the next change rebuilds it for real */
+            free(key);
+            return comment_view(lake, con, sc->name, t);
+        }
+    }
     if (!rc)
         rc = comment_view(lake, con, sc->name, t);
     if (rc) {
