@@ -6,6 +6,7 @@
 #include "cli/project_cli.h"
 #include "cli/render.h"
 
+#include "project/query.h"
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -25,6 +26,27 @@ const char cmd_show_usage[] =
     "  --limit N           at most N rows (default 50)\n"
     "  --format FORMAT     table (default), csv or json\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
+
+/* Whether model m's table is in the lake now (information_schema lists
+ * the lake's tables); -1 when that cannot be read. */
+static int table_built(cli_project *cp, const tarn_model *m)
+{
+    tarn_buf sql = {0};
+    buf_puts(&sql, "SELECT count(*) FROM information_schema.tables WHERE table_catalog = ");
+    quote_literal(&sql, cp->p->lake_alias);
+    buf_puts(&sql, " AND table_schema = ");
+    quote_literal(&sql, m->schema);
+    buf_puts(&sql, " AND table_name = ");
+    quote_literal(&sql, m->table);
+    int64_t n = 0;
+    int rc = query_int64(&n, cp->s, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc) {
+        tarn_error_clear();
+        return -1;
+    }
+    return n > 0;
+}
 
 int cmd_show(int argc, char **argv)
 {
@@ -97,7 +119,12 @@ int cmd_show(int argc, char **argv)
     } else {
         status = cli_project_attach(&cp);
     }
-    if (status == CLI_OK) {
+    if (status == CLI_OK && at < 0 && table_built(&cp, m) == 0) {
+        cli_errorf("%s has not been built: the lake has no table %s.%s yet (build it with "
+                   "`tarn run %s`)",
+                   m->name, m->schema, m->table, m->name);
+        status = CLI_FAILED;
+    } else if (status == CLI_OK) {
         tarn_buf sql = {0};
         buf_puts(&sql, "SELECT * FROM ");
         quote_qualified(&sql, cp.p->lake_alias, m->schema, m->table);

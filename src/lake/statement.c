@@ -22,11 +22,9 @@ int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc
     if (rc) {
         /* the cleanup may fail too (in an aborted transaction): keep the
          * error that matters */
-        char *msg = xstrdup(tarn_error_last());
-        int code = tarn_error_code();
+        tarn_error_saved err = tarn_error_save(); /* message and position */
         lk_write_cleanup(con);
-        tarn_error_set(code, "%s", msg);
-        free(msg);
+        tarn_error_restore(&err);
     } else {
         lk_write_cleanup(con);
     }

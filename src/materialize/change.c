@@ -475,8 +475,10 @@ static void scan_free(model_scan *sc)
     strlist_free(&sc->local);
 }
 
-/* The config hash of model mi: the config statements it reaches, then
- * its data tests. Their literals join the model's, their calls count. */
+#define CONFIG_HALF 32
+
+/* The config hash of model mi: the config statements it reaches, and its
+ * data tests. Their literals join the model's, their calls count. */
 static void hash_config(change_ctx *cc, size_t mi, const cfg_item *items, size_t n, model_scan *sc)
 {
     tarn_buf tests = {0};
@@ -499,8 +501,14 @@ static void hash_config(change_ctx *cc, size_t mi, const cfg_item *items, size_t
         if (!sc->vol)
             sc->vol = items[i].vol;
     }
-    buf_append(&b, tests.ptr ? tests.ptr : "", tests.len);
-    hash_sha256_hex(cc->config_hash[mi], b.ptr ? b.ptr : "", b.len);
+    /* Two halves, so that a run can say which changed: the first 32 hex
+     * digits hash the config statements, the last 32 the data tests. */
+    char conf[65], tst[65];
+    hash_sha256_hex(conf, b.ptr ? b.ptr : "", b.len);
+    hash_sha256_hex(tst, tests.ptr ? tests.ptr : "", tests.len);
+    memcpy(cc->config_hash[mi], conf, CONFIG_HALF);
+    memcpy(cc->config_hash[mi] + CONFIG_HALF, tst, CONFIG_HALF);
+    cc->config_hash[mi][2 * CONFIG_HALF] = 0;
     buf_free(&b);
     buf_free(&tests);
     free(reached);
@@ -1009,7 +1017,9 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
     if (!pv->config_hash || pv->target_version < 0)
         return xstrdup("no change record");
     if (strcmp(pv->config_hash, cc->config_hash[mi]) != 0)
-        return xstrdup("config changed");
+        return xstrdup(strncmp(pv->config_hash, cc->config_hash[mi], CONFIG_HALF) == 0
+                           ? "tests changed"
+                           : "config changed");
     int64_t tv = change_version(cc, m->schema, m->table);
     if (tv < 0)
         return xstrdup("table missing");

@@ -201,7 +201,7 @@ int build_manual(build_state *b)
         int rc = mb_run(b, sql, &n, 1);
         free(sql);
         if (rc)
-            return tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[i].line);
+            return mb_error_at(m, &m->body.items[i], rc);
         if (n > 0)
             b->r->rows_written += n;
     }

@@ -13,6 +13,7 @@
 #include "util/clock.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/textmap.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -233,6 +234,23 @@ int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, s
     return rc;
 }
 
+/* ---- errors ---------------------------------------------------------- */
+
+int mb_error_at(const tarn_model *m, const model_stmt *st, int rc)
+{
+    const char *ran = NULL;
+    long pos = tarn_error_position(&ran);
+    long at = pos >= 0 ? textmap_locate(st->text, ran, pos) : -1;
+    tarn_buf msg = {0};
+    buf_printf(&msg, "%s:%d: %s", m->path, at >= 0 ? body_line_of(st, (size_t)at) : st->line,
+               tarn_error_last());
+    if (at >= 0)
+        textmap_excerpt(&msg, st->text, (size_t)at, st->line);
+    rc = tarn_error_set(rc, "%s", buf_cstr(&msg));
+    buf_free(&msg);
+    return rc;
+}
+
 /* ---- strategies ------------------------------------------------------ */
 
 /* The setup statements: every statement but the trailing query. */
@@ -245,7 +263,7 @@ int mb_run_setup(build_state *b, const char *partition)
         int rc = mb_run(b, sql, NULL, 1);
         free(sql);
         if (rc)
-            return tarn_error_prefix(rc, "%s:%d", m->path, st->line);
+            return mb_error_at(m, st, rc);
     }
     return 0;
 }
@@ -283,7 +301,8 @@ static char *recover_error(build_state *b, const char *msg)
     char *out = NULL;
     if (query_exec(b->c->s, sql, NULL) != 0) {
         const tarn_model *m = b->m;
-        out = xasprintf("%s:%d: %s", m->path, m->body.items[m->body.n - 1].line, tarn_error_last());
+        mb_error_at(m, &m->body.items[m->body.n - 1], TARN_ERROR);
+        out = xstrdup(tarn_error_last());
     }
     tarn_error_clear();
     free(sql);
@@ -553,6 +572,23 @@ static int add_partition_column(build_state *b)
     return 0;
 }
 
+/* The partition column must be a column of the query: checked at load
+ * when the query's text names its columns, here on its rows otherwise
+ * (before tarn's own statements would fail on it). */
+static int check_partition_column(build_state *b, const strlist *cols)
+{
+    const model_annot *a = &b->m->annot;
+    if (in_list(cols, a->partition_column))
+        return 0;
+    char *have = strlist_join(cols, ", ");
+    int rc = tarn_error_set(TARN_EINVALID,
+                            "partition column %s is not a column of the query (it returns %s); "
+                            "select it, or fix column= on line %d",
+                            a->partition_column, have, a->partitioned_line);
+    free(have);
+    return rc;
+}
+
 static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
 {
     const model_annot *a = &b->m->annot;
@@ -561,6 +597,8 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
         rc = mb_stage(b, part);
     if (!rc && !cols->n)
         rc = mb_stage_columns(b, cols);
+    if (!rc)
+        rc = check_partition_column(b, cols);
     if (rc)
         return rc;
     char *sql = cg_outside_partition(a->grain, a->partition_column, part);
@@ -632,6 +670,8 @@ static int build_dynamic_all(build_state *b, strlist *cols)
         rc = mb_stage(b, NULL);
     if (!rc)
         rc = mb_stage_columns(b, cols);
+    if (!rc)
+        rc = check_partition_column(b, cols);
     if (rc)
         return rc;
     char *expr = cg_partition_expr(a->grain, a->partition_column);
@@ -882,7 +922,7 @@ static int build_body(build_state *b)
     /* Name the model's query: the error is about its SQL or its rows. A
      * setup statement's error already names its own line. */
     if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
-        rc = tarn_error_prefix(rc, "%s:%d", m->path, m->body.items[m->body.n - 1].line);
+        rc = mb_error_at(m, &m->body.items[m->body.n - 1], rc);
     /* Data tests see the table as this build leaves it, before the commit. */
     if (!rc && m->annot.ntests) {
         double t0 = clock_mono_ms();

@@ -29,6 +29,11 @@ typedef struct {
 
 /* Runs a statement; adds its time to the query time when `timed`. */
 int mb_run(build_state *b, const char *sql, int64_t *count, int timed);
+
+/* Puts "file:line: " before the current error of statement `st` of
+ * model m, the line being where DuckDB's position maps in the file (with
+ * an excerpt of it), else where the statement starts. Returns rc. */
+int mb_error_at(const tarn_model *m, const model_stmt *st, int rc);
 int mb_run_rows(build_state *b, qrows *out, const char *sql);
 
 /* Runs the model's setup statements (all but the trailing query). */

@@ -85,8 +85,65 @@ static int setup_allowed(const sql_tokens *tk)
     if (i >= tk->n)
         return 0;
     const sql_token *u = &tk->toks[i];
-    return sql_tok_is_kw(u, "TEMP") || sql_tok_is_kw(u, "TEMPORARY") ||
-           sql_tok_is_kw(u, "MACRO") || sql_tok_is_kw(u, "FUNCTION");
+    return sql_tok_is_kw(u, "TEMP") || sql_tok_is_kw(u, "TEMPORARY") || sql_tok_is_kw(u, "MACRO") ||
+           sql_tok_is_kw(u, "FUNCTION");
+}
+
+/* The keywords a DuckDB statement can start with. A model statement that
+ * starts with anything else does not parse: a typo, reported as the
+ * syntax error it is rather than as a statement tarn does not allow. */
+static const char *const STATEMENT_KW[] = {
+    "ABORT",   "ALTER",     "ANALYZE", "ATTACH",   "BEGIN",      "CALL",   "CHECKPOINT",
+    "COMMENT", "COMMIT",    "COPY",    "CREATE",   "DEALLOCATE", "DELETE", "DESCRIBE",
+    "DETACH",  "DROP",      "END",     "EXECUTE",  "EXPLAIN",    "EXPORT", "FORCE",
+    "FROM",    "IMPORT",    "INSERT",  "INSTALL",  "LOAD",       "MERGE",  "PIVOT",
+    "PRAGMA",  "PREPARE",   "RESET",   "ROLLBACK", "SELECT",     "SET",    "SHOW",
+    "START",   "SUMMARIZE", "TABLE",   "TRUNCATE", "UNPIVOT",    "UPDATE", "USE",
+    "VACUUM",  "VALUES",    "WITH"};
+#define NSTATEMENT_KW (sizeof(STATEMENT_KW) / sizeof(STATEMENT_KW[0]))
+
+/* Levenshtein distance of two short upper-case words (capped at 9). */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 23 || nb > 23)
+        return 9;
+    int row[24];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb] > 9 ? 9 : row[nb];
+}
+
+/* 1 when `kw` starts a DuckDB statement; else *near is the statement
+ * keyword it is a typo of (NULL when none is close). */
+static int statement_kw(const char *kw, const char **near)
+{
+    int best = 3; /* at most two edits away */
+    *near = NULL;
+    for (size_t i = 0; i < NSTATEMENT_KW; i++) {
+        if (strcmp(kw, STATEMENT_KW[i]) == 0)
+            return 1;
+        int e = edit_distance(kw, STATEMENT_KW[i]);
+        if (e < best) {
+            best = e;
+            *near = STATEMENT_KW[i];
+        }
+    }
+    return 0;
 }
 
 static const char *manual_fix =
@@ -100,8 +157,7 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
     size_t before = d->n;
     sql_script sc;
     if (sql_split(&sc, text) != 0) {
-        diag_add(d, path, 0, "close the string, quoted name or comment", "%s",
-                 tarn_error_last());
+        diag_add(d, path, 0, "close the string, quoted name or comment", "%s", tarn_error_last());
         tarn_error_clear();
         return 1;
     }
@@ -133,13 +189,27 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
         }
         find_placeholders(st, &tk);
         int last = i + 1 == sc.n;
+        const char *near = NULL;
+        if (*st->kw && !statement_kw(st->kw, &near)) {
+            char *fix = near ? xasprintf("did you mean %s?", near)
+                             : xstrdup("fix the SQL (DuckDB's parser rejects it)");
+            size_t w = 0;
+            while (w + 1 < tk.n && tk.toks[w].type != SQL_TOK_IDENT)
+                w++; /* past any '(' */
+            diag_add(d, path, body_line_of(st, tk.toks[w].start), fix,
+                     "syntax error at or near \"%s\"", tk.toks[w].text);
+            free(fix);
+            if (last && !manual)
+                st->is_query = 1; /* the one error of this statement */
+            sql_tokens_free(&tk);
+            continue;
+        }
         int query = is_query_kw(&tk.toks[0]) || strcmp(st->kw, "SELECT") == 0 ||
                     strcmp(st->kw, "WITH") == 0 || strcmp(st->kw, "FROM") == 0 ||
                     strcmp(st->kw, "VALUES") == 0;
         if (manual) {
-            if (!strcmp(st->kw, "BEGIN") || !strcmp(st->kw, "START") ||
-                !strcmp(st->kw, "COMMIT") || !strcmp(st->kw, "END") ||
-                !strcmp(st->kw, "ROLLBACK") || !strcmp(st->kw, "ABORT"))
+            if (!strcmp(st->kw, "BEGIN") || !strcmp(st->kw, "START") || !strcmp(st->kw, "COMMIT") ||
+                !strcmp(st->kw, "END") || !strcmp(st->kw, "ROLLBACK") || !strcmp(st->kw, "ABORT"))
                 diag_add(d, path, st->line,
                          "remove it: tarn runs a manual model inside its own transaction, so "
                          "that the build is one snapshot",
@@ -193,8 +263,7 @@ char *body_query_for_parse(const model_stmt *st)
     char *q = xstrdup(st->text + st->query_off);
     for (size_t i = 0; i < st->npart; i++)
         if (st->part_offs[i] >= st->query_off)
-            memcpy(q + st->part_offs[i] - st->query_off, BODY_PARTITION_DUMMY,
-                   BODY_PARTITION_LEN);
+            memcpy(q + st->part_offs[i] - st->query_off, BODY_PARTITION_DUMMY, BODY_PARTITION_LEN);
     for (size_t i = 0; i < st->nwm; i++)
         if (st->wm_offs[i] >= st->query_off)
             memcpy(q + st->wm_offs[i] - st->query_off, BODY_PARTITION_DUMMY, BODY_PARTITION_LEN);

@@ -276,7 +276,12 @@ static void model_refs(tarn_model *m, diag_list *d, tarn_session *s)
             int line = body_line_of(st, err_off == REF_NO_OFFSET ? 0 : st->query_off + err_off);
             if (st->is_query || strcmp(st->kw, "SELECT") == 0 || strcmp(st->kw, "WITH") == 0 ||
                 strcmp(st->kw, "FROM") == 0)
-                diag_add(d, m->path, line, "fix the SQL (DuckDB's parser rejects it)",
+                diag_add(d, m->path, line,
+                         strstr(st->text, "{{")
+                             ? "tarn models name tables directly: write FROM staging.orders "
+                               "where dbt writes {{ ref('orders') }} (tarn has no Jinja; its "
+                               "only placeholders are {partition} and {watermark})"
+                             : "fix the SQL (DuckDB's parser rejects it)",
                          "the query does not parse: %s", tarn_error_last());
             tarn_error_clear();
         } else {
@@ -284,6 +289,55 @@ static void model_refs(tarn_model *m, diag_list *d, tarn_session *s)
         }
         free(q);
     }
+}
+
+/* Whether `name` is one of the query's output columns. */
+static int is_output_column(const ref_list *r, const char *name)
+{
+    for (size_t i = 0; i < r->columns.n; i++)
+        if (strcasecmp(r->columns.items[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void missing_column(diag_list *d, const tarn_model *m, const ref_list *r, int line,
+                           const char *what, const char *col, const char *opt)
+{
+    char *cols = strlist_join(&r->columns, ", ");
+    char *fix = xasprintf("select %s in the query, or name one of its columns in %s", col, opt);
+    diag_add(d, m->path, line, fix, "%s %s is not a column of the query (it returns %s)", what, col,
+             cols);
+    free(fix);
+    free(cols);
+}
+
+/* The columns the annotations name (partitioned column=, watermark=,
+ * key=, track=) must be columns of the query, when its text says what
+ * they are (refs.h); else the build checks them on the query's rows. */
+static int check_output_columns(const tarn_model *m, diag_list *d)
+{
+    if (m->annot.strategy == STRAT_MANUAL || m->body.n == 0)
+        return 0;
+    const model_stmt *q = &m->body.items[m->body.n - 1];
+    const ref_list *r = &q->refs;
+    const model_annot *a = &m->annot;
+    if (!q->is_query || !r->columns_known)
+        return 0;
+    size_t before = d->n;
+    if (a->partition_column && !is_output_column(r, a->partition_column))
+        missing_column(d, m, r, a->partitioned_line, "partition column", a->partition_column,
+                       "column=");
+    if (a->watermark && !is_output_column(r, a->watermark))
+        missing_column(d, m, r, a->materialize_line, "watermark column", a->watermark,
+                       "watermark=");
+    for (size_t i = 0; i < a->key.n; i++)
+        if (!is_output_column(r, a->key.items[i]))
+            missing_column(d, m, r, a->materialize_line, "key column", a->key.items[i], "key=");
+    for (size_t i = 0; i < a->track.n; i++)
+        if (!is_output_column(r, a->track.items[i]))
+            missing_column(d, m, r, a->materialize_line, "track column", a->track.items[i],
+                           "track=");
+    return (int)(d->n - before);
 }
 
 /* {watermark} means something only in an incremental model. */
@@ -357,8 +411,10 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
                      "data test file %s does not exist", t->path);
         free(f);
     }
-    if (errs == 0)
+    if (errs == 0) {
         model_refs(m, d, s);
+        check_output_columns(m, d);
+    }
     model_hash(m);
 }
 

@@ -31,6 +31,8 @@ void refs_free(ref_list *r)
     free(r->items);
     r->items = NULL;
     r->n = 0;
+    strlist_free(&r->columns);
+    r->columns_known = 0;
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -125,6 +127,39 @@ static void walk(ref_list *out, json_t *v, strlist *scope, const sql_tokens *tk)
     }
 }
 
+/* The output column names of query node `node` into `out`; 1 when each
+ * is known from the text (a column reference or an alias), 0 when DuckDB's
+ * binder decides (a star, an unnamed expression, UNION BY NAME, VALUES). */
+static int output_columns(json_t *node, strlist *out)
+{
+    const char *type = jstr(node, "type");
+    if (type && strcmp(type, "SET_OPERATION_NODE") == 0) {
+        const char *op = jstr(node, "setop_type");
+        if (op && strstr(op, "BY_NAME"))
+            return 0;
+        return output_columns(json_object_get(node, "left"), out);
+    }
+    json_t *list = json_object_get(node, "select_list");
+    if (!type || strcmp(type, "SELECT_NODE") != 0 || !json_is_array(list))
+        return 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        const char *alias = jstr(e, "alias"), *cls = jstr(e, "class");
+        json_t *names = json_object_get(e, "column_names");
+        size_t nn = json_array_size(names);
+        json_t *last = nn ? json_array_get(names, nn - 1) : NULL; /* t.c is named c */
+        if (alias && *alias)
+            strlist_push(out, alias);
+        else if (cls && strcmp(cls, "COLUMN_REF") == 0 && json_is_string(last))
+            strlist_push(out, json_string_value(last));
+        else
+            return 0;
+    }
+    return 1;
+}
+
 int refs_from_json(ref_list *out, size_t *err_offset, const char *json, const char *sql)
 {
     memset(out, 0, sizeof(*out));
@@ -151,6 +186,10 @@ int refs_from_json(ref_list *out, size_t *err_offset, const char *json, const ch
     strlist scope = {0};
     walk(out, json_object_get(root, "statements"), &scope, &tk);
     strlist_free(&scope);
+    json_t *first = json_array_get(json_object_get(root, "statements"), 0);
+    out->columns_known = output_columns(json_object_get(first, "node"), &out->columns);
+    if (!out->columns_known)
+        strlist_free(&out->columns);
     if (tk.toks)
         sql_tokens_free(&tk);
     json_decref(root);

@@ -13,6 +13,7 @@
 #define TARN_PROJECT_REFS_H
 
 #include "tarn/session.h"
+#include "util/strlist.h"
 
 #include <stddef.h>
 
@@ -31,6 +32,12 @@ typedef struct {
 typedef struct {
     table_ref *items;
     size_t n;
+    /* The names of the query's output columns, when the parse tree tells
+     * them (columns_known): every item of the (first) SELECT list is a
+     * column or has an alias. A star, an unnamed expression or VALUES
+     * leave them to DuckDB's binder (columns_known 0). */
+    strlist columns;
+    int columns_known;
 } ref_list;
 
 /* Lists the references of the SELECT-like statement `sql` (one statement).

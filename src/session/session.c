@@ -260,7 +260,7 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
              strcmp(kw, "COMMENT") == 0)
         rc = session_ddl_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 || strcmp(kw, "UPDATE") == 0 ||
-             strcmp(kw, "TRUNCATE") == 0 || strcmp(kw, "COPY") == 0)
+             strcmp(kw, "TRUNCATE") == 0 || strcmp(kw, "COPY") == 0 || strcmp(kw, "MERGE") == 0)
         rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "CALL") == 0)
         rc = session_call_stmt(s, tk, sql, &handled);

@@ -740,6 +740,26 @@ int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *
     return session_resolve(s, &q, &schema, &name, strcasecmp(h.object, "SCHEMA") == 0) != NULL;
 }
 
+/* CREATE [UNIQUE] INDEX … ON lake.t (…): DuckLake tables have no indexes. */
+static int create_index(tarn_session *s, const sql_tokens *tk, int *handled)
+{
+    size_t i = 1;
+    while (i < tk->n && !sql_tok_is_kw(&tk->toks[i], "ON"))
+        i++;
+    qname q;
+    const char *schema = NULL, *name = NULL;
+    if (i + 1 >= tk->n || !session_qname(tk, i + 1, &q))
+        return 0;
+    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    if (!l)
+        return 0;
+    *handled = 1;
+    return tarn_error_set(TARN_EUNSUPPORTED,
+                          "CREATE INDEX on %s.%s.%s: tarn does not support indexes on a lake "
+                          "table (DuckLake tables have none)",
+                          l->alias, schema, name);
+}
+
 int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                      const tarn_sink *sink, int *handled)
 {
@@ -755,6 +775,9 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     if (strcasecmp(h.object, "MACRO") == 0 || strcasecmp(h.object, "FUNCTION") == 0)
         return session_macro_stmt(s, tk, sql, kw, h.i, h.or_replace, h.if_not_exists, h.if_exists,
                                   handled);
+    if (strcmp(kw, "CREATE") == 0 &&
+        (strcasecmp(h.object, "INDEX") == 0 || strcasecmp(h.object, "UNIQUE") == 0))
+        return create_index(s, tk, handled);
     if (!session_qname(tk, h.i, &q))
         return 0;
     lk_lake *l = session_resolve(s, &q, &schema, &name, is_schema);

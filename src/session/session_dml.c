@@ -408,6 +408,9 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     } else if (strcmp(kw, "TRUNCATE") == 0) {
         if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "TABLE"))
             i++;
+    } else if (strcmp(kw, "MERGE") == 0) {
+        if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "INTO"))
+            i++;
     }
     qname q;
     const char *schema = NULL, *name = NULL;
@@ -427,6 +430,13 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
                               "lake \"%s\" is attached read-only (READ_ONLY or a pinned "
                               "SNAPSHOT_VERSION): it cannot be written",
                               l->alias);
+    if (strcmp(kw, "MERGE") == 0)
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "MERGE INTO %s.%s.%s: tarn does not support MERGE INTO a lake table; "
+                              "write it as UPDATE … FROM, DELETE and INSERT … SELECT inside "
+                              "BEGIN … COMMIT (one snapshot), or as a model with key= (which "
+                              "merges)",
+                              l->alias, schema, name);
     if (strcmp(kw, "INSERT") == 0 && plain_query_insert(tk, &q, t))
         return do_insert_query(s, l, tk, sql, &q, t, sink);
     /* COPY lake.t FROM …: DuckDB loads the file into the stage, as for an

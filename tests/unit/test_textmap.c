@@ -35,12 +35,14 @@ static void test_through_rewrites(void **state)
     (void)state;
     long nope = (long)(strstr(USER, "nope") - USER), where = (long)(strstr(USER, "id >") - USER);
     /* wrapped by a strategy, then by the session's text read */
-    const char *wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (CREATE OR REPLACE TABLE \"lake\".\"m\".\"x\" "
-                          "AS\nSELECT id,\n  nope + 1 AS z\nFROM staging.items\nWHERE id > 2)";
+    const char *wrapped =
+        "SELECT COLUMNS(*)::VARCHAR FROM (CREATE OR REPLACE TABLE \"lake\".\"m\".\"x\" "
+        "AS\nSELECT id,\n  nope + 1 AS z\nFROM staging.items\nWHERE id > 2)";
     assert_int_equal(locate(wrapped, "nope"), nope);
     /* the reference pinned and turned into a scan: text after it still maps */
-    const char *pinned = "SELECT id,\n  nope + 1 AS z\nFROM (SELECT * FROM read_parquet(['a.parquet'])) "
-                         "AS items\nWHERE id > 2";
+    const char *pinned =
+        "SELECT id,\n  nope + 1 AS z\nFROM (SELECT * FROM read_parquet(['a.parquet'])) "
+        "AS items\nWHERE id > 2";
     assert_int_equal(locate(pinned, "nope"), nope);
     assert_int_equal(locate(pinned, "id > 2"), where);
     /* inside the text tarn put there: nowhere */
@@ -51,7 +53,8 @@ static void test_through_rewrites(void **state)
 static void test_end_of_input(void **state)
 {
     (void)state;
-    const char *ran = "CREATE TABLE t AS SELECT id,\n  nope + 1 AS z\nFROM staging.items\nWHERE id > 2";
+    const char *ran =
+        "CREATE TABLE t AS SELECT id,\n  nope + 1 AS z\nFROM staging.items\nWHERE id > 2";
     assert_int_equal(textmap_locate(USER, ran, (long)strlen(ran)), (long)strlen(USER));
     assert_int_equal(textmap_locate(USER, "SELECT 1 FROM x WHERE", 21), -1);
 }
