@@ -8,6 +8,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/quote.h"
+#include "util/textmap.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -70,14 +71,15 @@ static void ref_table(tarn_buf *b, run_ctx *c, size_t mi, const data_test *t)
     long up = project_find_model(c->p, t->ref_schema, t->ref_table);
     if (up == (long)mi)
         return;
-    int64_t snap = up >= 0 && c->built_snapshot[up] >= 0 ? c->built_snapshot[up]
-                                                         : c->sum->start_snapshot;
+    int64_t snap =
+        up >= 0 && c->built_snapshot[up] >= 0 ? c->built_snapshot[up] : c->sum->start_snapshot;
     buf_printf(b, " AT (VERSION => %lld)", (long long)snap);
 }
 
 /* A custom test's SQL with its references qualified (its own model's
  * table unpinned: the test checks what the build wrote). */
-static int custom_sql(char **out, run_ctx *c, size_t mi, const data_test *t, model_result *r)
+static int custom_sql(char **out, model_stmt *keep, run_ctx *c, size_t mi, const data_test *t,
+                      model_result *r)
 {
     char *text = NULL;
     if (fs_read_file(&text, t->path) != 0)
@@ -107,8 +109,26 @@ static int custom_sql(char **out, run_ctx *c, size_t mi, const data_test *t, mod
     }
     const char *part = r->partitions.n ? r->partitions.items[0] : NULL;
     *out = pin_statement_ex(c, mi, st, part, r, 0);
+    keep->text = xstrdup(st->text); /* where an error of the test points */
+    keep->line = st->line;
     body_free(&body);
     return 0;
+}
+
+/* A custom test's error, located in its file when DuckDB's position maps
+ * into the test's text: "tests/f.sql:3: Binder Error: …" and its line. */
+static void custom_error_at(const data_test *t, const model_stmt *st)
+{
+    const char *ran = NULL;
+    long pos = tarn_error_position(&ran);
+    long at = pos >= 0 && st->text ? textmap_locate(st->text, ran, pos) : -1;
+    if (at < 0)
+        return;
+    tarn_buf msg = {0};
+    buf_printf(&msg, "%s:%d: %s", t->path, body_line_of(st, (size_t)at), tarn_error_last());
+    textmap_excerpt(&msg, st->text, (size_t)at, st->line);
+    tarn_error_set(tarn_error_code(), "%s", buf_cstr(&msg));
+    buf_free(&msg);
 }
 
 static char *check_sql(run_ctx *c, size_t mi, const data_test *t, const char *target,
@@ -194,9 +214,10 @@ int datatest_run(run_ctx *c, size_t mi, const char *target, model_result *r)
     for (size_t i = 0; i < m->annot.ntests && !rc; i++) {
         const data_test *t = &m->annot.tests[i];
         char *sql = NULL;
+        model_stmt custom = {0};
         if (t->kind == DT_CUSTOM) {
             char *q = NULL;
-            rc = custom_sql(&q, c, mi, t, r);
+            rc = custom_sql(&q, &custom, c, mi, t, r);
             if (!rc)
                 sql = xasprintf("SELECT count(*), NULL FROM (\n%s\n)", q);
             free(q);
@@ -207,6 +228,9 @@ int datatest_run(run_ctx *c, size_t mi, const char *target, model_result *r)
         if (!rc)
             rc = query_rows(&q, c->s, sql);
         free(sql);
+        if (rc && custom.text)
+            custom_error_at(t, &custom);
+        free(custom.text);
         char *name = test_name(t);
         if (rc) {
             rc = tarn_error_prefix(rc, "%s:%d: data test %s could not run", m->path, t->line, name);

@@ -206,8 +206,14 @@ cat >"$d/models/core/dim_customer.sql" <<'SQL'
 -- materialize key=id history track=nope
 SELECT id, name, city, tier FROM raw.customers
 SQL
-run_rc "a track= column that is not selected" 1 "$d" run core.dim_customer
-contains "it names the column" "track column nope is not a column of the SELECT" "$ERR"
+run_rc "a track= column that is not selected is a load error" 2 "$d" run core.dim_customer
+contains "it names the column" "models/core/dim_customer.sql:1: track column nope is not a column of the query (it returns id, name, city, tier)" "$ERR"
+cat >"$d/models/core/dim_customer.sql" <<'SQL'
+-- materialize key=id history track=nope
+SELECT * FROM raw.customers
+SQL
+run_rc "behind a star it fails the build" 1 "$d" run core.dim_customer
+contains "naming the column too" "track column nope is not a column of the SELECT" "$ERR"
 check_eq "still no snapshot" "$snaps" "$(snapshots "$d")"
 check_eq "still unchanged" "$dump" "$(lake_dump "$d")"
 

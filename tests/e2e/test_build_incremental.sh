@@ -143,7 +143,13 @@ cat >"$d/models/facts/events_log.sql" <<'SQL'
 -- materialize incremental watermark=ts
 SELECT id, kind, amount FROM raw.events
 SQL
-run_rc "a watermark column the SELECT does not return" 1 "$d" run facts.events_log
+run_rc "a watermark column the SELECT does not return is a load error" 2 "$d" run facts.events_log
+contains "it says so on the annotation's line" "models/facts/events_log.sql:1: watermark column ts is not a column of the query (it returns id, kind, amount)" "$ERR"
+cat >"$d/models/facts/events_log.sql" <<'SQL'
+-- materialize incremental watermark=ts
+SELECT * EXCLUDE (ts) FROM raw.events
+SQL
+run_rc "behind a star it fails the build" 1 "$d" run facts.events_log
 contains "it says so on the right line" "models/facts/events_log.sql:2: watermark column ts is not a column of the SELECT; select it, or fix watermark= on line 1" "$ERR"
 rm -rf "$d/lake" "$d/lake.ducklake"
 run_rc "the same on a first build" 1 "$d" run facts.events_log

@@ -81,8 +81,15 @@ cat >"$d/models/core/dim_customer.sql" <<'SQL'
 -- materialize key=nope
 SELECT id, region, name, tier FROM raw.customers
 SQL
-run_rc "a key that is not a column" 1 "$d" run core.dim_customer
-contains "it names the key" "key column nope is not a column of the SELECT" "$ERR"
+run_rc "a key that is not a column is a load error" 2 "$d" run core.dim_customer
+contains "it names the key" "models/core/dim_customer.sql:1: key column nope is not a column of the query (it returns id, region, name, tier)" "$ERR"
+cat >"$d/models/core/dim_customer.sql" <<'SQL'
+-- materialize key=nope
+SELECT * FROM raw.customers
+SQL
+run_rc "behind a star it fails the build" 1 "$d" run core.dim_customer
+contains "naming the key too" "key column nope is not a column of the SELECT" "$ERR"
+cp "$FIXTURES/projects/crm/models/core/dim_customer.sql" "$d/models/core/dim_customer.sql"
 
 # Append: a run inserts what the SELECT returns; with its input unchanged the model is skipped
 # (the same rows are not appended twice).
