@@ -48,6 +48,23 @@ int duck_error_from_result(duckdb_result *res, const char *sql)
     return tarn_error_set(TARN_ERROR, "%s", msg ? msg : "unknown DuckDB error");
 }
 
+int duck_query_columns(size_t *out, duckdb_connection con, const char *sql)
+{
+    duckdb_prepared_statement st;
+    int rc = 0;
+    if (duckdb_prepare(con, sql, &st) != DuckDBSuccess) {
+        const char *msg = duckdb_prepare_error(st);
+        if (!msg || !error_from_json(msg, sql))
+            rc = tarn_error_set(TARN_ERROR, "%s", msg ? msg : "unknown DuckDB error");
+        else
+            rc = TARN_ERROR;
+    } else {
+        *out = (size_t)duckdb_prepared_statement_column_count(st);
+    }
+    duckdb_destroy_prepare(&st);
+    return rc;
+}
+
 void duck_configure(duckdb_config cfg)
 {
     duckdb_set_config(cfg, "errors_as_json", "true");

@@ -52,6 +52,9 @@ int duck_table_exists(duckdb_connection con, const char *db, const char *name);
 /* Copies DuckDB's error from a failed result into tarn's error slot. */
 int duck_error_from_result(duckdb_result *res, const char *sql);
 
+/* How many columns query `sql` returns: bound (prepared), not run. */
+int duck_query_columns(size_t *out, duckdb_connection con, const char *sql);
+
 /* Settings every tarn DuckDB database opens with: errors as JSON, so that
  * duck_error_from_result can read their position in `sql`. */
 void duck_configure(duckdb_config cfg);

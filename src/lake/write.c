@@ -905,6 +905,16 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    /* cast_query names the query's columns by position, which would drop
+     * extra ones silently: the counts must match, as INSERT says */
+    size_t ncols = 0;
+    int bad = duck_query_columns(&ncols, con, query);
+    if (!bad && ncols != t->ncols)
+        bad = tarn_error_set(TARN_EINVALID,
+                             "Binder Error: table %s has %zu columns but %zu values were supplied",
+                             t->name, t->ncols, ncols);
+    if (bad)
+        return bad;
     ensure_table_dir(lake, t);
     tarn_buf src = {0};
     cast_query(&src, t, query);

@@ -10,11 +10,17 @@
  * stretch of text tarn added (a quote, a parenthesis, "AS ") can agree
  * with the user's text by chance. */
 #define MIN_AGREE 8
+/* Agreement is measured up to this many bytes on each side, and texts
+ * longer than MAX_ORIG are not searched (a huge VALUES list repeats itself:
+ * every alignment would agree at length), so an error never costs more
+ * than a few million byte comparisons. */
+#define MAX_AGREE 256
+#define MAX_ORIG (64 * 1024)
 
 static size_t agree_forward(const char *a, size_t na, const char *b, size_t nb)
 {
     size_t i = 0;
-    while (i < na && i < nb && a[i] == b[i])
+    while (i < na && i < nb && i < MAX_AGREE && a[i] == b[i])
         i++;
     return i;
 }
@@ -23,7 +29,7 @@ static size_t agree_forward(const char *a, size_t na, const char *b, size_t nb)
 static size_t agree_back(const char *a, size_t na, const char *b, size_t nb)
 {
     size_t i = 0;
-    while (i < na && i < nb && a[-1 - (long)i] == b[-1 - (long)i])
+    while (i < na && i < nb && i < MAX_AGREE && a[-1 - (long)i] == b[-1 - (long)i])
         i++;
     return i;
 }
@@ -39,6 +45,8 @@ long textmap_locate(const char *orig, const char *ran, long pos)
     }
     if (strcmp(orig, ran) == 0)
         return pos;
+    if (no > MAX_ORIG)
+        return -1;
     size_t p = (size_t)pos, best = 0;
     long at = -1;
     for (size_t u = 0; u < no; u++) {

@@ -22,7 +22,8 @@
  * -1 when `pos` lies in text tarn added (no alignment agrees on at least a
  * few bytes, or on the byte at `pos` itself). A position at the end of
  * `ran` (an error "at end of input") maps to the end of `orig` when their
- * ends agree. */
+ * ends agree. A text over 64 KiB (unless `ran` is the same text) maps
+ * nowhere: its position would cost too much to find. */
 long textmap_locate(const char *orig, const char *ran, long pos);
 
 /* Appends DuckDB's kind of excerpt for byte `pos` of `text`, whose first

@@ -15,7 +15,7 @@ base=$(project basic)
 # tables, every base table's rows, and last the recorded runs ("count,status of the last").
 tables=$(lakeq "$base" "SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_catalog = 'lake' ORDER BY 1")
 state_sql="SELECT count(*) AS snapshots FROM ducklake_snapshots('lake');
-SELECT string_agg(table_schema || '.' || table_name, ',' ORDER BY 1) AS tables
+SELECT string_agg(table_schema || '.' || table_name, ',' ORDER BY table_schema, table_name) AS tables
     FROM information_schema.tables WHERE table_catalog = 'lake';"
 for t in $tables; do
     state_sql="$state_sql SELECT * FROM lake.$t ORDER BY ALL;"

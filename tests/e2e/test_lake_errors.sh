@@ -6,7 +6,8 @@
 #     COMMIT rolls back: the earlier writes are not in the lake;
 #   - AT (VERSION => -1) (or any negative version) names no snapshot;
 #   - every failing write has its message (INSERT with the wrong column
-#     count, an unknown column or a bad cast, DELETE on a missing column,
+#     count — a query with more columns than the table was written with
+#     the extra ones dropped —, an unknown column or a bad cast, DELETE on a missing column,
 #     UPDATE with a bad cast, a duplicate ADD COLUMN, a narrowing ALTER),
 #     about the user's statement: no tarn-internal names in it.
 #
@@ -91,6 +92,8 @@ while IFS='|' read -r stmt want; do
     no_internal "$stmt: speaks of the user's statement" "$ERR"
 done <<'EOF'
 INSERT INTO l.t VALUES (1)|has 2 columns but 1 values were supplied
+INSERT INTO l.t SELECT 1|table t has 2 columns but 1 values were supplied
+INSERT INTO l.t SELECT 1, 'x', 3|table t has 2 columns but 3 values were supplied
 INSERT INTO l.t (a, nope) VALUES (1, 2)|does not have a column with name "nope"
 INSERT INTO l.t VALUES ('zz', 'y')|Could not convert string 'zz' to INT32
 INSERT INTO l.t SELECT 'q', 'r'|Could not convert string 'q' to INT32 for column "a"

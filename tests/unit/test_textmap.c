@@ -59,6 +59,29 @@ static void test_end_of_input(void **state)
     assert_int_equal(textmap_locate(USER, "SELECT 1 FROM x WHERE", 21), -1);
 }
 
+/* A long statement that repeats itself (a VALUES list) maps when it is
+ * under the limit and is not searched over it. */
+static void test_long_texts(void **state)
+{
+    (void)state;
+    size_t n = 60 * 1024;
+    char *orig = malloc(n + 1), *ran = malloc(n + 40);
+    for (size_t i = 0; i < n; i++)
+        orig[i] = "(1, 'a'),"[i % 9];
+    orig[n] = 0;
+    strcpy(ran, "INSERT INTO t VALUES ");
+    strcat(ran, orig);
+    long pos = (long)strlen("INSERT INTO t VALUES ") + 9 * 100;
+    assert_int_equal(textmap_locate(orig, ran, pos) % 9, 0);
+    char *big = malloc(2 * n + 1);
+    memcpy(big, orig, n);
+    memcpy(big + n, orig, n + 1);
+    assert_int_equal(textmap_locate(big, ran, pos), -1);
+    free(big);
+    free(orig);
+    free(ran);
+}
+
 static void test_excerpt(void **state)
 {
     (void)state;
@@ -84,9 +107,8 @@ static void test_excerpt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_text),
-        cmocka_unit_test(test_through_rewrites),
-        cmocka_unit_test(test_end_of_input),
+        cmocka_unit_test(test_same_text),    cmocka_unit_test(test_through_rewrites),
+        cmocka_unit_test(test_end_of_input), cmocka_unit_test(test_long_texts),
         cmocka_unit_test(test_excerpt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
