@@ -130,7 +130,7 @@ static int result_type(char **type, char **text, duckdb_connection con, const ch
 {
     duckdb_result res;
     if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
-        int rc = duck_error_from_result(&res);
+        int rc = duck_error_from_result(&res, sql);
         duckdb_destroy_result(&res);
         return rc;
     }
