@@ -101,7 +101,7 @@ DELETE FROM l.t WHERE nope = 1|Referenced column "nope" not found
 UPDATE l.t SET a = 'q'|Could not convert string 'q' to INT32
 UPDATE l.t SET nope = 1|nope
 ALTER TABLE l.t ADD COLUMN a INTEGER|Column with name a already exists
-ALTER TABLE l.t ALTER COLUMN a TYPE SMALLINT|Cannot change the type of column "a"
+ALTER TABLE l.t ALTER COLUMN a TYPE SMALLINT|Cannot change type of column a
 EOF
 sql "SELECT count(*), sum(a) FROM l.t"
 check_eq "no failed statement changed the table" "count_star(),sum(a)
