@@ -18,12 +18,12 @@ CATEGORIES = [
      r'SELECT d\.data_file_id|partition_value FROM|SELECT c\.column_id, c\.column_name|'
      r'ducklake_inlined_data_\d+_\d+" WHERE end_snapshot|duckdb_views\(\)|duckdb_schemas\(\)'),
     ("lake: catalog load at BEGIN",
-     r'FROM "__tarn_meta_lake"\.ducklake_(snapshot|schema|table|column|inlined_data_tables|view|'
+     r'FROM "__ducklake_metadata_lake"\.ducklake_(snapshot|schema|table|column|inlined_data_tables|view|'
      r'partition_info|tag)\b.*(WHERE|ORDER)|^SELECT COLUMNS\(\*\)::VARCHAR FROM \(SELECT \(\d+\)::BIGINT\)'),
     ("build: run records (tarn_*)", r'tarn_model_run|tarn_run|tarn_partition'),
     ("lake: commit (catalog writes)",
-     r'^INSERT INTO "__tarn_meta_lake"|^UPDATE "__tarn_meta_lake"|^DELETE FROM "__tarn_meta_lake"|'
-     r'^COMMIT|^BEGIN|^ROLLBACK|CREATE TABLE IF NOT EXISTS "__tarn_meta_lake"\.ducklake_inlined|'
+     r'^INSERT INTO "__ducklake_metadata_lake"|^UPDATE "__ducklake_metadata_lake"|^DELETE FROM "__ducklake_metadata_lake"|'
+     r'^COMMIT|^BEGIN|^ROLLBACK|CREATE TABLE IF NOT EXISTS "__ducklake_metadata_lake"\.ducklake_inlined|'
      r'^SET VARIABLE|uuidv7\(\)|next_row_id|ducklake_metadata|max\(snapshot_id\)'),
     ("model SQL (DuckDB: COPY, staging, checks)", r'^COPY |__tarn_shape|__tarn_stage|__tarn_match|'
      r'count\(\*\) FROM \(SELECT 1 FROM \(SELECT'),

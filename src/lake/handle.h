@@ -6,7 +6,7 @@
  * Attaching a lake 'ducklake:PATH' AS alias brings two DuckDB databases
  * into the session's DuckDB instance:
  *   - the catalog file PATH, attached under an internal name
- *     (__tarn_meta_<alias>), holding the 28 ducklake_* tables and the
+ *     (__ducklake_metadata_<alias>), holding the 28 ducklake_* tables and the
  *     inlined-data tables; tarn is the only code that reads or writes it;
  *   - an in-memory database named `alias`, holding one schema per lake
  *     schema and one view per lake table (views.h).

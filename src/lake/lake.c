@@ -325,7 +325,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lk_lake *lake = xcalloc(1, sizeof(*lake));
     lake->alias = xstrdup(opts->alias);
     lake->meta_name = opts->metadata_catalog ? xstrdup(opts->metadata_catalog)
-                                             : xasprintf("__tarn_meta_%s", opts->alias);
+                                             : xasprintf("__ducklake_metadata_%s", opts->alias);
     tarn_buf q = {0};
     quote_ident(&q, lake->meta_name);
     lake->meta = buf_detach(&q);

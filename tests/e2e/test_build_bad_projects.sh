@@ -20,7 +20,7 @@ SELECT string_agg(table_schema || '.' || table_name, ',' ORDER BY table_schema, 
 for t in $tables; do
     state_sql="$state_sql SELECT * FROM lake.$t ORDER BY ALL;"
 done
-state_sql="$state_sql SELECT count(*), arg_max(status, run_id) FROM __tarn_meta_lake.tarn_run;"
+state_sql="$state_sql SELECT count(*), arg_max(status, run_id) FROM __ducklake_metadata_lake.tarn_run;"
 base_state=$(lakeq "$base" "$state_sql")
 base_lake=$(head -n -2 <<<"$base_state")
 base_runs=$(tail -n 1 <<<"$base_state")

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
-META=__tarn_meta_lake
+META=__ducklake_metadata_lake
 
 # ---- partitioned: every slice built is rebuilt ----------------------------------------------------
 d=$(project events)

@@ -12,7 +12,7 @@ run_ok "tests pass" "$d" run
 check_eq "results in the extra info" "unique id:0 not_null email:0 accepted_values tier = gold,silver:0" \
     "$(lakeq "$d" "SELECT string_agg((t->>'test') || ':' || (t->>'violations'), ' ') FROM (SELECT unnest(from_json(commit_extra_info::JSON->'tests', '[\"JSON\"]')) AS t FROM ducklake_snapshots('lake') WHERE commit_message LIKE '%core.customers%')" | tr -d '"')"
 check_eq "results in the run record" "3" \
-    "$(lakeq "$d" "SELECT json_array_length(tests::JSON) FROM __tarn_meta_lake.tarn_model_run WHERE model = 'core.orders'")"
+    "$(lakeq "$d" "SELECT json_array_length(tests::JSON) FROM __ducklake_metadata_lake.tarn_model_run WHERE model = 'core.orders'")"
 
 # Break every test of core.customers at once.
 cat >"$d/data/customers.csv" <<'CSV'

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
-META=__tarn_meta_lake
+META=__ducklake_metadata_lake
 
 # versions DIR TABLE [COLS] — the table's rows with valid_from/valid_to as the run ids whose build
 # opened/closed them (each run has one timestamp: its start), then is_current.

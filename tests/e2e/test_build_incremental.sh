@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
-META=__tarn_meta_lake
+META=__ducklake_metadata_lake
 
 # last_extra DIR MODEL FIELDS — fields of the newest snapshot's extra info of MODEL, as CSV.
 last_extra() {

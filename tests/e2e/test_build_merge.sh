@@ -50,7 +50,7 @@ snap=$(snapshots "$d")
 run_ok "merge with nothing changed" "$d" run --force core.dim_customer
 check_eq "no snapshot" "$snap" "$(snapshots "$d")"
 check_eq "recorded with a note" "success,$((snap - 1)),0,no change: no snapshot written" \
-    "$(lakeq "$d" "SELECT status, snapshot_id, rows_written, note FROM __tarn_meta_lake.tarn_model_run ORDER BY run_id DESC LIMIT 1")"
+    "$(lakeq "$d" "SELECT status, snapshot_id, rows_written, note FROM __ducklake_metadata_lake.tarn_model_run ORDER BY run_id DESC LIMIT 1")"
 
 # Duplicate keys: the build fails naming them, and writes nothing.
 before=$(lake_dump "$d")
@@ -67,7 +67,7 @@ contains "the error names the file" "models/core/dim_customer.sql:4:" "$ERR"
 check_eq "no snapshot" "$snap" "$(snapshots "$d")"
 check_eq "the lake is unchanged" "$before" "$(lake_dump "$d")"
 check_eq "the failure is recorded" "failed" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_model_run ORDER BY run_id DESC LIMIT 1")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_model_run ORDER BY run_id DESC LIMIT 1")"
 
 # A SELECT whose columns no longer match the table is refused with the fix.
 cp "$FIXTURES/projects/crm/data/customers.csv" "$d/data/customers.csv"

@@ -197,7 +197,7 @@ marts.summary success
 staging.broken failed" \
     "$(events | awk '$1 == "model_finish" && ($2 ~ /broken|marts/) {print $2, $3}' | sort)"
 check_eq "run records agree" "1,15,1" \
-    "$(lakeq "$b" "SELECT models_failed, models_succeeded, models_skipped FROM __tarn_meta_lake.tarn_run")"
+    "$(lakeq "$b" "SELECT models_failed, models_succeeded, models_skipped FROM __ducklake_metadata_lake.tarn_run")"
 
 # The connection-local config reached the workers: bump() and the bonus variable.
 check_eq "TEMP macro and variable in worker-evaluated models" "1,ADA,101,108" \

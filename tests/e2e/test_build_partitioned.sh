@@ -30,9 +30,9 @@ check_eq "tarn_partition holds each slice" "facts.events_daily,2024-05-01,succes
 facts.events_daily,2024-05-02,success,2
 facts.events_daily,2024-05-03,success,1
 facts.events_weekly,2024-W18,success,5" \
-    "$(lakeq "$d" "SELECT model, \"partition\", status, \"rows\" FROM __tarn_meta_lake.tarn_partition WHERE model LIKE '%events_%' ORDER BY ALL")"
+    "$(lakeq "$d" "SELECT model, \"partition\", status, \"rows\" FROM __ducklake_metadata_lake.tarn_partition WHERE model LIKE '%events_%' ORDER BY ALL")"
 check_eq "the table is partitioned by DuckLake" "1" \
-    "$(lakeq "$d" "SELECT count(*) FROM __tarn_meta_lake.ducklake_partition_info pi JOIN __tarn_meta_lake.ducklake_table t USING (table_id) WHERE t.table_name = 'events_daily' AND pi.end_snapshot IS NULL AND t.end_snapshot IS NULL")"
+    "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.ducklake_partition_info pi JOIN __ducklake_metadata_lake.ducklake_table t USING (table_id) WHERE t.table_name = 'events_daily' AND pi.end_snapshot IS NULL AND t.end_snapshot IS NULL")"
 check_eq "extra info says so" "true" \
     "$(lakeq "$d" "SELECT commit_extra_info::JSON->>'physical_partitioning' FROM ducklake_snapshots('lake') WHERE commit_message LIKE '%events_daily%'")"
 
@@ -41,7 +41,7 @@ before=$(lake_dump "$d")
 run_ok "re-run one day" "$d" run facts.events_daily --partition 2024-05-02
 check_eq "same contents after re-running a slice" "$before" "$(lake_dump "$d")"
 sed -i 's/^4,2024-05-02 12:00:00,eu,40$/4,2024-05-02 12:00:00,eu,41/; s/^1,2024-05-01 08:00:00,eu,10$/1,2024-05-01 08:00:00,eu,11/' "$d/data/events.csv"
-snap_0501=$(lakeq "$d" "SELECT snapshot_id FROM __tarn_meta_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")
+snap_0501=$(lakeq "$d" "SELECT snapshot_id FROM __ducklake_metadata_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")
 run_ok "rebuild 2024-05-02 after a source change" "$d" run facts.events_daily --partition 2024-05-02
 check_eq "only the rebuilt slice changed" "1,10
 2,20
@@ -49,10 +49,10 @@ check_eq "only the rebuilt slice changed" "1,10
 4,41
 5,50" "$(lakeq "$d" "SELECT id, amount FROM lake.facts.events_daily ORDER BY id")"
 check_eq "the other slice keeps its snapshot" "$snap_0501" \
-    "$(lakeq "$d" "SELECT snapshot_id FROM __tarn_meta_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")"
+    "$(lakeq "$d" "SELECT snapshot_id FROM __ducklake_metadata_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")"
 check_eq "the rebuilt slice has the new snapshot" \
     "$(lakeq "$d" "SELECT max(snapshot_id) FROM ducklake_snapshots('lake')")" \
-    "$(lakeq "$d" "SELECT snapshot_id FROM __tarn_meta_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-02'")"
+    "$(lakeq "$d" "SELECT snapshot_id FROM __ducklake_metadata_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-02'")"
 check_eq "rows deleted and written for the slice" "2,2" \
     "$(lakeq "$d" "SELECT j->>'rows_deleted', j->>'rows_written' FROM (SELECT commit_extra_info::JSON AS j FROM ducklake_snapshots('lake') ORDER BY snapshot_id DESC LIMIT 1)")"
 
@@ -69,13 +69,13 @@ cat >"$d/models/facts/events_daily.sql" <<'SQL'
 SELECT id, ts, region, amount FROM raw.events
 SQL
 snap=$(snapshots "$d")
-snap_0501=$(lakeq "$d" "SELECT snapshot_id FROM __tarn_meta_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")
+snap_0501=$(lakeq "$d" "SELECT snapshot_id FROM __ducklake_metadata_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")
 run_rc "rows outside the slice fail the build" 1 "$d" run facts.events_daily --partition 2024-05-02
 contains "the error says why and how to fix it" \
     "partition 2024-05-01: the SELECT returned 4 rows outside the partition (the first has ts = 2024-05-02 00:00:00); filter with WHERE tarn_partition(ts) = {partition}" "$ERR"
 check_eq "no snapshot written" "$snap" "$(snapshots "$d")"
 check_eq "tarn_partition records the failure, keeps the last good snapshot" "failed,$snap_0501,2" \
-    "$(lakeq "$d" "SELECT status, snapshot_id, \"rows\" FROM __tarn_meta_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")"
+    "$(lakeq "$d" "SELECT status, snapshot_id, \"rows\" FROM __ducklake_metadata_lake.tarn_partition WHERE model = 'facts.events_daily' AND \"partition\" = '2024-05-01'")"
 cp "$FIXTURES/projects/events/models/facts/events_daily.sql" "$d/models/facts/events_daily.sql"
 
 # Bad partition arguments are usage errors.

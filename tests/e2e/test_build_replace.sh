@@ -38,9 +38,9 @@ check_eq "extra info: timings" "true" \
 check_eq "run records commit with the snapshots" "staging.items,success,1,4
 marts.expensive,success,2,2
 marts.summary,success,3,1" \
-    "$(lakeq "$d" "SELECT model, status, snapshot_id, rows_written FROM __tarn_meta_lake.tarn_model_run ORDER BY snapshot_id")"
+    "$(lakeq "$d" "SELECT model, status, snapshot_id, rows_written FROM __ducklake_metadata_lake.tarn_model_run ORDER BY snapshot_id")"
 check_eq "tarn_run row" "1,success,0,3,3,0,0" \
-    "$(lakeq "$d" "SELECT run_id, status, start_snapshot_id, end_snapshot_id, models_succeeded, models_failed, models_skipped FROM __tarn_meta_lake.tarn_run")"
+    "$(lakeq "$d" "SELECT run_id, status, start_snapshot_id, end_snapshot_id, models_succeeded, models_failed, models_skipped FROM __ducklake_metadata_lake.tarn_run")"
 
 # A re-run skips the unchanged models (tests/e2e/test_build_skip.sh); a forced one rebuilds the
 # same contents, one new snapshot per model.
@@ -88,7 +88,7 @@ check_eq "statuses of the run" "marts.expensive,skipped,upstream staging.items f
 marts.other,success,-
 marts.summary,skipped,upstream staging.items failed
 staging.items,failed,models/staging/items.sql:1" \
-    "$(lakeq "$d" "SELECT model, status, CASE WHEN status = 'failed' THEN split_part(error, ': ', 1) ELSE coalesce(error, '-') END FROM __tarn_meta_lake.tarn_model_run WHERE run_id = (SELECT max(run_id) FROM __tarn_meta_lake.tarn_model_run) ORDER BY model")"
+    "$(lakeq "$d" "SELECT model, status, CASE WHEN status = 'failed' THEN split_part(error, ': ', 1) ELSE coalesce(error, '-') END FROM __ducklake_metadata_lake.tarn_model_run WHERE run_id = (SELECT max(run_id) FROM __ducklake_metadata_lake.tarn_model_run) ORDER BY model")"
 contains "summary names the failure" "FAILED  staging.items" "$ERR"
 contains "summary names what was skipped and why" "upstream staging.items failed" "$ERR"
 contains "run status" "1 succeeded, 1 failed, 2 skipped" "$ERR"

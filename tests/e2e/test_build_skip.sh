@@ -57,7 +57,7 @@ run_ok "second run, human output" "$d" run
 contains "the summary counts the unchanged models" "0 succeeded, 0 failed, 0 skipped, 5 unchanged" "$ERR"
 contains "each unchanged model is listed" "skipped marts.price_list                 replace     unchanged" "$ERR"
 check_eq "tarn_run counts them" "0,0,5" \
-    "$(lakeq "$d" "SELECT models_succeeded, models_skipped, models_unchanged FROM __tarn_meta_lake.tarn_run ORDER BY run_id DESC LIMIT 1")"
+    "$(lakeq "$d" "SELECT models_succeeded, models_skipped, models_unchanged FROM __ducklake_metadata_lake.tarn_run ORDER BY run_id DESC LIMIT 1")"
 run_ok "plan" "$d" plan
 contains "plan: nothing would run" "5 models selected, in order (0 would run, 5 would skip):" "$OUT"
 check_eq "plan: every model would skip" "5" "$(printf '%s\n' "$OUT" | grep -c 'would skip: unchanged')"
@@ -91,7 +91,7 @@ marts.price_list,success,upstream changed: staging.items
 marts.shop_pairs,skipped,
 staging.items,success,sql changed
 staging.shops,skipped," \
-    "$(lakeq "$d" "SELECT model, status, run_reason FROM __tarn_meta_lake.tarn_model_run WHERE run_id = (SELECT max(run_id) FROM __tarn_meta_lake.tarn_run) ORDER BY model")"
+    "$(lakeq "$d" "SELECT model, status, run_reason FROM __ducklake_metadata_lake.tarn_model_run WHERE run_id = (SELECT max(run_id) FROM __ducklake_metadata_lake.tarn_run) ORDER BY model")"
 
 # Whitespace and comments are not changes.
 cat >"$d/models/marts/shop_pairs.sql" <<'SQL'
@@ -204,7 +204,7 @@ check_eq "incremental models always run" "2" "$(reasons | grep -c ':success/incr
 # every model runs once ("no change record"), then skips.
 o=$(project layers)
 run_ok "build" "$o" run
-lakeq "$o" "ALTER TABLE __tarn_meta_lake.tarn_model_run DROP COLUMN run_reason; ALTER TABLE __tarn_meta_lake.tarn_model_run DROP COLUMN config_hash; ALTER TABLE __tarn_meta_lake.tarn_model_run DROP COLUMN target_version; ALTER TABLE __tarn_meta_lake.tarn_model_run DROP COLUMN source_files; ALTER TABLE __tarn_meta_lake.tarn_run DROP COLUMN models_unchanged" >/dev/null
+lakeq "$o" "ALTER TABLE __ducklake_metadata_lake.tarn_model_run DROP COLUMN run_reason; ALTER TABLE __ducklake_metadata_lake.tarn_model_run DROP COLUMN config_hash; ALTER TABLE __ducklake_metadata_lake.tarn_model_run DROP COLUMN target_version; ALTER TABLE __ducklake_metadata_lake.tarn_model_run DROP COLUMN source_files; ALTER TABLE __ducklake_metadata_lake.tarn_run DROP COLUMN models_unchanged" >/dev/null
 check_eq "the old layout" "0" "$(lakeq "$o" "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'tarn_model_run' AND column_name = 'run_reason'")"
 run_ok "plan on the old layout" "$o" plan
 contains "plan reads it" "would run: no change record" "$OUT"

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
-META=__tarn_meta_lake
+META=__ducklake_metadata_lake
 
 # refused NAME DIR MODEL MESSAGE — `tarn run MODEL` fails (exit 1) saying MESSAGE and the
 # remedy, with no snapshot written and every table as it was.
