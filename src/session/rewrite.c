@@ -11,6 +11,7 @@
 #include "lake/feed.h"
 #include "session/functions.h"
 #include "lake/scan.h"
+#include "session/session_fnform.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -347,18 +348,27 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
 {
     *next = i;
     const sql_token *t = &tk->toks[i];
-    if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 || i + 1 >= tk->n ||
-        !is_op(&tk->toks[i + 1], "("))
+    session_fnform form;
+    const char *fn = t->text;
+    size_t open = i + 1;
+    if (session_fnform_at(&form, s, tk, i)) {
+        fn = form.fn;
+        open = form.open;
+    } else if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 ||
+               i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "(")) {
         return 0;
-    size_t close = matching_paren(tk, i + 1);
+    }
+    size_t close = matching_paren(tk, open);
     if (close >= tk->n)
         return 0;
     lk_args args;
-    int rc = session_args_parse(&args, s, tk, sql, i + 2, close);
+    int rc = session_args_parse(&args, s, tk, sql, open + 1, close);
     if (rc)
         return rc;
+    if (form.lake)
+        session_fnform_args(&form, &args);
     char *sub = NULL;
-    rc = session_function_sql(&sub, s, t->text, &args, v->virt);
+    rc = session_function_sql(&sub, s, fn, &args, v->virt);
     lk_args_free(&args);
     if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
         return 0; /* not one of ours */

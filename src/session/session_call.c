@@ -10,6 +10,7 @@
 #include "session/functions.h"
 #include "session/rewrite.h"
 #include "lake/maintain.h"
+#include "session/session_fnform.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -177,24 +178,39 @@ static int add_data_files(tarn_session *s, const lk_args *a)
     return rc;
 }
 
+/* The function a CALL names, as DuckLake's full name (*fn, malloc'd) and
+ * the '(' of its arguments; *form gets a catalog form (lake.x(…), or x(…)
+ * after USE). 0 when it names no DuckLake function. */
+static int call_target(char **fn, size_t *open, session_fnform *form, tarn_session *s,
+                       const sql_tokens *tk)
+{
+    const char *name = tk->toks[1].text;
+    if (session_fnform_at(form, s, tk, 1)) {
+        *fn = xstrdup(form->fn);
+        *open = form->open;
+    } else if (tk->n > 4 && tk->toks[2].type == SQL_TOK_OP && strcmp(tk->toks[2].text, ".") == 0 &&
+               (form->lake = session_lake(s, name)) != NULL) {
+        /* CALL lake.x(…) for tarn's other maintenance functions */
+        *fn = xasprintf("ducklake_%s", tk->toks[3].text);
+        *open = 4;
+    } else if (strncasecmp(name, "ducklake_", 9) == 0) {
+        *fn = xstrdup(name);
+        *open = 2;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled)
 {
     if (tk->n < 3)
         return 0;
-    /* CALL ducklake_x(lake, …) or CALL lake.x(…) */
-    const char *fn = tk->toks[1].text;
-    lk_lake *l = NULL;
-    size_t open = 2, first = 1;
-    if (tk->n > 4 && tk->toks[2].type == SQL_TOK_OP && strcmp(tk->toks[2].text, ".") == 0 &&
-        (l = session_lake(s, tk->toks[1].text)) != NULL) {
-        fn = tk->toks[3].text;
-        open = 4;
-        first = 0;
-    } else if (strncasecmp(fn, "ducklake_", 9) == 0) {
-        fn += 9;
-    } else {
+    char *fn = NULL;
+    size_t open = 0;
+    session_fnform form;
+    if (!call_target(&fn, &open, &form, s, tk))
         return 0;
-    }
     *handled = 1;
     size_t close = tk->n - 1;
     while (close > open &&
@@ -202,52 +218,42 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
         close--;
     lk_args a;
     int rc = session_args_parse(&a, s, tk, sql, open + 1, close);
-    if (rc)
+    if (rc) {
+        free(fn);
         return rc;
-    if (strcasecmp(fn, "set_commit_message") != 0 && strcasecmp(fn, "set_option") != 0) {
-        /* a maintenance function called for its effect: CALL lake.x(…) is
-         * ducklake_x('lake', …) */
-        if (l) {
-            a.pos = xrealloc(a.pos, (a.npos + 1) * sizeof(char *));
-            memmove(a.pos + 1, a.pos, a.npos * sizeof(char *));
-            a.pos[0] = xstrdup(l->alias);
-            a.pos_sql = xrealloc(a.pos_sql, (a.npos + 1) * sizeof(char *));
-            memmove(a.pos_sql + 1, a.pos_sql, a.npos * sizeof(char *));
-            a.pos_sql[0] = NULL;
-            a.npos++;
-        }
-        if (strcasecmp(fn, "add_data_files") == 0) {
+    }
+    if (form.lake)
+        session_fnform_args(&form, &a);
+    int is_message = strcasecmp(fn, "ducklake_set_commit_message") == 0;
+    if (!is_message && strcasecmp(fn, "ducklake_set_option") != 0) {
+        /* a maintenance function called for its effect */
+        if (strcasecmp(fn, "ducklake_add_data_files") == 0) {
             rc = add_data_files(s, &a);
+            free(fn);
             lk_args_free(&a);
             return rc;
         }
-        char *full = xasprintf("ducklake_%s", fn);
         char *sub = NULL;
-        rc = session_maintain(&sub, s, full, &a);
+        rc = session_maintain(&sub, s, fn, &a);
         if (rc == TARN_ENOTFOUND && !sub && !tarn_error_last()[0])
             rc = tarn_error_set(TARN_EUNSUPPORTED,
                                 "CALL %s is not a DuckLake function tarn "
                                 "knows",
                                 tk->toks[1].text);
         free(sub);
-        free(full);
+        free(fn);
         lk_args_free(&a);
         return rc;
     }
+    free(fn);
+    lk_lake *l = a.npos > 0 && a.pos[0] ? session_lake(s, a.pos[0]) : NULL;
     if (!l) {
-        l = a.npos > 0 && a.pos[0] ? session_lake(s, a.pos[0]) : NULL;
-        if (!l) {
-            lk_args_free(&a);
-            return tarn_error_set(TARN_EINVALID,
-                                  "CALL %s: no DuckLake lake is attached as "
-                                  "\"%s\"",
-                                  tk->toks[1].text, a.npos > 0 && a.pos[0] ? a.pos[0] : "");
-        }
+        rc = tarn_error_set(TARN_EINVALID, "CALL %s: no DuckLake lake is attached as \"%s\"",
+                            tk->toks[1].text, a.npos > 0 && a.pos[0] ? a.pos[0] : "");
+        lk_args_free(&a);
+        return rc;
     }
-    if (strcasecmp(fn, "set_commit_message") == 0)
-        rc = set_commit_message(s, l, &a, first);
-    else
-        rc = set_option(s, l, &a, first);
+    rc = is_message ? set_commit_message(s, l, &a, 1) : set_option(s, l, &a, 1);
     lk_args_free(&a);
     return rc;
 }
