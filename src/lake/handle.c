@@ -223,6 +223,26 @@ void lk_lake_options_changed(lk_lake *lake)
     lake->opts_loaded = 0;
 }
 
+static void load_options(lk_lake *lake, duckdb_connection con);
+
+void lk_lake_option_pending(lk_lake *lake, duckdb_connection con, const char *key, int rank,
+                            int64_t scope_id, const char *value)
+{
+    if (!lake->opts_loaded)
+        load_options(lake, con);
+    for (size_t i = 0; i < lake->nopts; i++) {
+        struct lk_option *o = &lake->opts[i];
+        if (strcmp(o->key, key) == 0 && o->rank == rank && (rank == 2 || o->scope_id == scope_id)) {
+            free(o->value);
+            o->value = value ? xstrdup(value) : NULL;
+            return;
+        }
+    }
+    lake->opts = xrealloc(lake->opts, (lake->nopts + 1) * sizeof(struct lk_option));
+    lake->opts[lake->nopts++] =
+        (struct lk_option){xstrdup(key), rank, scope_id, value ? xstrdup(value) : NULL};
+}
+
 static void load_options(lk_lake *lake, duckdb_connection con)
 {
     char *q = xasprintf("SELECT \"key\", CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 "

@@ -96,6 +96,12 @@ void lk_lake_schema_changed(lk_lake *lake, const int64_t *ids, size_t n, int64_t
 /* Forgets cached catalog options (after ducklake_set_option). */
 void lk_lake_options_changed(lk_lake *lake);
 
+/* Option `key` of scope `rank` (0 table, 1 schema, 2 global) and
+ * `scope_id` is `value` in the open transaction: readers of the cached
+ * options (the inlining limit) see it before the commit writes it. */
+void lk_lake_option_pending(lk_lake *lake, duckdb_connection con, const char *key, int rank,
+                            int64_t scope_id, const char *value);
+
 /* The inlining row limit that applies to table `t` (attach option, then
  * table/schema/global ducklake_metadata options, then 10). */
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);

@@ -353,6 +353,8 @@ lk_txn *lk_txn_discard(lk_lake *lake)
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
+    if (txn->options_changed) /* the pending options are gone, or now committed */
+        lk_lake_options_changed(lake);
     return txn;
 }
 

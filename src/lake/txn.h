@@ -99,6 +99,7 @@ struct lk_txn {
     int stage_rowid;                     /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */
     int has_message;
+    int options_changed;     /* set_option ran inside the transaction (lk_lake_option_pending) */
     int64_t base_catalog_id; /* next_catalog_id when the transaction began */
     struct lk_idorder *ids;  /* DuckLake's catalog-map operations (idorder.h) */
     lk_idmap renum;          /* commit-time catalog id renumbering (renumber.h) */

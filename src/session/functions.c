@@ -7,6 +7,7 @@
 #include "lake/feed.h"
 #include "lake/scan.h"
 #include "lake/maintain.h"
+#include "lake/options.h"
 #include "lake/snapshots.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -45,17 +46,40 @@ static int fn_table_info(char **out, lk_lake *l)
     return 0;
 }
 
-static int fn_options(char **out, lk_lake *l)
+static int fn_options(char **out, tarn_session *s, lk_lake *l)
 {
+    duck_table keys;
+    char *q = xasprintf("SELECT DISTINCT \"key\" FROM %s.ducklake_metadata", l->meta);
+    int rc = duck_table_query(&keys, s->con, q);
+    free(q);
+    if (rc)
+        return rc;
+    tarn_buf d = {0};
+    buf_puts(&d, "(VALUES (NULL, NULL)");
+    for (size_t r = 0; r < keys.nrows; r++) {
+        const char *desc = lk_option_description(duck_table_get(&keys, r, 0));
+        if (!desc)
+            continue;
+        buf_puts(&d, ", (");
+        quote_literal(&d, duck_table_get(&keys, r, 0));
+        buf_puts(&d, ", ");
+        quote_literal(&d, desc);
+        buf_putc(&d, ')');
+    }
+    buf_puts(&d, ") d(k, description)");
+    duck_table_free(&keys);
     const char *m = l->meta;
     *out = xasprintf(
-        "SELECT o.\"key\" AS option_name, NULL::VARCHAR AS description, o.\"value\" AS value, "
-        "upper(COALESCE(o.\"scope\", 'global')) AS scope, CASE o.\"scope\" WHEN 'table' THEN "
-        "(SELECT s.schema_name || '.' || t.table_name FROM %s.ducklake_table t JOIN "
+        "SELECT o.\"key\" AS option_name, d.description::VARCHAR AS description, o.\"value\" AS "
+        "value, upper(COALESCE(o.\"scope\", 'global')) AS scope, CASE o.\"scope\" WHEN 'table' "
+        "THEN (SELECT s.schema_name || '.' || t.table_name FROM %s.ducklake_table t JOIN "
         "%s.ducklake_schema s USING (schema_id) WHERE t.table_id = o.scope_id AND t.end_snapshot "
         "IS NULL LIMIT 1) WHEN 'schema' THEN (SELECT s.schema_name FROM %s.ducklake_schema s "
-        "WHERE s.schema_id = o.scope_id LIMIT 1) END AS scope_entry FROM %s.ducklake_metadata o",
-        m, m, m, m);
+        "WHERE s.schema_id = o.scope_id LIMIT 1) END AS scope_entry FROM %s.ducklake_metadata o "
+        "LEFT JOIN %s ON d.k = o.\"key\" ORDER BY o.\"key\", CASE o.\"scope\" WHEN 'schema' THEN 1 "
+        "WHEN 'table' THEN 2 ELSE 0 END",
+        m, m, m, m, buf_cstr(&d));
+    buf_free(&d);
     return 0;
 }
 
@@ -149,7 +173,7 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
         *out = xasprintf("SELECT max(snapshot_id) AS id FROM %s.ducklake_snapshot", l->meta);
         return 0;
     case 4:
-        return fn_options(out, l);
+        return fn_options(out, s, l);
     case 5:
         return fn_list_files(out, s, l, a);
     case 6:

@@ -10,6 +10,7 @@
 #include "session/functions.h"
 #include "session/rewrite.h"
 #include "lake/maintain.h"
+#include "lake/options.h"
 #include "session/session_fnform.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
@@ -56,36 +57,59 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
         const lk_table *t = sc ? lk_catalog_table(cat, sc->id, table) : NULL;
         if (!t)
             return tarn_error_set(TARN_ENOTFOUND, "set_option: table %s not found", table);
+        if (l->txn && lk_txn_created_table(l, l->txn, t))
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "Settings cannot be set for transaction-local tables");
         scope = "table";
         scope_id = t->id;
     } else if (schema) {
         lk_schema *sc = lk_catalog_schema(cat, schema);
         if (!sc)
             return tarn_error_set(TARN_ENOTFOUND, "set_option: schema %s not found", schema);
+        if (l->txn && !lk_catalog_schema(&l->cat, schema))
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "Settings cannot be set for transaction-local schemas");
         scope = "schema";
         scope_id = sc->id;
     }
-    tarn_buf b = {0};
-    buf_printf(&b, "DELETE FROM %s.ducklake_metadata WHERE \"key\" = ", l->meta);
-    quote_literal(&b, a->pos[first]);
-    if (scope)
-        buf_printf(&b, " AND \"scope\" = '%s' AND scope_id = %lld", scope, (long long)scope_id);
-    else
-        buf_puts(&b, " AND \"scope\" IS NULL");
-    int rc = duck_exec(s->con, buf_cstr(&b));
-    buf_clear(&b);
-    buf_printf(&b, "INSERT INTO %s.ducklake_metadata VALUES (", l->meta);
-    quote_literal(&b, a->pos[first]);
-    buf_puts(&b, ", ");
-    quote_literal(&b, a->pos[first + 1] ? a->pos[first + 1] : "");
-    if (scope)
-        buf_printf(&b, ", '%s', %lld)", scope, (long long)scope_id);
-    else
-        buf_puts(&b, ", NULL, NULL)");
-    if (!rc)
-        rc = duck_exec(s->con, buf_cstr(&b));
-    buf_free(&b);
-    lk_lake_options_changed(l);
+    char *key = NULL, *value = NULL;
+    int rc = lk_option_value(&key, &value, s->con, a->pos[first],
+                             a->npos > first + 1 ? a->pos[first + 1] : NULL);
+    if (rc)
+        return rc;
+    tarn_buf del = {0}, ins = {0};
+    buf_printf(&del, "DELETE FROM %s.ducklake_metadata WHERE \"key\" = ", l->meta);
+    quote_literal(&del, key);
+    buf_printf(&ins, "INSERT INTO %s.ducklake_metadata VALUES (", l->meta);
+    quote_literal(&ins, key);
+    buf_puts(&ins, ", ");
+    quote_literal(&ins, value);
+    if (scope) {
+        buf_printf(&del, " AND \"scope\" = '%s' AND scope_id = %lld", scope, (long long)scope_id);
+        buf_printf(&ins, ", '%s', %lld)", scope, (long long)scope_id);
+    } else {
+        buf_puts(&del, " AND \"scope\" IS NULL");
+        buf_puts(&ins, ", NULL, NULL)");
+    }
+    if (s->explicit_txn) {
+        /* written with the transaction's commit; its own writes see it now */
+        rc = session_write_begin(s, l);
+        if (!rc) {
+            lk_txn_sql(l->txn, "%s", buf_cstr(&del));
+            lk_txn_sql(l->txn, "%s", buf_cstr(&ins));
+            l->txn->options_changed = 1;
+            lk_lake_option_pending(l, s->con, key, !scope ? 2 : table ? 0 : 1, scope_id, value);
+        }
+    } else {
+        rc = duck_exec(s->con, buf_cstr(&del));
+        if (!rc)
+            rc = duck_exec(s->con, buf_cstr(&ins));
+        lk_lake_options_changed(l);
+    }
+    buf_free(&del);
+    buf_free(&ins);
+    free(key);
+    free(value);
     return rc;
 }
 
