@@ -10,7 +10,7 @@
 #ifndef TARN_CLI_H
 #define TARN_CLI_H
 
-#define TARN_VERSION "0.1.0"
+#include "tarn/version.h"
 
 /* Exit codes (design §6): success, a statement/model/test failed, usage or
  * project error. */

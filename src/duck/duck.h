@@ -49,6 +49,12 @@ int duck_query_string(char **out, duckdb_connection con, const char *sql);
  * (or when the catalog cannot be read). Both names are quoted here. */
 int duck_table_exists(duckdb_connection con, const char *db, const char *name);
 
+/* Registers setting `name` (of `type`, default `dflt` as text, or none
+ * when NULL) on the database of `con`: SET, RESET and current_setting()
+ * then know it. Fails when the database already has it. */
+int duck_register_setting(duckdb_connection con, const char *name, const char *description,
+                          duckdb_type type, const char *dflt);
+
 /* Copies DuckDB's error from a failed result into tarn's error slot. */
 int duck_error_from_result(duckdb_result *res, const char *sql);
 

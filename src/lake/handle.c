@@ -16,6 +16,7 @@
 #include "lake/handle.h"
 
 #include "duck/duck.h"
+#include "lake/settings.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -293,7 +294,13 @@ int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_tabl
     const char *v = lk_lake_option(lake, con, "data_inlining_row_limit", t);
     if (v)
         return strtoll(v, NULL, 10);
-    return lake->inline_limit >= 0 ? lake->inline_limit : 10;
+    if (lake->inline_limit >= 0)
+        return lake->inline_limit;
+    if (lake->setting_gen != lk_settings_generation()) { /* once per SET, not per insert */
+        lake->setting_limit = lk_setting_default_inline_limit(con);
+        lake->setting_gen = lk_settings_generation();
+    }
+    return lake->setting_limit;
 }
 
 void lk_lake_facts_forget(lk_lake *lake)

@@ -46,6 +46,8 @@ typedef struct lk_lake {
     struct lk_option *opts; /* the catalog's ducklake_metadata options (every */
     size_t nopts;           /* scope), read once (until options change) */
     int opts_loaded;
+    int64_t setting_limit; /* ducklake_default_data_inlining_row_limit, */
+    unsigned setting_gen;  /* as of this lk_settings_generation() */
     char **meta_tables;  /* sorted names of the catalog database's tables; */
     size_t nmeta_tables; /* loaded on first use, forgotten after each commit */
     int meta_tables_loaded;
@@ -102,8 +104,9 @@ void lk_lake_options_changed(lk_lake *lake);
 void lk_lake_option_pending(lk_lake *lake, duckdb_connection con, const char *key, int rank,
                             int64_t scope_id, const char *value);
 
-/* The inlining row limit that applies to table `t` (attach option, then
- * table/schema/global ducklake_metadata options, then 10). */
+/* The inlining row limit that applies to table `t` (the table, schema
+ * or global ducklake_metadata option, else the attach option, else the
+ * ducklake_default_data_inlining_row_limit setting, 10 by default). */
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t);
 
 /* The value of lake option `key` (ducklake_metadata) that applies to table

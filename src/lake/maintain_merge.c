@@ -10,6 +10,7 @@
  */
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
+#include "lake/settings.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -169,9 +170,13 @@ int mt_merge_adjacent(char **out, const mt_call *c)
     for (size_t i = 0; !rc && i < n && o.compacted < o.max_files; i++) {
         if (!mt_auto_compact(c, tables[i]))
             continue;
-        char *v = mt_option(c, "target_file_size", tables[i]->schema_id, tables[i]->id);
-        o.target = parse_size(v, (int64_t)1 << 29);
-        free(v);
+        /* the session's ducklake_target_file_size comes before the lake's option */
+        o.target = lk_setting_target_file_size(c->con);
+        if (o.target < 0) {
+            char *v = mt_option(c, "target_file_size", tables[i]->schema_id, tables[i]->id);
+            o.target = parse_size(v, (int64_t)1 << 29);
+            free(v);
+        }
         rc = merge_table(c, tables[i], &o, &res);
     }
     free(tables);

@@ -11,6 +11,7 @@
 #include "lake/snapshots.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
+#include "tarn/version.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -139,6 +140,18 @@ static int feed_virtual(int virt)
            (virt & LK_SCAN_SNAPSHOT ? LK_FEED_SNAPSHOT : 0);
 }
 
+/* ducklake_settings(): the catalog's database kind (always DuckDB here),
+ * the implementation's version and the lake's data path. */
+static int fn_settings(char **out, lk_lake *l)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT 'duckdb' AS catalog_type, 'tarn " TARN_VERSION "' AS extension_version, ");
+    quote_literal(&b, l->data_path);
+    buf_puts(&b, " AS data_path");
+    *out = buf_detach(&b);
+    return 0;
+}
+
 int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a,
                          int virt)
 {
@@ -147,7 +160,7 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
         "ducklake_current_snapshot", "ducklake_last_committed_snapshot",
         "ducklake_options",          "ducklake_list_files",
         "ducklake_table_changes",    "ducklake_table_insertions",
-        "ducklake_table_deletions",
+        "ducklake_table_deletions",  "ducklake_settings",
     };
     *out = NULL;
     size_t k = 0;
@@ -180,8 +193,10 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
         return feed(out, s, l, a, LK_FEED_CHANGES);
     case 7:
         return feed(out, s, l, a, LK_FEED_INSERTIONS | feed_virtual(virt));
-    default:
+    case 8:
         return feed(out, s, l, a, LK_FEED_DELETIONS | feed_virtual(virt));
+    default:
+        return fn_settings(out, l);
     }
 }
 

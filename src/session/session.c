@@ -24,6 +24,7 @@
 #include "lake/lake.h"
 #include "session/rewrite.h"
 #include "lake/scan.h"
+#include "lake/settings.h"
 #include "lake/statement.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
@@ -60,6 +61,8 @@ int tarn_session_open(tarn_session **out)
     int rc = duckdb_connect(s->db, &s->con) == DuckDBSuccess
                  ? lk_bucket_register(s->con)
                  : tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
+    if (!rc)
+        rc = lk_settings_register(s->con);
     if (rc) {
         duckdb_disconnect(&s->con);
         duckdb_close(&s->db);
@@ -229,6 +232,37 @@ static int stmt_use(tarn_session *s, const sql_tokens *tk, const char *sql)
     return 0;
 }
 
+/* ---- SET / RESET ---- */
+
+/* SET [SESSION|GLOBAL|LOCAL] name = value: DuckLake's settings are checked
+ * as DuckLake checks them before DuckDB stores them, and a changed
+ * setting is read again by the lakes (RESET too). */
+static int stmt_set(tarn_session *s, const sql_tokens *tk, const char *sql, tarn_output_kind kind,
+                    const tarn_sink *sink)
+{
+    size_t i = 1;
+    if (i < tk->n &&
+        (sql_tok_is_kw(&tk->toks[i], "SESSION") || sql_tok_is_kw(&tk->toks[i], "GLOBAL") ||
+         sql_tok_is_kw(&tk->toks[i], "LOCAL")))
+        i++;
+    if (i + 2 < tk->n && tk->toks[i].type == SQL_TOK_IDENT &&
+        (sql_tok_is_kw(&tk->toks[i + 1], "TO") ||
+         (tk->toks[i + 1].type == SQL_TOK_OP && strcmp(tk->toks[i + 1].text, "=") == 0))) {
+        const sql_token *v = &tk->toks[i + 2];
+        int constant = v->type == SQL_TOK_STRING || v->type == SQL_TOK_NUMBER;
+        int rc = lk_setting_check(tk->toks[i].text, constant ? v->text : NULL);
+        if (rc)
+            return rc;
+    }
+    char *rewritten = NULL; /* SET VARIABLE x = (a query of the lake) */
+    int rc = rewrite_reads(&rewritten, s, sql);
+    if (!rc)
+        rc = run_plain(s, rewritten, kind, sink);
+    free(rewritten);
+    lk_settings_changed();
+    return rc;
+}
+
 static int is_transaction_kw(const char *kw)
 {
     return strcmp(kw, "BEGIN") == 0 || strcmp(kw, "START") == 0 || strcmp(kw, "COMMIT") == 0 ||
@@ -264,6 +298,8 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
         rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "CALL") == 0)
         rc = session_call_stmt(s, tk, sql, &handled);
+    else if (strcmp(kw, "SET") == 0 || strcmp(kw, "RESET") == 0)
+        return stmt_set(s, tk, sql, kind, sink);
     if (handled || rc)
         return rc;
     char *rewritten = NULL;

@@ -6,8 +6,9 @@
 #
 #   util < duck < sql < lake < session < project < materialize < sched < worker < web < cli
 #
-# The public headers of include/tarn/ belong to a layer too: tarn/error.h and tarn/output.h are
-# util's (every layer reports errors through the one; the lexer and the session share the other), tarn/session.h is session's (the API the layers above use).
+# The public headers of include/tarn/ belong to a layer too: tarn/error.h, tarn/output.h and tarn/version.h are
+# util's (every layer reports errors through the one; the lexer and the session share the other;
+# the version is a constant), tarn/session.h is session's (the API the layers above use).
 # One check per layer, listing every offending #include with file and line. A folder of src/ that
 # is missing from the order above fails too, so a new layer must be placed on purpose.
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +26,7 @@ rank_of() {
 # The layer of an included path: its folder, or for a public header the layer it belongs to.
 layer_of_include() {
     case $1 in
-    tarn/error.h | tarn/output.h) echo util ;;
+    tarn/error.h | tarn/output.h | tarn/version.h) echo util ;;
     tarn/session.h) echo session ;;
     tarn/*) echo "?" ;;
     */*) echo "${1%%/*}" ;;
