@@ -307,8 +307,10 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     else
         alias_end = alias_at;
     int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
-    int in_view = view_snapshot_at >= 0 && in_from_position(tk, i);
-    if (!has_at && !in_view && !(v->virt && in_from_position(tk, i)))
+    int in_view = view_snapshot_at >= 0;
+    /* a table is named after FROM, JOIN or ','; elsewhere (SELECT count(*)
+     * FROM t AT (…): the keyword FROM itself) it is not a table */
+    if (!in_from_position(tk, i) || (!has_at && !in_view && !v->virt))
         return 0;
     const char *schema = NULL, *name = NULL;
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
