@@ -126,9 +126,14 @@ int cmd_history(int argc, char **argv)
                 cp.p->lake_alias, cp.p->lake_path);
     tarn_buf sql = {0};
     if (cat) {
-        buf_puts(&sql, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
-        quote_literal(&sql, cat);
-        buf_puts(&sql, " AND table_name = 'tarn_model_run'");
+        /* the catalog database is left out of duckdb_tables() (DuckLake hides
+         * it): ask for the table's columns instead (an error when absent) */
+        tarn_buf runs = {0};
+        quote_qualified(&runs, cat, "main", "tarn_model_run");
+        buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
+        quote_literal(&sql, buf_cstr(&runs));
+        buf_putc(&sql, ')');
+        buf_free(&runs);
         int64_t n = 0;
         if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0 || n == 0) {
             tarn_error_clear();

@@ -29,7 +29,8 @@ typedef struct lk_txn lk_txn;
 
 typedef struct lk_lake {
     char *alias;     /* the user's name for the lake */
-    char *meta_name; /* internal name of the attached catalog database */
+    char *meta_name; /* name of the attached catalog database */
+    int meta_hidden; /* not named by METADATA_CATALOG: listings leave it out, as in DuckLake */
     char *meta;      /* meta_name, quoted for SQL */
     lk_catdb db;     /* the catalog database: every catalog statement goes through it */
     char *meta_path; /* catalog file path as given */

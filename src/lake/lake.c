@@ -326,6 +326,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->alias = xstrdup(opts->alias);
     lake->meta_name = opts->metadata_catalog ? xstrdup(opts->metadata_catalog)
                                              : xasprintf("__ducklake_metadata_%s", opts->alias);
+    lake->meta_hidden = opts->metadata_catalog == NULL;
     tarn_buf q = {0};
     quote_ident(&q, lake->meta_name);
     lake->meta = buf_detach(&q);

@@ -465,6 +465,21 @@ static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, cons
     return 0;
 }
 
+/* " AND col NOT IN ('__ducklake_metadata_l', …)": the catalog databases
+ * DuckLake hides from listings (those not named with METADATA_CATALOG). */
+static void hidden_catalogs(tarn_buf *b, tarn_session *s, const char *col)
+{
+    int n = 0;
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        if (!l->meta_hidden)
+            continue;
+        buf_printf(b, n++ ? ", " : " AND %s NOT IN (", col);
+        quote_literal(b, l->meta_name);
+    }
+    if (n)
+        buf_putc(b, ')');
+}
+
 /* information_schema.tables: lake tables are DuckDB views underneath, but
  * they are tables to the user. */
 static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -481,53 +496,172 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
              "information_schema.tables __tarn_t LEFT JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
     column_facts(b, s);
     buf_puts(b, ") __tarn_o ON __tarn_t.table_catalog = __tarn_o.cat AND __tarn_t.table_schema = "
-                "__tarn_o.sch AND __tarn_t.table_name = __tarn_o.tbl)");
+                "__tarn_o.sch AND __tarn_t.table_name = __tarn_o.tbl WHERE true");
+    hidden_catalogs(b, s, "__tarn_t.table_catalog");
+    buf_putc(b, ')');
     if (!alias_follows(tk, q.end))
         buf_puts(b, " AS tables");
     *next = q.end;
     return 0;
 }
 
+/* VALUES rows (catalog, schema, table, estimated size) for every lake
+ * table: the size is the table's record_count in ducklake_table_stats, as
+ * DuckLake gives it to duckdb_tables(). */
+static int table_facts(tarn_buf *b, tarn_session *s)
+{
+    int rows = 0;
+    buf_puts(b, "(VALUES ");
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        const lk_catalog *cat = lk_txn_catalog(l);
+        duck_table st = {0};
+        char *q = xasprintf("SELECT table_id, record_count FROM %s.ducklake_table_stats", l->meta);
+        int rc = duck_table_query(&st, s->con, q);
+        free(q);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < cat->ntables; i++) {
+            const lk_table *t = &cat->tables[i];
+            lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
+            if (!sc)
+                continue;
+            const char *count = NULL;
+            for (size_t r = 0; r < st.nrows && !count; r++)
+                if (strtoll(duck_table_get(&st, r, 0), NULL, 10) == t->id)
+                    count = duck_table_get(&st, r, 1);
+            buf_puts(b, rows++ ? ", (" : "(");
+            quote_literal(b, l->alias);
+            buf_puts(b, ", ");
+            quote_literal(b, sc->name);
+            buf_puts(b, ", ");
+            quote_literal(b, t->name);
+            buf_printf(b, ", %s::BIGINT)", count ? count : "0");
+        }
+        duck_table_free(&st);
+    }
+    if (!rows)
+        buf_puts(b, "(NULL, NULL, NULL, NULL)");
+    buf_puts(b, ") __tarn_l(cat, sch, tbl, est)");
+    return 0;
+}
+
+/* Whether token i is a call `name()` of a DuckDB table function (not
+ * qualified). */
+static int bare_call(const sql_tokens *tk, size_t i, const char *name)
+{
+    return tk->toks[i].type == SQL_TOK_IDENT && strcasecmp(tk->toks[i].text, name) == 0 &&
+           i + 2 < tk->n && is_op(&tk->toks[i + 1], "(") && is_op(&tk->toks[i + 2], ")") &&
+           !(i > 0 && is_op(&tk->toks[i - 1], "."));
+}
+
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
- * the tables they are. */
+ * the tables they are, with their row counts as estimated_size. */
 static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
                                  size_t i)
 {
     *next = i;
-    if (tk->toks[i].type != SQL_TOK_IDENT || strcasecmp(tk->toks[i].text, "duckdb_tables") != 0 ||
-        i + 2 >= tk->n || !is_op(&tk->toks[i + 1], "(") || !is_op(&tk->toks[i + 2], ")") ||
-        (i > 0 && is_op(&tk->toks[i - 1], ".")))
+    if (!bare_call(tk, i, "duckdb_tables"))
         return 0;
-    buf_puts(b, "(SELECT * FROM duckdb_tables() UNION ALL BY NAME SELECT v.database_name, "
+    buf_puts(b, "(SELECT * FROM duckdb_tables() WHERE true");
+    hidden_catalogs(b, s, "database_name");
+    buf_puts(b, " UNION ALL BY NAME SELECT v.database_name, "
                 "v.database_oid, v.schema_name, v.schema_oid, v.view_name AS table_name, "
                 "v.view_oid AS table_oid, v.comment, v.tags, v.internal, v.temporary, false AS "
-                "has_primary_key, 0::BIGINT AS estimated_size, v.column_count, 0::BIGINT AS "
+                "has_primary_key, __tarn_l.est AS estimated_size, v.column_count, 0::BIGINT AS "
                 "index_count, 0::BIGINT AS check_constraint_count, v.sql FROM duckdb_views() v "
-                "JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
-    column_facts(b, s);
-    buf_puts(b, ") __tarn_l ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
+                "JOIN ");
+    int rc = table_facts(b, s);
+    buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
                 "AND v.view_name = __tarn_l.tbl)");
     if (!alias_follows(tk, i + 3))
         buf_puts(b, " AS duckdb_tables");
     *next = i + 3;
-    return 0;
+    return rc;
 }
 
-/* duckdb_views(): without the views that are lake tables underneath. */
+/* duckdb_views(): only the lake's own views, not the views that read its
+ * tables. */
 static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
                                 size_t i)
 {
     *next = i;
-    if (tk->toks[i].type != SQL_TOK_IDENT || strcasecmp(tk->toks[i].text, "duckdb_views") != 0 ||
-        i + 2 >= tk->n || !is_op(&tk->toks[i + 1], "(") || !is_op(&tk->toks[i + 2], ")") ||
-        (i > 0 && is_op(&tk->toks[i - 1], ".")))
+    if (!bare_call(tk, i, "duckdb_views"))
         return 0;
-    buf_puts(b, "(SELECT v.* FROM duckdb_views() v ANTI JOIN (SELECT DISTINCT cat, sch, tbl FROM ");
-    column_facts(b, s);
-    buf_puts(b, ") __tarn_l ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
+    buf_puts(b, "(SELECT v.* FROM duckdb_views() v ANTI JOIN ");
+    int rc = table_facts(b, s);
+    buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
                 "AND v.view_name = __tarn_l.tbl)");
     if (!alias_follows(tk, i + 3))
         buf_puts(b, " AS duckdb_views");
+    *next = i + 3;
+    return rc;
+}
+
+/* duckdb_databases(): a lake carries its data path as tag data_path, and
+ * the catalog databases DuckLake hides are not listed. */
+static int rewrite_duckdb_databases(size_t *next, tarn_buf *b, tarn_session *s,
+                                    const sql_tokens *tk, size_t i)
+{
+    *next = i;
+    if (!bare_call(tk, i, "duckdb_databases"))
+        return 0;
+    buf_puts(b, "(SELECT d.* REPLACE (CASE ");
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        buf_puts(b, "WHEN d.database_name = ");
+        quote_literal(b, l->alias);
+        buf_puts(b, " THEN map_concat(d.tags, MAP {'data_path': ");
+        quote_literal(b, l->data_abs);
+        buf_puts(b, "}) ");
+    }
+    buf_puts(b, "ELSE d.tags END AS tags) FROM duckdb_databases() d WHERE true");
+    hidden_catalogs(b, s, "d.database_name");
+    buf_putc(b, ')');
+    if (!alias_follows(tk, i + 3))
+        buf_puts(b, " AS duckdb_databases");
+    *next = i + 3;
+    return 0;
+}
+
+/* SHOW ALL TABLES, without the catalog databases DuckLake hides. */
+static int rewrite_show_all_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                   size_t i)
+{
+    *next = i;
+    if (i + 2 >= tk->n || !sql_tok_is_kw(&tk->toks[i], "SHOW") ||
+        !sql_tok_is_kw(&tk->toks[i + 1], "ALL") || !sql_tok_is_kw(&tk->toks[i + 2], "TABLES"))
+        return 0;
+    tarn_buf w = {0};
+    hidden_catalogs(&w, s, "\"database\"");
+    if (w.len)
+        buf_printf(b, "SELECT * FROM (SHOW ALL TABLES) WHERE true%s", buf_cstr(&w));
+    buf_free(&w);
+    if (b->len)
+        *next = i + 3;
+    return 0;
+}
+
+/* pragma_database_size(): a lake's size is that of its live data and
+ * delete files, as DuckLake reports it. */
+static int rewrite_database_size(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                 size_t i)
+{
+    *next = i;
+    if (!bare_call(tk, i, "pragma_database_size"))
+        return 0;
+    buf_puts(b, "(SELECT d.* REPLACE (CASE ");
+    for (lk_lake *l = s->lakes; l; l = l->next) {
+        buf_puts(b, "WHEN d.database_name = ");
+        quote_literal(b, l->alias);
+        buf_printf(b,
+                   " THEN format_bytes((SELECT COALESCE(sum(file_size_bytes), 0) FROM (SELECT "
+                   "file_size_bytes FROM %s.ducklake_data_file WHERE end_snapshot IS NULL UNION "
+                   "ALL SELECT file_size_bytes FROM %s.ducklake_delete_file WHERE end_snapshot IS "
+                   "NULL))::BIGINT) ",
+                   l->meta, l->meta);
+    }
+    buf_puts(b, "ELSE d.database_size END AS database_size) FROM pragma_database_size() d)");
+    if (!alias_follows(tk, i + 3))
+        buf_puts(b, " AS pragma_database_size");
     *next = i + 3;
     return 0;
 }
@@ -604,6 +738,12 @@ static int rewrite_pass(char **out, tarn_session *s, const sql_tokens *tk, const
             rc = rewrite_duckdb_tables(&next, &piece, s, tk, i);
         if (!rc && next == i)
             rc = rewrite_duckdb_views(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_database_size(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_duckdb_databases(&next, &piece, s, tk, i);
+        if (!rc && next == i)
+            rc = rewrite_show_all_tables(&next, &piece, s, tk, i);
         if (!rc && next == i)
             rc = rewrite_table(&next, &piece, s, tk, sql, i, v);
         if (!rc && next == i && v->virt && star_in_select_list(tk, i)) {
