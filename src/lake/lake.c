@@ -206,10 +206,15 @@ static int check_existing(lk_lake *lake, duckdb_connection con, const lk_attach_
         return rc;
     if (opts->data_path) {
         char *given = normalize_data_path(opts->data_path);
-        if (stored && strcmp(given, stored) != 0) {
+        if (stored && strcmp(given, stored) != 0 && opts->override_data_path) {
+            free(stored); /* this session reads and writes the files there */
+            stored = given;
+            given = NULL;
+        } else if (stored && strcmp(given, stored) != 0) {
             rc = tarn_error_set(TARN_EINVALID,
-                                "DATA_PATH '%s' does not match the data path '%s' stored in the "
-                                "lake \"%s\"; attach without DATA_PATH to use the stored one",
+                                "DATA_PATH '%s' does not match existing data path in the catalog "
+                                "('%s') of lake \"%s\"; attach without DATA_PATH to use the "
+                                "stored one, or with OVERRIDE_DATA_PATH true to use this one",
                                 opts->data_path, stored, opts->path);
             free(given);
             free(stored);
@@ -243,6 +248,11 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
     *is_new = stat(opts->path, &st) != 0;
     if (*is_new && (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time))
         return tarn_error_set(TARN_ENOTFOUND, "DuckLake catalog \"%s\" does not exist", opts->path);
+    if (*is_new && opts->no_create)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "DuckLake catalog \"%s\" does not exist, and creating a new DuckLake "
+                              "is explicitly disabled (CREATE_IF_NOT_EXISTS false)",
+                              opts->path);
     tarn_buf b = {0};
     buf_puts(&b, "ATTACH ");
     quote_literal(&b, opts->path);

@@ -25,8 +25,10 @@ typedef struct {
     int64_t snapshot_version;     /* -1: not given */
     const char *snapshot_time;    /* NULL: not given */
     int64_t inline_limit;         /* -1: not given */
-    const char *metadata_catalog; /* NULL: default internal name */
+    const char *metadata_catalog; /* NULL: __ducklake_metadata_<alias> */
     int automatic_migration;
+    int override_data_path; /* DATA_PATH replaces the stored one for this session */
+    int no_create;          /* CREATE_IF_NOT_EXISTS false: a missing lake is an error */
 } lk_attach_opts;
 
 /* Forgets what the lake knows besides its catalog model (handle.h's facts

@@ -4,8 +4,9 @@
  *
  * Options, as DuckDB's ducklake extension spells them: DATA_PATH,
  * READ_ONLY, SNAPSHOT_VERSION, SNAPSHOT_TIME, DATA_INLINING_ROW_LIMIT,
- * METADATA_CATALOG, AUTOMATIC_MIGRATION, TYPE DUCKLAKE. Anything else is
- * refused by name rather than ignored.
+ * METADATA_CATALOG, AUTOMATIC_MIGRATION, OVERRIDE_DATA_PATH,
+ * CREATE_IF_NOT_EXISTS, META_TYPE DUCKDB, TYPE DUCKLAKE; ATTACH OR REPLACE.
+ * Anything else is refused by name rather than ignored.
  */
 #include "duck/duck.h"
 #include "lake/lake.h"
@@ -13,6 +14,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +43,21 @@ static int bool_value(const sql_token *t, int *out)
         return 1;
     }
     return 0;
+}
+
+/* META_TYPE names the kind of database holding the catalog; tarn keeps
+ * catalogs in DuckDB databases only. */
+static int meta_type_refused(const char *type)
+{
+    char *lower = xstrdup(type);
+    for (char *p = lower; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    int rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "ATTACH: META_TYPE '%s' is not supported: tarn keeps a DuckLake "
+                            "catalog in a DuckDB database only (META_TYPE 'duckdb')",
+                            lower);
+    free(lower);
+    return rc;
 }
 
 /* Parses "(NAME [value], …)" starting at token i. */
@@ -72,12 +89,21 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
             o->automatic_migration = val ? (bool_value(val, &b), b) : 1;
         else if (strcasecmp(k, "TYPE") == 0 && val && strcasecmp(val->text, "ducklake") == 0)
             *is_lake = 1;
+        else if (strcasecmp(k, "OVERRIDE_DATA_PATH") == 0)
+            o->override_data_path = val ? (bool_value(val, &b), b) : 1;
+        else if (strcasecmp(k, "CREATE_IF_NOT_EXISTS") == 0)
+            o->no_create = val ? (bool_value(val, &b), !b) : 0;
+        else if (strcasecmp(k, "META_TYPE") == 0 && val && strcasecmp(val->text, "duckdb") != 0)
+            return meta_type_refused(val->text);
+        else if (strcasecmp(k, "META_TYPE") == 0 && val)
+            ; /* the catalog is a DuckDB database: tarn's only kind */
         else
             return tarn_error_set(TARN_EINVALID,
                                   "ATTACH: unsupported option %s for a DuckLake lake (supported: "
                                   "DATA_PATH, READ_ONLY, SNAPSHOT_VERSION, SNAPSHOT_TIME, "
                                   "DATA_INLINING_ROW_LIMIT, METADATA_CATALOG, "
-                                  "AUTOMATIC_MIGRATION)",
+                                  "AUTOMATIC_MIGRATION, OVERRIDE_DATA_PATH, "
+                                  "CREATE_IF_NOT_EXISTS, META_TYPE)",
                                   k);
         if (i < tk->n && is_op(&tk->toks[i], ","))
             i++;
@@ -88,9 +114,38 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
     return 0;
 }
 
+/* Detaches lake `l` from the session (refused while its transaction is
+ * open). */
+static int drop_lake(tarn_session *s, lk_lake *l)
+{
+    if (l->txn)
+        return tarn_error_set(TARN_EINVALID,
+                              "cannot detach lake \"%s\" while its transaction is open; COMMIT "
+                              "or ROLLBACK first",
+                              l->alias);
+    lk_lake **pp = &s->lakes;
+    while (*pp != l)
+        pp = &(*pp)->next;
+    *pp = l->next;
+    if (s->use_lake && strcasecmp(s->use_lake, l->alias) == 0) {
+        duck_exec(s->con, "USE memory");
+        free(s->use_lake);
+        free(s->use_schema);
+        s->use_lake = s->use_schema = NULL;
+    }
+    lk_lake_detach(l, s->con);
+    return 0;
+}
+
 static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
 {
     size_t i = 1;
+    int replace = 0;
+    if (i + 1 < tk->n && sql_tok_is_kw(&tk->toks[i], "OR") &&
+        sql_tok_is_kw(&tk->toks[i + 1], "REPLACE")) {
+        replace = 1;
+        i += 2;
+    }
     if (i < tk->n && sql_tok_is_kw(&tk->toks[i], "DATABASE"))
         i++;
     int if_not_exists = 0;
@@ -122,6 +177,8 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
     if (!alias)
         alias = alias_from_path(o.path);
     o.alias = alias;
+    if (!rc && replace && session_lake(s, alias))
+        rc = drop_lake(s, session_lake(s, alias));
     if (!rc && session_lake(s, alias)) {
         if (!if_not_exists)
             rc = tarn_error_set(TARN_EINVALID,
@@ -160,23 +217,7 @@ static int detach(tarn_session *s, const sql_tokens *tk, int *handled)
     if (!l)
         return 0;
     *handled = 1;
-    if (l->txn)
-        return tarn_error_set(TARN_EINVALID,
-                              "cannot detach lake \"%s\" while its transaction is open; COMMIT "
-                              "or ROLLBACK first",
-                              l->alias);
-    lk_lake **pp = &s->lakes;
-    while (*pp != l)
-        pp = &(*pp)->next;
-    *pp = l->next;
-    if (s->use_lake && strcasecmp(s->use_lake, l->alias) == 0) {
-        duck_exec(s->con, "USE memory");
-        free(s->use_lake);
-        free(s->use_schema);
-        s->use_lake = s->use_schema = NULL;
-    }
-    lk_lake_detach(l, s->con);
-    return 0;
+    return drop_lake(s, l);
 }
 
 int session_attach_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
