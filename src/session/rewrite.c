@@ -357,7 +357,9 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
         fn = form.fn;
         open = form.open;
     } else if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 ||
-               i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "(")) {
+               i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "(") ||
+               (i > 0 && is_op(&tk->toks[i - 1], "."))) {
+        /* (db.ducklake_metadata (key, value) is a table, not a call) */
         return 0;
     }
     size_t close = matching_paren(tk, open);

@@ -4,6 +4,7 @@
 # DuckLake attaches a lake's catalog database as `__ducklake_metadata_<alias>` (or the name given
 # with METADATA_CATALOG), and its users read (and sometimes write) the ducklake_* tables there.
 #   - after ATTACH … AS l, __ducklake_metadata_l.ducklake_data_file and friends read the lake's rows;
+#   - a catalog table there takes an INSERT with a column list (db.ducklake_x (…) is no call);
 #   - METADATA_CATALOG 'mc' puts it under mc instead (and __ducklake_metadata_l does not exist);
 #   - DETACH l detaches the catalog database too.
 #
@@ -19,6 +20,8 @@ check_eq "data files under __ducklake_metadata_l" "1,100" \
     "$(lake_sql "$d" "$SETUP SELECT count(*), sum(record_count) FROM __ducklake_metadata_l.ducklake_data_file WHERE end_snapshot IS NULL" | grep . | tail -n 1)"
 check_eq "tables under __ducklake_metadata_l" "t" \
     "$(lake_sql "$d" "SELECT table_name FROM __ducklake_metadata_l.main.ducklake_table WHERE end_snapshot IS NULL" | grep . | tail -n 1)"
+check_eq "an INSERT with a column list into a catalog table there" "v" \
+    "$(lake_sql "$d" "INSERT INTO __ducklake_metadata_l.ducklake_metadata (key, value) VALUES ('k', 'v'); SELECT value FROM ducklake_options('l') WHERE option_name = 'k'" | grep . | tail -n 1)"
 check_fails "DETACH detaches the catalog too" \
     bash -c "cd '$d' && '$TARN' sql \"ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/'); DETACH l; SELECT count(*) FROM __ducklake_metadata_l.ducklake_table\" </dev/null 2>/dev/null"
 
