@@ -123,13 +123,44 @@ static int fn_list_files(char **out, tarn_session *s, lk_lake *l, const lk_args 
     return 0;
 }
 
+/* A change feed bound: a snapshot id, or a timestamp: the first snapshot
+ * at or after it for the start (`lower`), the last at or before it for
+ * the end, as DuckLake reads them. */
+static int feed_bound(int64_t *out, tarn_session *s, lk_lake *l, const char *v, int lower)
+{
+    if (!v)
+        return tarn_error_set(TARN_EINVALID, "Snapshot identifier cannot be NULL");
+    char *end = NULL;
+    long long n = strtoll(v, &end, 10);
+    if (end != v && !*end) {
+        *out = n;
+        return 0;
+    }
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time::TIMESTAMPTZ %s ",
+               l->meta, lower ? ">=" : "<=");
+    quote_literal(&b, v);
+    buf_printf(&b, "::TIMESTAMPTZ ORDER BY snapshot_time::TIMESTAMPTZ %s LIMIT 1",
+               lower ? "ASC" : "DESC");
+    int rc = duck_query_int64(out, NULL, s->con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc == TARN_ENOTFOUND)
+        rc = tarn_error_set(TARN_ENOTFOUND, "No snapshot found at timestamp %s", v);
+    return rc;
+}
+
 static int feed(char **out, tarn_session *s, lk_lake *l, const lk_args *a, int kind)
 {
     if (a->npos < 5)
         return tarn_error_set(TARN_EINVALID,
                               "the change feed takes (catalog, schema, table, start, end)");
-    int64_t from = strtoll(a->pos[3] ? a->pos[3] : "0", NULL, 10);
-    int64_t to = strtoll(a->pos[4] ? a->pos[4] : "0", NULL, 10);
+    int64_t from = 0, to = 0;
+    int rc = feed_bound(&from, s, l, a->pos[3], 1);
+    if (!rc)
+        rc = feed_bound(&to, s, l, a->pos[4], 0);
+    if (rc)
+        return rc;
     return lk_feed_sql(out, s->con, l, a->pos[1], a->pos[2], from, to, kind);
 }
 

@@ -9,6 +9,8 @@
 #   - CALL lake.set_option(…) and, after USE, CALL set_option(…) set options (schema/table scope too);
 #   - lake.table_changes/insertions/deletions(table, start, end) read the feed of main, and
 #     lake.s.table_changes(…) (or s.table_changes(…) after USE lake) that of schema s;
+#   - the feed's bounds may be timestamps (first snapshot at or after the start, last at or
+#     before the end), never NULL;
 #   - CALL merge_adjacent_files() after USE merges the lake's files;
 #   - without USE, a bare snapshots() is not a lake function (DuckDB refuses it).
 #
@@ -50,6 +52,13 @@ check_eq "lake.table_changes(table, start, end) reads main" "i,change_type
 check_eq "lake.table_changes is ducklake_table_changes" \
     "$(q "SELECT * FROM ducklake_table_changes('l', 'main', 't', 0, 6) ORDER BY ALL")" \
     "$(q "SELECT * FROM l.table_changes('t', 0, 6) ORDER BY ALL")"
+check_eq "timestamps as feed bounds (the first snapshot at or after, the last at or before)" \
+    "$(q "SELECT count(*) FROM l.table_changes('t', 0, 6)" | tail -n 1)" \
+    "$(q "SELECT count(*) FROM l.table_changes('t', DATE '1970-01-01', now())" | tail -n 1)"
+check_eq "a start timestamp after the first snapshots leaves them out" "1" \
+    "$(q "SELECT count(*) FROM l.table_changes('t', (SELECT snapshot_time FROM ducklake_snapshots('l') WHERE snapshot_id = 6), now())" | tail -n 1)"
+check_fails "a NULL bound is refused" \
+    bash -c "cd '$d' && '$TARN' sql \"ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/'); SELECT * FROM l.table_changes('t', NULL, 6)\" </dev/null 2>/dev/null"
 check_eq "lake.table_insertions and table_deletions" "2|1" \
     "$(q "SELECT (SELECT count(*) FROM l.table_insertions('t', 0, 6)), (SELECT count(*) FROM l.table_deletions('t', 0, 6))" | tail -n 1 | tr , '|')"
 check_eq "lake.s.table_changes reads schema s" "a,insert" \
