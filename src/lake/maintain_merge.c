@@ -134,9 +134,24 @@ static int nonneg_arg(const mt_call *c, const char *name, int64_t dflt, int64_t 
     return 0;
 }
 
+/* A size or count given as NULL is refused, as DuckLake refuses it. */
+static int non_null_integer(const mt_call *c, const char *name)
+{
+    for (size_t i = 0; i < c->a->nnamed; i++)
+        if (strcasecmp(c->a->names[i], name) == 0 && !c->a->values[i])
+            return tarn_error_set(TARN_EINVALID, "The %s option must be a non-null integer", name);
+    return 0;
+}
+
 static int merge_options(const mt_call *c, merge_opts *o)
 {
-    int rc = nonneg_arg(c, "min_file_size", 0, &o->min_size);
+    int rc = non_null_integer(c, "min_file_size");
+    if (!rc)
+        rc = non_null_integer(c, "max_file_size");
+    if (!rc)
+        rc = non_null_integer(c, "max_compacted_files");
+    if (!rc)
+        rc = nonneg_arg(c, "min_file_size", 0, &o->min_size);
     if (!rc)
         rc = nonneg_arg(c, "max_file_size", 0, &o->max_size);
     if (!rc)

@@ -393,6 +393,11 @@ check_rc "cleanup_all and older_than together are refused" 1
 printf '%s\n%s\n' "$ATTACH" "SELECT * FROM ducklake_merge_adjacent_files('dl', no_such => 1);" >"$d/e.sql"
 sql "$b" "$d/e.sql"
 check_rc "an unknown named parameter is refused" 1
+printf '%s\n%s\n' "$ATTACH" "SELECT * FROM ducklake_merge_adjacent_files('dl', max_compacted_files => NULL);" >"$d/e.sql"
+sql "$b" "$d/e.sql"
+check_rc "max_compacted_files => NULL is refused" 1
+grep -q "max_compacted_files option must be a non-null integer" "$d/err" && ok "  as a non-null integer" ||
+    fail "  as a non-null integer" "$(cat "$d/err")"
 printf '%s\nBEGIN;\n%s\nCOMMIT;\n' "$ATTACH" "SELECT * FROM ducklake_flush_inlined_data('dl');" >"$d/e.sql"
 sql "$b" "$d/e.sql"
 check_rc "maintenance inside BEGIN … COMMIT is refused, not half done" 1
