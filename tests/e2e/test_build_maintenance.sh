@@ -52,7 +52,7 @@ three_runs() {
 # ---- tarn maintain -----------------------------------------------------------
 d=$(project upkeep)
 three_runs "$d" "maintain"
-inlined=$(lakeq "$d" "SELECT count(*) FROM __tarn_meta_lake.ducklake_inlined_data_tables")
+inlined=$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.ducklake_inlined_data_tables")
 [ "$inlined" -gt 0 ] && ok "maintain: the lake has inlined rows" ||
     fail "maintain: the lake has inlined rows" "$inlined inlined tables"
 maintain "$d" expire --older-than '0 seconds' && ok "maintain expire" ||

@@ -53,10 +53,10 @@ finished() {
 }
 
 status_of() { # MODEL RUN_ID
-    lakeq "$d" "SELECT status || coalesce(': ' || replace(error, ',', ';'), '') FROM __tarn_meta_lake.tarn_model_run WHERE model = '$1' AND run_id = $2"
+    lakeq "$d" "SELECT status || coalesce(': ' || replace(error, ',', ';'), '') FROM __ducklake_metadata_lake.tarn_model_run WHERE model = '$1' AND run_id = $2"
 }
 last_run() {
-    lakeq "$d" "SELECT max(run_id) FROM __tarn_meta_lake.tarn_run"
+    lakeq "$d" "SELECT max(run_id) FROM __ducklake_metadata_lake.tarn_run"
 }
 
 # ---- Ctrl-C ---------------------------------------------------------------------
@@ -68,7 +68,7 @@ contains "Ctrl-C: a message says the run stops" "Ctrl-C: stopping the run" "$(ca
 contains "Ctrl-C: the summary says what happened" "stopped (Ctrl-C): 0 succeeded, 1 cancelled and rolled back, 1 not run" "$(cat "$d/run.err")"
 run=$(last_run)
 check_eq "Ctrl-C: the run is recorded cancelled" "cancelled" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_run WHERE run_id = $run")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_run WHERE run_id = $run")"
 check_eq "Ctrl-C: the build in flight is recorded cancelled" \
     "cancelled: cancelled: the run was stopped; the build rolled back" "$(status_of marts.slow "$run")"
 check_eq "Ctrl-C: the model left is recorded as not run" "skipped: not run: the run was stopped" \
@@ -87,7 +87,7 @@ check_eq "SIGTERM: exit status 143" "143" "$(finished "$d")"
 contains "SIGTERM: the summary says so" "stopped (SIGTERM)" "$(cat "$d/run.err")"
 run=$(last_run)
 check_eq "SIGTERM: the run is recorded cancelled" "cancelled" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_run WHERE run_id = $run")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_run WHERE run_id = $run")"
 check_eq "SIGTERM: no snapshot" "$snaps" "$(snapshots "$d")"
 
 # ---- a second Ctrl-C --------------------------------------------------------------
@@ -106,7 +106,7 @@ kill -KILL "$PID"
 finished "$d" >/dev/null
 killed=$(last_run)
 check_eq "kill -9: the record says running" "running" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_run WHERE run_id = $killed")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_run WHERE run_id = $killed")"
 run_ok "kill -9: tarn history" "$d" history
 check_eq "kill -9: history shows it interrupted" "1" \
     "$(printf '%s\n' "$OUT" | grep -cE "\| +$killed \| \(run\) +\| interrupted ")"
@@ -114,9 +114,9 @@ contains "kill -9: with its process" "ended without finishing: killed, or the ma
 run_ok "kill -9: the next run" "$d" run staging.items
 contains "kill -9: the next run says what it found" "earlier run ended without finishing" "$ERR"
 check_eq "kill -9: the next run marks it interrupted" "interrupted" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_run WHERE run_id = $killed")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_run WHERE run_id = $killed")"
 check_eq "kill -9: and every run stopped by the second Ctrl-C too" "0" \
-    "$(lakeq "$d" "SELECT count(*) FROM __tarn_meta_lake.tarn_run WHERE status = 'running'")"
+    "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.tarn_run WHERE status = 'running'")"
 
 # ---- locks -------------------------------------------------------------------------
 start "$d" run -j 1 marts.slow marts.after_slow

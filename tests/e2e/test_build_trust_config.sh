@@ -86,7 +86,7 @@ check_eq "  rolled back: no snapshot" "$snaps" "$(snapshots "$d")"
 check_eq "  the other table is untouched" "5" "$(lakeq "$d" "SELECT count(*) FROM lake.staging.numbers")"
 check_eq "  its own rows too" "$audit" "$(lakeq "$d" "SELECT count(*) FROM lake.ops.audit")"
 check_eq "  recorded as failed" "failed" \
-    "$(lakeq "$d" "SELECT status FROM __tarn_meta_lake.tarn_model_run WHERE model = 'ops.audit' ORDER BY run_id DESC LIMIT 1")"
+    "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_model_run WHERE model = 'ops.audit' ORDER BY run_id DESC LIMIT 1")"
 sed -i 's/^-- materialize manual$/-- materialize manual writes=staging.numbers/' "$d/models/ops/audit.sql"
 run_ok "declared with writes=, it runs" "$d" run ops.audit
 check_eq "  and wrote the other table" "3" "$(lakeq "$d" "SELECT count(*) FROM lake.staging.numbers")"
