@@ -214,8 +214,12 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
                          "remove it: tarn runs a manual model inside its own transaction, so "
                          "that the build is one snapshot",
                          "%s in a manual model", st->kw);
-            else if (!strcmp(st->kw, "ATTACH") || !strcmp(st->kw, "DETACH") ||
-                     !strcmp(st->kw, "USE"))
+            else if (!strcmp(st->kw, "USE")) /* it would change what later names mean */
+                diag_add(d, path, st->line,
+                         "remove it and name tables in full (lake.schema.table); the run's "
+                         "default database is set in config/",
+                         "USE in a manual model");
+            else if (!strcmp(st->kw, "ATTACH") || !strcmp(st->kw, "DETACH"))
                 diag_add(d, path, st->line,
                          "attach databases in config/catalog.sql (or another config/ file)",
                          "%s in a manual model", st->kw);

@@ -87,6 +87,18 @@ check_eq "  the other table is untouched" "5" "$(lakeq "$d" "SELECT count(*) FRO
 check_eq "  its own rows too" "$audit" "$(lakeq "$d" "SELECT count(*) FROM lake.ops.audit")"
 check_eq "  recorded as failed" "failed" \
     "$(lakeq "$d" "SELECT status FROM __ducklake_metadata_lake.tarn_model_run WHERE model = 'ops.audit' ORDER BY run_id DESC LIMIT 1")"
+sed -i 's/^DELETE FROM lake.staging.numbers.*$/USE lake.staging; DELETE FROM numbers WHERE n > 2;/' "$d/models/ops/audit.sql"
+run_rc "USE in a manual model is refused at load" 2 "$d" run
+contains "  with the remedy" "models/ops/audit.sql:8: USE in a manual model" "$ERR"
+contains "  name tables in full" "name tables in full (lake.schema.table)" "$ERR"
+check_eq "  the other table is untouched" "5" "$(lakeq "$d" "SELECT count(*) FROM lake.staging.numbers")"
+check_eq "  no snapshot" "$snaps" "$(snapshots "$d")"
+sed -i 's/^USE lake.staging; DELETE FROM numbers.*$/DELETE FROM staging.numbers WHERE n > 2;/' "$d/models/ops/audit.sql"
+run_rc "an unqualified name in a manual model is not the lake's table" 1 "$d" run
+contains "  the error names the line" "models/ops/audit.sql:8: Catalog Error: Table with name \"staging.numbers\" does not exist" "$ERR"
+check_eq "  the other table is untouched" "5" "$(lakeq "$d" "SELECT count(*) FROM lake.staging.numbers")"
+check_eq "  rolled back: no snapshot" "$snaps" "$(snapshots "$d")"
+sed -i 's/^DELETE FROM staging.numbers.*$/DELETE FROM lake.staging.numbers WHERE n > 2;/' "$d/models/ops/audit.sql"
 sed -i 's/^-- materialize manual$/-- materialize manual writes=staging.numbers/' "$d/models/ops/audit.sql"
 run_ok "declared with writes=, it runs" "$d" run ops.audit
 check_eq "  and wrote the other table" "3" "$(lakeq "$d" "SELECT count(*) FROM lake.staging.numbers")"
