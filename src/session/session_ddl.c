@@ -205,6 +205,23 @@ static int make_shape(tarn_session *s, const char *coldef)
     return rc;
 }
 
+/* An added column's definition: its shape, refusing constraints (NOT NULL,
+ * UNIQUE, CHECK, …) as DuckDB and DuckLake do: the rows already in the
+ * table would break them at once (a NOT NULL column of NULLs). */
+static int make_added_shape(tarn_session *s, const char *coldef)
+{
+    int rc = make_shape(s, coldef);
+    int64_t n = 0;
+    if (!rc)
+        rc = duck_query_int64(&n, NULL, s->con,
+                              "SELECT count(*) FROM duckdb_constraints() WHERE database_name = "
+                              "'temp' AND table_name = '__tarn_shape'");
+    if (!rc && n > 0)
+        rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "Parser Error: Adding columns with constraints not yet supported");
+    return rc;
+}
+
 /* SET DEFAULT needs the column's current type to parse the default. */
 static int default_shape(tarn_session *s, lk_lake *l, const char *schema, const char *name,
                          const char *column, const char *expr)
@@ -483,14 +500,14 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
             buf_printf(&def, " %s", type);
             free(type);
             op->shape = SHAPE;
-            int rc = make_shape(s, buf_cstr(&def));
+            int rc = make_added_shape(s, buf_cstr(&def));
             buf_free(&def);
             return rc;
         }
         op->column = i < tk->n ? tk->toks[i].text : "";
         op->shape = SHAPE;
         char *def = session_token_text(tk, sql, i, tk->n);
-        int rc = make_shape(s, def);
+        int rc = make_added_shape(s, def);
         free(def);
         return rc;
     }

@@ -102,9 +102,13 @@ UPDATE l.t SET a = 'q'|Could not convert string 'q' to INT32
 UPDATE l.t SET nope = 1|nope
 ALTER TABLE l.t ADD COLUMN a INTEGER|Column with name a already exists
 ALTER TABLE l.t ALTER COLUMN a TYPE SMALLINT|Cannot change type of column a
+ALTER TABLE l.t ADD COLUMN c INTEGER NOT NULL|Adding columns with constraints not yet supported
+ALTER TABLE l.t ADD COLUMN c INTEGER CHECK (c > 0)|Adding columns with constraints not yet supported
 EOF
 sql "SELECT count(*), sum(a) FROM l.t"
 check_eq "no failed statement changed the table" "count_star(),sum(a)
 2,3" "$OUT"
+sql "SELECT count(*) FROM information_schema.columns WHERE table_catalog = 'l' AND table_name = 't'"
+check_eq "  nor added a column (a NOT NULL column over rows that hold none)" "2" "$(tail -n 1 <<<"$OUT")"
 
 finish
