@@ -125,6 +125,8 @@ contains "locks: it names the holder" "is in use by another process: pid $PID ($
 contains "locks: and the remedy" "fix: wait for it to finish, or stop it if it is stuck (kill $PID)" "$ERR"
 run_rc "locks: plan beside a run exits 1" 1 "$d" plan
 contains "locks: plan says it could not read the lake" "plan: cannot read the lake" "$ERR"
+run_ok "locks: lineage beside a run works (it reads the project, not the lake)" "$d" lineage
+contains "locks: and shows the graph" "marts.after_slow" "$OUT"
 kill -INT "$PID"
 finished "$d" >/dev/null
 pids=""
