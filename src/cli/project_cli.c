@@ -5,6 +5,7 @@
 #include "cli/project_cli.h"
 
 #include "cli/cli.h"
+#include "project/load.h"
 #include "project/query.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"

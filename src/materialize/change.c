@@ -4,8 +4,7 @@
  * reason a model runs.
  */
 #include "materialize/change.h"
-#include "materialize/guard.h"
-#include "materialize/run_int.h"
+#include "materialize/spec.h"
 
 #include "project/hash.h"
 #include "project/query.h"
@@ -853,9 +852,17 @@ void change_free(change_ctx *cc)
     memset(cc, 0, sizeof(*cc));
 }
 
+char *change_table_key(const char *schema, const char *table)
+{
+    char *k = xasprintf("%s.%s", schema, table);
+    for (char *p = k; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return k;
+}
+
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table)
 {
-    char *k = run_table_key(schema, table);
+    char *k = change_table_key(schema, table);
     long i = strlist_find(&cc->ver_keys, k);
     free(k);
     return i >= 0 ? cc->ver_vals[i] : -1;
@@ -863,7 +870,7 @@ int64_t change_version(const change_ctx *cc, const char *schema, const char *tab
 
 void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v)
 {
-    char *k = run_table_key(schema, table);
+    char *k = change_table_key(schema, table);
     long i = strlist_find(&cc->ver_keys, k);
     if (i >= 0) {
         cc->ver_vals[i] = v;
@@ -992,7 +999,7 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
         char *now = change_last_spec(cc, mi, NULL) == cc->last[mi].label
                         ? xstrdup(annot_strategy_label(&m->annot))
                         : annot_strategy_spec(&m->annot);
-        char *what = guard_describe(was, now);
+        char *what = spec_describe(was, now);
         char *why = xasprintf("strategy changed (%s)", what);
         free(what);
         free(now);
@@ -1033,71 +1040,4 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
     if (!why && cc->always[mi])
         why = xstrdup(cc->always[mi]);
     return why;
-}
-
-/* ---- tarn plan ------------------------------------------------------- */
-
-/* The first selected upstream model of mi that would fail, or -1. */
-static long failing_upstream(const tarn_project *p, size_t mi, const plan_entry *plan,
-                             const unsigned char *sel)
-{
-    const tarn_model *m = &p->models[mi];
-    for (size_t i = 0; i < m->nup; i++) {
-        size_t u = m->up[i].model;
-        if (sel[u] && (plan[u].fails || plan[u].skip))
-            return (long)u;
-    }
-    return -1;
-}
-
-int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_opts *o,
-               int lake_attached)
-{
-    size_t nm = p->nmodels ? p->nmodels : 1;
-    plan_entry *plan = xcalloc(nm, sizeof(plan_entry));
-    const char *cat = lake_attached ? tarn_session_catalog_name(s, p->lake_alias) : NULL;
-    change_ctx cc;
-    int rc = change_load(&cc, p, s, p->lake_alias, cat, o->selected);
-    unsigned char *will_run = xcalloc(nm, 1);
-    for (size_t k = 0; !rc && k < p->nmodels; k++) {
-        size_t mi = p->order[k];
-        if (!o->selected[mi])
-            continue;
-        plan_entry *e = &plan[mi];
-        e->reason = change_reason(&cc, mi, o, will_run);
-        will_run[mi] = e->reason != NULL;
-        e->warning = change_warning(&cc, mi);
-        if (cat && !o->full_refresh)
-            e->fails = guard_plan(&cc, s, p->lake_alias, mi);
-        long up = failing_upstream(p, mi, plan, o->selected);
-        if (!e->fails && up >= 0)
-            e->skip = xasprintf("upstream %s would fail", p->models[up].name);
-        if (e->reason && strcmp(e->reason, REASON_FULL_REBUILD) == 0)
-            e->cost = !p->models[mi].annot.grain
-                          ? xstrdup("would rebuild the table from scratch")
-                          : xasprintf("would rebuild %zu slice%s", cc.stale[mi].n,
-                                      cc.stale[mi].n == 1 ? "" : "s");
-    }
-    free(will_run);
-    change_free(&cc);
-    if (rc) {
-        build_plan_free(plan, p->nmodels);
-        plan = NULL;
-    }
-    *out = plan;
-    return rc;
-}
-
-void build_plan_free(plan_entry *plan, size_t nmodels)
-{
-    if (!plan)
-        return;
-    for (size_t i = 0; i < nmodels; i++) {
-        free(plan[i].reason);
-        free(plan[i].fails);
-        free(plan[i].skip);
-        free(plan[i].warning);
-        free(plan[i].cost);
-    }
-    free(plan);
 }

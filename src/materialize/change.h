@@ -92,6 +92,10 @@ int change_strategy_changed(const change_ctx *cc, size_t mi, const char **was);
  * model whose result changes on every run. */
 char *change_warning(const change_ctx *cc, size_t mi);
 
+/* "schema.table" in lower case: how change detection and the runner key a
+ * lake table (caller frees). */
+char *change_table_key(const char *schema, const char *table);
+
 /* The current version of lake table schema.table, or -1 when missing. */
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table);
 void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v);

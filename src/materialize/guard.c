@@ -15,79 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A strategy spec taken apart: "merge key=a,b", "partitioned daily
- * column=ts", "append". */
-typedef struct {
-    char kind[16];
-    char key[256];  /* "" without key= */
-    char part[256]; /* partitioned: "daily by ts" */
-} spec_parts;
-
-static void spec_split(spec_parts *out, const char *spec)
-{
-    memset(out, 0, sizeof(*out));
-    size_t n = strcspn(spec, " ");
-    if (n >= sizeof(out->kind))
-        n = sizeof(out->kind) - 1;
-    memcpy(out->kind, spec, n);
-    const char *rest = spec[n] ? spec + n + 1 : spec + n;
-    const char *k = strstr(spec, " key=");
-    if (k)
-        snprintf(out->key, sizeof(out->key), "%.*s", (int)strcspn(k + 5, " "), k + 5);
-    /* "daily column=ts" → "daily by ts" */
-    const char *c = strstr(rest, " column=");
-    if (strcmp(out->kind, "partitioned") == 0 && c)
-        snprintf(out->part, sizeof(out->part), "%.*s by %s", (int)(c - rest), rest, c + 8);
-}
-
-static int is(const spec_parts *s, const char *kind)
-{
-    return strcmp(s->kind, kind) == 0;
-}
-
-guard_change guard_classify(const char *prev, const char *now)
-{
-    if (strcmp(prev, now) == 0)
-        return GUARD_OK;
-    spec_parts p, n;
-    spec_split(&p, prev);
-    spec_split(&n, now);
-    int same_key = strcmp(p.key, n.key) == 0;
-    /* replace's table is exactly its query's rows; a manual script says
-     * itself what it does */
-    if (is(&p, "replace") || is(&n, "manual"))
-        return GUARD_OK;
-    /* incremental with key= merges its new slice as merge merges all */
-    if (same_key && p.key[0] &&
-        ((is(&p, "merge") && is(&n, "incremental")) || (is(&p, "incremental") && is(&n, "merge"))))
-        return GUARD_OK;
-    if (is(&p, "append") && is(&n, "incremental") && !n.key[0])
-        return GUARD_OK;
-    if (is(&n, "replace"))
-        return GUARD_REPLACE;
-    if (is(&p, "partitioned") && is(&n, "partitioned"))
-        return GUARD_GRAIN;
-    if (strcmp(p.kind, n.kind) == 0)
-        return GUARD_KEY;
-    if (is(&p, "history"))
-        return GUARD_HISTORY;
-    if (is(&n, "partitioned"))
-        return GUARD_SLICES;
-    return n.key[0] ? GUARD_MERGE : GUARD_APPEND;
-}
-
-char *guard_describe(const char *prev, const char *now)
-{
-    spec_parts p, n;
-    spec_split(&p, prev);
-    spec_split(&n, now);
-    /* the kinds when they differ ("history → replace"), else the whole
-     * specs ("merge key=id → merge key=email") */
-    if (strcmp(p.kind, n.kind) != 0)
-        return xasprintf("%s → %s", p.kind, n.kind);
-    return xasprintf("%s → %s", prev, now);
-}
-
 /* count(*) of `sql`'s single value. */
 static int count_of(tarn_session *s, const char *sql, int64_t *out)
 {
@@ -104,14 +31,14 @@ static int table_rows(tarn_session *s, const char *target, const char *where, in
 }
 
 /* What the build would do to the table's `rows` rows, for the message. */
-static int loss_text(build_state *b, guard_change g, const spec_parts *p, const spec_parts *n,
+static int loss_text(build_state *b, spec_change g, const spec_parts *p, const spec_parts *n,
                      int64_t rows, tarn_buf *out)
 {
-    const char *unit = is(p, "history") ? "versions" : "rows";
+    const char *unit = spec_is(p, "history") ? "versions" : "rows";
     int64_t extra = 0;
     int rc = 0;
     switch (g) {
-    case GUARD_REPLACE: {
+    case SPEC_REPLACE: {
         char *q = mb_query_text(b, NULL);
         char *sql = xasprintf("SELECT count(*) FROM (\n%s\n)", q);
         free(q);
@@ -122,7 +49,7 @@ static int loss_text(build_state *b, guard_change g, const spec_parts *p, const 
                        (long long)extra);
         break;
     }
-    case GUARD_HISTORY:
+    case SPEC_HISTORY:
         rc = table_rows(b->c->s, b->target, "NOT " CG_IS_CURRENT, &extra);
         if (!rc)
             buf_printf(out, "drop valid_from, valid_to and is_current from its %lld versions",
@@ -130,31 +57,31 @@ static int loss_text(build_state *b, guard_change g, const spec_parts *p, const 
         if (!rc && extra > 0)
             buf_printf(out, " (%lld of them closed)", (long long)extra);
         break;
-    case GUARD_KEY:
+    case SPEC_KEY:
         buf_printf(out, "match its %lld %s %s%s%s instead of %s%s%s", (long long)rows, unit,
                    n->key[0] ? "by (" : "", n->key[0] ? n->key : "without a key",
                    n->key[0] ? ")" : "", p->key[0] ? "by (" : "", p->key[0] ? p->key : "appending",
                    p->key[0] ? ")" : "");
         break;
-    case GUARD_GRAIN:
+    case SPEC_GRAIN:
         buf_printf(out,
                    "cut its %lld rows into slices %s while they sit in slices %s, which it "
                    "would not replace: rows would be there twice",
                    (long long)rows, n->part, p->part);
         break;
-    case GUARD_SLICES:
+    case SPEC_SLICES:
         buf_printf(out, "replace the %s rows in each slice it builds (%lld rows in all)", p->kind,
                    (long long)rows);
         break;
-    case GUARD_APPEND:
+    case SPEC_APPEND:
         buf_printf(out, "append the query's rows beside its %lld %s: rows would be there twice",
                    (long long)rows, unit);
         break;
-    case GUARD_MERGE:
+    case SPEC_MERGE:
         buf_printf(out, "merge its %lld %s by (%s), collapsing the rows that share a key",
                    (long long)rows, unit, n->key);
         break;
-    case GUARD_OK:
+    case SPEC_OK:
         break;
     }
     return rc;
@@ -193,18 +120,18 @@ int guard_strategy(build_state *b)
         return 0;
     char *now =
         label_only ? xstrdup(annot_strategy_label(&m->annot)) : annot_strategy_spec(&m->annot);
-    guard_change g = guard_classify(prev, now);
+    spec_change g = spec_classify(prev, now);
     spec_parts p, n;
     spec_split(&p, prev);
     spec_split(&n, now);
-    if (n.key[0] && (g == GUARD_KEY || g == GUARD_MERGE) && !key_in_table(b, n.key))
-        g = GUARD_OK;
+    if (n.key[0] && (g == SPEC_KEY || g == SPEC_MERGE) && !key_in_table(b, n.key))
+        g = SPEC_OK;
     int64_t rows = 0;
-    int rc = g == GUARD_OK ? 0 : table_rows(c->s, b->target, NULL, &rows);
-    if (!rc && g != GUARD_OK && rows > 0) {
+    int rc = g == SPEC_OK ? 0 : table_rows(c->s, b->target, NULL, &rows);
+    if (!rc && g != SPEC_OK && rows > 0) {
         tarn_buf loss = {0};
         rc = loss_text(b, g, &p, &n, rows, &loss);
-        char *what = guard_describe(prev, now);
+        char *what = spec_describe(prev, now);
         int line = m->annot.materialize_line   ? m->annot.materialize_line
                    : m->annot.partitioned_line ? m->annot.partitioned_line
                                                : 1;
@@ -231,14 +158,14 @@ char *guard_plan(const change_ctx *cc, tarn_session *s, const char *lake, size_t
     char *now =
         label_only ? xstrdup(annot_strategy_label(&m->annot)) : annot_strategy_spec(&m->annot);
     char *out = NULL;
-    if (guard_classify(prev, now) != GUARD_OK) {
+    if (spec_classify(prev, now) != SPEC_OK) {
         tarn_buf t = {0};
         quote_qualified(&t, lake, m->schema, m->table);
         int64_t rows = 0;
         if (table_rows(s, buf_cstr(&t), NULL, &rows) != 0)
             tarn_error_clear(); /* the run will say */
         else if (rows > 0) {
-            char *what = guard_describe(prev, now);
+            char *what = spec_describe(prev, now);
             out = xasprintf("strategy changed (%s)", what);
             free(what);
         }

@@ -20,25 +20,7 @@
 #define TARN_MATERIALIZE_GUARD_H
 
 #include "materialize/change.h"
-
-typedef enum {
-    GUARD_OK = 0,  /* loses nothing */
-    GUARD_REPLACE, /* to replace: the table becomes the query's rows */
-    GUARD_HISTORY, /* from history: the versions lose valid_from/valid_to/is_current */
-    GUARD_KEY,     /* another key: rows matched otherwise */
-    GUARD_GRAIN,   /* other slices: rows of the old ones would be written twice */
-    GUARD_SLICES,  /* to partitioned: each slice built replaces the rows kept in it */
-    GUARD_APPEND,  /* to append: the query's rows go beside the ones kept */
-    GUARD_MERGE,   /* to merge by key: kept rows that share a key collapse */
-} guard_change;
-
-/* What going from strategy spec `prev` to `now` (annot_strategy_spec
- * texts) does to a table that has rows. */
-guard_change guard_classify(const char *prev, const char *now);
-
-/* "history → replace" (the kinds), or the whole specs when only the key or
- * the partitioning changed ("merge key=id → merge key=email"); caller frees. */
-char *guard_describe(const char *prev, const char *now);
+#include "materialize/spec.h"
 
 /* For `tarn plan`: why model mi would fail before writing, given the
  * last build's records in `cc` and its table's row count in the lake

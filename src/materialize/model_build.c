@@ -1047,8 +1047,8 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         cleanup_temps(&b);
         c->built_snapshot[mi] = r->snapshot_id;
         if (!run_has_table(c, m->schema, m->table))
-            strlist_push_owned(&c->lake_tables, run_table_key(m->schema, m->table));
-        char *skey = run_table_key(m->schema, "");
+            strlist_push_owned(&c->lake_tables, change_table_key(m->schema, m->table));
+        char *skey = change_table_key(m->schema, "");
         skey[strlen(skey) - 1] = 0;
         if (strlist_find(&c->lake_schemas, skey) < 0)
             strlist_push(&c->lake_schemas, skey);

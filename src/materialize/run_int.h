@@ -45,8 +45,6 @@ typedef struct {
     prefetch *pf;              /* -j > 1: the workers, or NULL */
 } run_ctx;
 
-/* "schema.table" in lower case (caller frees). */
-char *run_table_key(const char *schema, const char *table);
 int run_has_table(const run_ctx *c, const char *schema, const char *table);
 const source_entry *run_source(const run_ctx *c, const table_ref *r);
 

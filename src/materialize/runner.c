@@ -57,17 +57,9 @@ static char *lower_dup(const char *s)
     return d;
 }
 
-char *run_table_key(const char *schema, const char *table)
-{
-    char *k = xasprintf("%s.%s", schema, table);
-    char *l = lower_dup(k);
-    free(k);
-    return l;
-}
-
 int run_has_table(const run_ctx *c, const char *schema, const char *table)
 {
-    char *k = run_table_key(schema, table);
+    char *k = change_table_key(schema, table);
     int found = strlist_find(&c->lake_tables, k) >= 0;
     free(k);
     return found;
@@ -178,7 +170,7 @@ static int load_lake_tables(run_ctx *c)
     if (rc)
         return rc;
     for (size_t i = 0; i < q.nrows; i++) {
-        char *k = run_table_key(qrows_get(&q, i, 0), qrows_get(&q, i, 1));
+        char *k = change_table_key(qrows_get(&q, i, 0), qrows_get(&q, i, 1));
         const char *type = qrows_get(&q, i, 2);
         strlist_push_owned(type && strcmp(type, "VIEW") == 0 ? &c->lake_views : &c->lake_tables, k);
     }
@@ -251,7 +243,7 @@ static const source_entry *classify_source(run_ctx *c, const table_ref *r)
     memset(e, 0, sizeof(*e));
     e->key = ref_key(r);
     const char *schema = r->schema ? r->schema : "main";
-    char *k = run_table_key(schema, r->table);
+    char *k = change_table_key(schema, r->table);
     int lake_table = strlist_find(&c->lake_tables, k) >= 0;
     int lake_view = strlist_find(&c->lake_views, k) >= 0;
     free(k);

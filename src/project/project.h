@@ -69,10 +69,6 @@ typedef struct {
     env_vars env;
 } tarn_project;
 
-/* Loads the project in folder `dir` (paths in messages are relative to
- * it). `s` is a session used only for DuckDB's parser. Project errors are
- * TARN_EINVALID with every problem in the message. */
-int project_load(tarn_project **out, const char *dir, tarn_session *s);
 void project_free(tarn_project *p);
 
 /* The model building schema.table (case-insensitive), or -1. */
