@@ -410,11 +410,25 @@ static void default_text(tarn_buf *b, const lk_column *c)
     buf_free(&v);
 }
 
+/* Opens one VALUES row of a facts list with its lake, schema and table
+ * names: `('l', 's', 't'`, after ", " unless it is the first row; the
+ * caller adds the other values and the ')'. */
+static void table_row(tarn_buf *b, size_t *rows, const lk_lake *l, const lk_schema *sc,
+                      const lk_table *t)
+{
+    buf_puts(b, (*rows)++ ? ", (" : "(");
+    quote_literal(b, l->alias);
+    buf_puts(b, ", ");
+    quote_literal(b, sc->name);
+    buf_puts(b, ", ");
+    quote_literal(b, t->name);
+}
+
 /* VALUES rows (catalog, schema, table, column, default, nullable) for every
  * top-level column of every lake table: what the views cannot carry. */
 static int column_facts(tarn_buf *b, tarn_session *s)
 {
-    int rows = 0;
+    size_t rows = 0;
     buf_puts(b, "(VALUES ");
     for (lk_lake *l = s->lakes; l; l = l->next) {
         const lk_catalog *cat = lk_txn_catalog(l);
@@ -424,12 +438,7 @@ static int column_facts(tarn_buf *b, tarn_session *s)
             if (!sc)
                 continue;
             for (size_t c = 0; c < t->ncols; c++) {
-                buf_puts(b, rows++ ? ", (" : "(");
-                quote_literal(b, l->alias);
-                buf_puts(b, ", ");
-                quote_literal(b, sc->name);
-                buf_puts(b, ", ");
-                quote_literal(b, t->name);
+                table_row(b, &rows, l, sc, t);
                 buf_puts(b, ", ");
                 quote_literal(b, t->cols[c].name);
                 buf_puts(b, ", ");
@@ -512,7 +521,7 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
  * DuckLake gives it to duckdb_tables(). */
 static int table_facts(tarn_buf *b, tarn_session *s)
 {
-    int rows = 0;
+    size_t rows = 0;
     buf_puts(b, "(VALUES ");
     for (lk_lake *l = s->lakes; l; l = l->next) {
         const lk_catalog *cat = lk_txn_catalog(l);
@@ -531,12 +540,7 @@ static int table_facts(tarn_buf *b, tarn_session *s)
             for (size_t r = 0; r < st.nrows && !count; r++)
                 if (strtoll(duck_table_get(&st, r, 0), NULL, 10) == t->id)
                     count = duck_table_get(&st, r, 1);
-            buf_puts(b, rows++ ? ", (" : "(");
-            quote_literal(b, l->alias);
-            buf_puts(b, ", ");
-            quote_literal(b, sc->name);
-            buf_puts(b, ", ");
-            quote_literal(b, t->name);
+            table_row(b, &rows, l, sc, t);
             buf_printf(b, ", %s::BIGINT)", count ? count : "0");
         }
         duck_table_free(&st);
