@@ -19,7 +19,7 @@ static int scan_at(char **out, duckdb_connection con, lk_lake *l, const lk_table
                    int64_t tid, int64_t s)
 {
     lk_catalog cat;
-    if (s < 0 || lk_catalog_load(&cat, con, l->meta, s) != 0) {
+    if (s < 0 || lk_catalog_load(&cat, &l->db, con, s) != 0) {
         tarn_error_clear();
         tarn_buf b = {0};
         buf_puts(&b, "SELECT * FROM (");
@@ -165,7 +165,7 @@ int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schem
     int virt = kind & (LK_FEED_ROWID | LK_FEED_SNAPSHOT);
     kind &= ~(LK_FEED_ROWID | LK_FEED_SNAPSHOT);
     lk_catalog end;
-    int rc = lk_catalog_load(&end, con, l->meta, to);
+    int rc = lk_catalog_load(&end, &l->db, con, to);
     if (rc)
         return rc;
     lk_schema *sc = lk_catalog_schema(&end, schema ? schema : "main");

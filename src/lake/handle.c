@@ -131,7 +131,7 @@ int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection 
         }
     }
     lk_catalog cat;
-    int rc = lk_catalog_load(&cat, con, lk_catdb_name(&lake->db), snap);
+    int rc = lk_catalog_load(&cat, &lake->db, con, snap);
     if (rc)
         return rc;
     size_t cap = sizeof(lake->past) / sizeof(lake->past[0]), slot;

@@ -395,7 +395,7 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
 {
     lk_lake_caches_forget(lake);
     lk_catalog fresh;
-    int rc = lk_catalog_load(&fresh, con, lake->meta, lake->pinned);
+    int rc = lk_catalog_load(&fresh, &lake->db, con, lake->pinned);
     if (rc)
         return rc;
     if (lake->txn) /* its working model borrows the tables about to go */
@@ -439,7 +439,7 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
 static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
-    int rc = lk_catalog_load(&fresh, con, lake->meta, -1);
+    int rc = lk_catalog_load(&fresh, &lake->db, con, -1);
     if (rc)
         return rc;
     lk_catalog_free(&txn->cat); /* before the tables it borrows go */

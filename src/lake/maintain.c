@@ -90,7 +90,7 @@ static int64_t remaining_snapshot(const mt_call *c, int64_t snap)
 
 int mt_catalog_load(lk_catalog *out, const mt_call *c, int64_t snap)
 {
-    return lk_catalog_load(out, c->con, c->lake->meta, remaining_snapshot(c, snap));
+    return lk_catalog_load(out, &c->lake->db, c->con, remaining_snapshot(c, snap));
 }
 
 /* ---- arguments and options ---- */

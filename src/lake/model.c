@@ -8,6 +8,7 @@
 #include "lake/model.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 
@@ -348,8 +349,9 @@ static lk_table *table_for_row(lk_catalog *c, const duck_table *t, size_t r)
 
 #define VISIBLE "%lld >= begin_snapshot AND (%lld < end_snapshot OR end_snapshot IS NULL)"
 
-static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta, int64_t snap)
+static int load_snapshot(lk_catalog *c, lk_catdb *db, duckdb_connection con, int64_t snap)
 {
+    const char *meta = lk_catdb_name(db);
     char *sql;
     if (snap < 0)
         sql = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
@@ -360,7 +362,7 @@ static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta,
                         "%s.ducklake_snapshot WHERE snapshot_id = %lld",
                         meta, (long long)snap);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -377,15 +379,16 @@ static int load_snapshot(lk_catalog *c, duckdb_connection con, const char *meta,
     return 0;
 }
 
-static int load_schemas(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_schemas(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql =
         xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
                   "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE " ORDER BY schema_id",
                   meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -403,15 +406,16 @@ static int load_schemas(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
-static int load_tables(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_tables(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql = xasprintf("SELECT table_id, begin_snapshot, schema_id, table_uuid, table_name, "
                           "path, path_is_relative FROM %s.ducklake_table WHERE " VISIBLE
                           " ORDER BY table_id",
                           meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -451,8 +455,9 @@ static lk_column *push_column(lk_column **arr, size_t *n)
     return &(*arr)[(*n)++];
 }
 
-static int load_columns(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_columns(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     /* Parents sort before children (NULLS FIRST, and a parent's id is
      * always lower than its children's), so each child finds its parent. */
@@ -463,7 +468,7 @@ static int load_columns(lk_catalog *c, duckdb_connection con, const char *meta)
         " ORDER BY table_id, parent_column NULLS FIRST, column_order, column_id",
         meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -496,13 +501,14 @@ static int load_columns(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
-static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_inlined(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     char *sql = xasprintf("SELECT table_id, table_name, schema_version FROM "
                           "%s.ducklake_inlined_data_tables ORDER BY table_id, schema_version",
                           meta);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -521,8 +527,9 @@ static int load_inlined(lk_catalog *c, duckdb_connection con, const char *meta)
 
 /* The live partition spec of each table. A spec with no key rows (what
  * RESET PARTITIONED BY writes) leaves the table unpartitioned. */
-static int load_partitions(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_partitions(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql = xasprintf("SELECT p.table_id, p.partition_id, k.column_id, k.\"transform\" FROM "
                           "%s.ducklake_partition_info p JOIN %s.ducklake_partition_column k USING "
@@ -531,7 +538,7 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
                           "k.partition_key_index",
                           meta, meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -551,8 +558,9 @@ static int load_partitions(lk_catalog *c, duckdb_connection con, const char *met
 
 /* The live sort order of each table (SET SORTED BY). RESET SORTED BY only
  * ends the live row, so a table without one is unsorted. */
-static int load_sorts(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_sorts(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql =
         xasprintf("SELECT i.table_id, i.sort_id, e.expression, e.dialect, e.sort_direction, "
@@ -562,7 +570,7 @@ static int load_sorts(lk_catalog *c, duckdb_connection con, const char *meta)
                   "i.sort_id, e.sort_key_index",
                   meta, meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -585,8 +593,9 @@ static int load_sorts(lk_catalog *c, duckdb_connection con, const char *meta)
 }
 
 /* COMMENT ON TABLE / VIEW / COLUMN, stored as 'comment' tags. */
-static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_comments(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql = xasprintf("SELECT object_id, NULL::BIGINT, \"value\" FROM %s.ducklake_tag WHERE "
                           "\"key\" = 'comment' AND " VISIBLE " UNION ALL SELECT table_id, "
@@ -594,7 +603,7 @@ static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
                           "'comment' AND " VISIBLE,
                           meta, s, s, meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -626,15 +635,16 @@ static int load_comments(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
-static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
+static int load_views(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql =
         xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, \"sql\", "
                   "column_aliases FROM %s.ducklake_view WHERE " VISIBLE " ORDER BY view_id",
                   meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -652,28 +662,28 @@ static int load_views(lk_catalog *c, duckdb_connection con, const char *meta)
     return 0;
 }
 
-int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot)
+int lk_catalog_load(lk_catalog *out, lk_catdb *db, duckdb_connection con, int64_t snapshot)
 {
     memset(out, 0, sizeof(*out));
-    int rc = load_snapshot(out, con, meta, snapshot);
+    int rc = load_snapshot(out, db, con, snapshot);
     if (!rc)
-        rc = load_schemas(out, con, meta);
+        rc = load_schemas(out, db, con);
     if (!rc)
-        rc = load_tables(out, con, meta);
+        rc = load_tables(out, db, con);
     if (!rc)
-        rc = load_columns(out, con, meta);
+        rc = load_columns(out, db, con);
     if (!rc)
-        rc = load_inlined(out, con, meta);
+        rc = load_inlined(out, db, con);
     if (!rc)
-        rc = load_views(out, con, meta);
+        rc = load_views(out, db, con);
     if (!rc)
-        rc = lk_catalog_load_macros(out, con, meta);
+        rc = lk_catalog_load_macros(out, db, con);
     if (!rc)
-        rc = load_partitions(out, con, meta);
+        rc = load_partitions(out, db, con);
     if (!rc)
-        rc = load_sorts(out, con, meta);
+        rc = load_sorts(out, db, con);
     if (!rc)
-        rc = load_comments(out, con, meta);
+        rc = load_comments(out, db, con);
     if (rc)
         lk_catalog_free(out);
     return rc;

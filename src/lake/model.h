@@ -24,6 +24,8 @@
 #ifndef TARN_LAKE_MODEL_H
 #define TARN_LAKE_MODEL_H
 
+#include "lake/catdb.h"
+
 #include <duckdb.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,12 +136,12 @@ typedef struct {
     size_t ntables;
 } lk_catalog;
 
-/* Loads the catalog visible at `snapshot` (-1: the latest) from the
- * metadata database attached as `meta` (an already quoted identifier). */
-int lk_catalog_load(lk_catalog *out, duckdb_connection con, const char *meta, int64_t snapshot);
+/* Loads the catalog visible at `snapshot` (-1: the latest) from catalog
+ * database `db` (con: the session's connection, as catdb.h takes it). */
+int lk_catalog_load(lk_catalog *out, lk_catdb *db, duckdb_connection con, int64_t snapshot);
 void lk_catalog_free(lk_catalog *c);
 /* (part of lk_catalog_load: the macros live at c->snapshot_id) */
-int lk_catalog_load_macros(lk_catalog *c, duckdb_connection con, const char *meta);
+int lk_catalog_load_macros(lk_catalog *c, lk_catdb *db, duckdb_connection con);
 /* The transaction's working model: `dst` gets its own schemas and views and
  * borrows every table of `src`, which must outlive `dst` or hand the memory
  * over with lk_catalog_take_over(). */

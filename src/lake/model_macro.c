@@ -9,6 +9,7 @@
 #include "lake/model.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -124,8 +125,9 @@ static void add_row(lk_catalog *c, const duck_table *t, size_t r)
     p->default_type = dup_or(duck_table_get(t, r, 11), "unknown");
 }
 
-int lk_catalog_load_macros(lk_catalog *c, duckdb_connection con, const char *meta)
+int lk_catalog_load_macros(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
+    const char *meta = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
     char *sql = xasprintf(
         "SELECT m.macro_id, m.begin_snapshot, m.schema_id, m.macro_name, i.impl_id, i.\"sql\", "
@@ -136,7 +138,7 @@ int lk_catalog_load_macros(lk_catalog *c, duckdb_connection con, const char *met
         "m.end_snapshot OR m.end_snapshot IS NULL) ORDER BY m.macro_id, i.impl_id, p.column_id",
         meta, meta, meta, s, s);
     duck_table t;
-    int rc = duck_table_query(&t, con, sql);
+    int rc = lk_catdb_query(&t, db, con, sql);
     free(sql);
     if (rc)
         return rc;

@@ -543,7 +543,7 @@ static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_co
     int rc = duck_query_int64(&begin, &is_null, con, q);
     free(q);
     tarn_error_clear();
-    if (rc || is_null || lk_catalog_load(then, con, lake->meta, begin) != 0) {
+    if (rc || is_null || lk_catalog_load(then, &lake->db, con, begin) != 0) {
         tarn_error_clear();
         return NULL;
     }
@@ -982,7 +982,7 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         const lk_table *tt = NULL;
         int64_t begin = in->files[i].begin;
         if (nested && in->files[i].mapping_id < 0 && begin <= lake->cat.snapshot_id &&
-            lk_catalog_load(&then, con, lake->meta, begin) == 0)
+            lk_catalog_load(&then, &lake->db, con, begin) == 0)
             tt = lk_catalog_table_by_id(&then, t->id);
         tarn_error_clear();
         int current = !tt || nested_unchanged(t, tt);

@@ -81,7 +81,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
     else if (!rc)
-        rc = lk_catalog_load(&txn->cat, con, lake->meta, -1); /* another process committed */
+        rc = lk_catalog_load(&txn->cat, &lake->db, con, -1); /* another process committed */
     if (rc) {
         free(txn);
         return rc;
