@@ -169,7 +169,9 @@ static int upgrade(duck_conn *c, const lake_opts *o, const char *version)
     /* The steps are shown in every case, from a rolled-back run, so that
      * even a refused upgrade tells what it would change. */
     int real = o->confirm;
-    int rc = lk_migrate(c->con, META_NAME, version, !real, &report);
+    lk_catdb db;
+    lk_catdb_duckdb(&db, META_NAME, META_NAME);
+    int rc = lk_migrate(&db, c->con, version, !real, &report);
     if (rc) {
         buf_free(&report);
         cli_errorf("%s", tarn_error_last());

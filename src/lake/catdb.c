@@ -18,6 +18,13 @@ static int file_exec(lk_catdb *db, duckdb_connection con, const char *sql)
     return duck_exec(con, sql);
 }
 
+static int file_exec_count(lk_catdb *db, duckdb_connection con, const char *sql,
+                           int64_t *changed)
+{
+    (void)db;
+    return duck_exec_count(con, sql, changed);
+}
+
 static int file_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
 {
     (void)db;
@@ -32,7 +39,7 @@ static int file_table_exists(lk_catdb *db, duckdb_connection con, const char *ta
 static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "SELECT table_name FROM file_tables() WHERE database_name = ");
+    buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
     quote_literal(&b, db->raw_name);
     buf_puts(&b, " AND schema_name = 'main'");
     int rc = duck_table_query(out, con, buf_cstr(&b));
@@ -40,8 +47,8 @@ static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
     return rc;
 }
 
-static const lk_catdb_ops DUCKDB_OPS = {"duckdb", file_exec, file_query, file_table_exists,
-                                        file_tables};
+static const lk_catdb_ops DUCKDB_OPS = {"duckdb",          file_exec,  file_exec_count,
+                                        file_query,        file_table_exists, file_tables};
 
 void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name)
 {
@@ -58,6 +65,11 @@ const char *lk_catdb_name(const lk_catdb *db)
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql)
 {
     return db->ops->exec(db, con, sql);
+}
+
+int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed)
+{
+    return db->ops->exec_count(db, con, sql, changed);
 }
 
 int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
@@ -113,7 +125,7 @@ int lk_catdb_commit(lk_catdb *db, duckdb_connection con)
     return lk_catdb_exec(db, con, "COMMIT");
 }
 
-void lk_catdb_rollback(lk_catdb *db, duckdb_connection con)
+int lk_catdb_rollback(lk_catdb *db, duckdb_connection con)
 {
-    lk_catdb_exec(db, con, "ROLLBACK");
+    return lk_catdb_exec(db, con, "ROLLBACK");
 }

@@ -29,6 +29,7 @@ typedef struct lk_catdb lk_catdb;
 typedef struct {
     const char *kind; /* "duckdb" */
     int (*exec)(lk_catdb *db, duckdb_connection con, const char *sql);
+    int (*exec_count)(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed);
     int (*query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
     int (*table_exists)(lk_catdb *db, duckdb_connection con, const char *table);
     int (*tables)(duck_table *out, lk_catdb *db, duckdb_connection con);
@@ -52,6 +53,8 @@ const char *lk_catdb_name(const lk_catdb *db);
  * use their own). */
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql);
 int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* Runs one statement; *changed (optional) gets the rows it changed. */
+int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed);
 /* A one-row, one-column query, as duck_query_int64 / duck_query_string:
  * *is_null (optional) tells SQL NULL, no row is TARN_ENOTFOUND; the string
  * is malloc'd (NULL for SQL NULL). */
@@ -66,6 +69,6 @@ int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con);
 /* The catalog transaction of a commit. */
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con);
 int lk_catdb_commit(lk_catdb *db, duckdb_connection con);
-void lk_catdb_rollback(lk_catdb *db, duckdb_connection con);
+int lk_catdb_rollback(lk_catdb *db, duckdb_connection con);
 
 #endif

@@ -179,7 +179,7 @@ static int check_existing(lk_lake *lake, duckdb_connection con, const lk_attach_
     if (version && strcmp(version, LAKE_FORMAT_VERSION) != 0 && opts->automatic_migration &&
         !lake->read_only) {
         tarn_buf report = {0};
-        rc = lk_migrate(con, lake->meta, version, 0, &report);
+        rc = lk_migrate(&lake->db, con, version, 0, &report);
         buf_free(&report);
         if (rc) {
             free(version);

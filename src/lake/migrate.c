@@ -41,8 +41,9 @@
 
 /* A step in progress: where it runs and what it has done so far. */
 typedef struct {
+    lk_catdb *db;
     duckdb_connection con;
-    const char *meta; /* quoted catalog name */
+    const char *meta; /* quoted catalog name (lk_catdb_name) */
     int lenient;      /* dev version: parts may already exist */
     tarn_buf line;    /* this step's report line, being built */
 } mig;
@@ -75,7 +76,7 @@ static char *expand(const mig *m, const char *tmpl)
 static int run(mig *m, const char *tmpl, int64_t *changed)
 {
     char *sql = expand(m, tmpl);
-    int rc = duck_exec_count(m->con, sql, changed);
+    int rc = lk_catdb_exec_count(m->db, m->con, sql, changed);
     if (rc)
         tarn_error_prefix(rc, "%s", sql);
     free(sql);
@@ -97,7 +98,7 @@ static int run_all(mig *m, const char *const *tmpls, size_t n)
 static int count(mig *m, const char *tmpl, int64_t *out)
 {
     char *sql = expand(m, tmpl);
-    int rc = duck_query_int64(out, NULL, m->con, sql);
+    int rc = lk_catdb_query_int64(out, NULL, m->db, m->con, sql);
     if (rc)
         tarn_error_prefix(rc, "%s", sql);
     free(sql);
@@ -126,7 +127,7 @@ static int has_column(mig *m, const char *table, const char *column)
 {
     char *sql = xasprintf("SELECT * FROM %s.%s LIMIT 0", m->meta, table);
     duck_table t;
-    int rc = duck_table_query(&t, m->con, sql);
+    int rc = lk_catdb_query(&t, m->db, m->con, sql);
     free(sql);
     if (rc)
         return rc;
@@ -390,23 +391,24 @@ static int known_version(const char *v)
 /* The version stored in the catalog, read inside the transaction so that
  * a concurrent upgrade is noticed. 0.1 has no scope column, hence no
  * scope filter: a scoped `version` row is not something DuckLake writes. */
-static int stored_version(duckdb_connection con, const char *meta, char **out)
+static int stored_version(lk_catdb *db, duckdb_connection con, char **out)
 {
+    const char *meta = lk_catdb_name(db);
     char *sql = xasprintf("SELECT \"value\" FROM %s.ducklake_metadata WHERE \"key\" = 'version' "
                           "LIMIT 1",
                           meta);
-    int rc = duck_query_string(out, con, sql);
+    int rc = lk_catdb_query_string(out, db, con, sql);
     free(sql);
     return rc;
 }
 
 /* Runs every step from `from` up to 1.0, one report line each. */
-static int run_chain(duckdb_connection con, const char *meta, const char *from, tarn_buf *report)
+static int run_chain(lk_catdb *db, duckdb_connection con, const char *from, tarn_buf *report)
 {
     const char *v = from;
     while (strcmp(v, "1.0") != 0) {
         int i = find_step(v);
-        mig m = {.con = con, .meta = meta, .lenient = STEPS[i].lenient};
+        mig m = {.db = db, .con = con, .meta = lk_catdb_name(db), .lenient = STEPS[i].lenient};
         int rc = STEPS[i].run(&m);
         if (rc) {
             buf_free(&m.line);
@@ -423,11 +425,11 @@ static int run_chain(duckdb_connection con, const char *meta, const char *from, 
 }
 
 /* Checks the stored version is `from` before and 1.0 after the chain. */
-static int migrate_in_txn(duckdb_connection con, const char *meta, const char *from,
+static int migrate_in_txn(lk_catdb *db, duckdb_connection con, const char *from,
                           tarn_buf *report)
 {
     char *v = NULL;
-    int rc = stored_version(con, meta, &v);
+    int rc = stored_version(db, con, &v);
     if (!rc && (!v || strcmp(v, from) != 0))
         rc = tarn_error_set(TARN_ECONFLICT,
                             "the catalog's version is %s, not %s (changed by another process?)",
@@ -435,9 +437,9 @@ static int migrate_in_txn(duckdb_connection con, const char *meta, const char *f
     free(v);
     v = NULL;
     if (!rc)
-        rc = run_chain(con, meta, from, report);
+        rc = run_chain(db, con, from, report);
     if (!rc)
-        rc = stored_version(con, meta, &v);
+        rc = stored_version(db, con, &v);
     if (!rc && (!v || strcmp(v, "1.0") != 0))
         rc = tarn_error_set(TARN_ERROR, "after the upgrade the catalog's version is %s, not 1.0",
                             v ? v : "(null)");
@@ -458,7 +460,7 @@ static int in_open_transaction(duckdb_connection con)
     return rc ? rc : a == b;
 }
 
-int lk_migrate(duckdb_connection con, const char *meta, const char *from, int dry_run,
+int lk_migrate(lk_catdb *db, duckdb_connection con, const char *from, int dry_run,
                tarn_buf *report)
 {
     if (!from || !known_version(from))
@@ -477,22 +479,22 @@ int lk_migrate(duckdb_connection con, const char *meta, const char *from, int dr
                               "before BEGIN, or run `tarn lake upgrade`",
                               from);
     if (!rc)
-        rc = duck_exec(con, "BEGIN TRANSACTION");
+        rc = lk_catdb_begin(db, con);
     if (rc)
         return tarn_error_prefix(rc, "upgrading the DuckLake catalog");
     tarn_buf lines = {0};
-    rc = migrate_in_txn(con, meta, from, &lines);
+    rc = migrate_in_txn(db, con, from, &lines);
     if (rc || dry_run) {
         /* keep the first error: a failed ROLLBACK adds nothing useful */
         char *msg = rc ? xstrdup(tarn_error_last()) : NULL;
-        int rb = duck_exec(con, "ROLLBACK");
+        int rb = lk_catdb_rollback(db, con);
         if (rc)
             tarn_error_set(rc, "%s", msg);
         else
             rc = rb;
         free(msg);
     } else {
-        rc = duck_exec(con, "COMMIT");
+        rc = lk_catdb_commit(db, con);
         if (rc)
             tarn_error_prefix(rc, "committing the DuckLake %s -> 1.0 upgrade", from);
     }

@@ -8,15 +8,16 @@
 #ifndef TARN_LAKE_MIGRATE_H
 #define TARN_LAKE_MIGRATE_H
 
+#include "lake/catdb.h"
 #include "util/buf.h"
 
 #include <duckdb.h>
 
-/* Migrates the catalog attached as `meta` (quoted name) from format
+/* Migrates catalog database `db` from format
  * `from` to 1.0. With dry_run nothing changes; either way `report` gets
  * one line per step (what is, or would be, done). Fails for versions it
  * does not know, naming them. */
-int lk_migrate(duckdb_connection con, const char *meta, const char *from, int dry_run,
+int lk_migrate(lk_catdb *db, duckdb_connection con, const char *from, int dry_run,
                tarn_buf *report);
 
 #endif
