@@ -265,6 +265,12 @@ static int check_type(file_map *f, const pcol *pc, const lk_column *col, const c
     if (strcmp(col->type, "json") == 0) {
         if (strcmp(src, "JSON") != 0)
             msg = xasprintf("Expected type \"JSON\" but found type \"%s\"", src);
+    } else if (strcmp(col->type, "geometry") == 0) {
+        if (strcmp(src, "GEOMETRY") != 0)
+            msg = xasprintf("Expected type \"GEOMETRY\" but found type \"%s\". Is this a "
+                            "GeoParquet v1.*.* file? DuckLake only supports GEOMETRY types "
+                            "stored in native Parquet(V3) format, not GeoParquet(v1.*.*)",
+                            src);
     } else if (ok) {
         int found = 0;
         tarn_buf list = {0};
@@ -529,7 +535,27 @@ typedef struct {
     int have_nulls, have_values;
     int64_t nulls, values, size;
     char *min, *max;
+    int has_geo; /* a GEOMETRY leaf: its box and types over the row groups */
+    lk_geo_stats geo;
 } leaf_stats;
+
+/* The names of the geometry figures of the parquet_metadata result, in
+ * its column order after total_compressed_size. */
+static const char *const GEO_KEYS[] = {"bbox_xmin", "bbox_xmax", "bbox_ymin",
+                                       "bbox_ymax", "bbox_zmin", "bbox_zmax",
+                                       "bbox_mmin", "bbox_mmax", "geo_types"};
+#define NGEO_KEYS (sizeof(GEO_KEYS) / sizeof(GEO_KEYS[0]))
+
+/* Widens s->geo by the row group in row k of the metadata result. */
+static void geo_row_group(leaf_stats *s, const duck_table *r, size_t k)
+{
+    lk_geo_stats g;
+    lk_geo_init(&g);
+    for (size_t i = 0; i < NGEO_KEYS; i++)
+        lk_geo_set(&g, GEO_KEYS[i], duck_table_get(r, k, 7 + i));
+    lk_geo_merge(&s->geo, &g);
+    lk_geo_free(&g);
+}
 
 static int typed_bound(char **out, file_map *f, const lk_column *col, const duck_table *r,
                        const size_t *rows, size_t n, size_t cell, int want_min)
@@ -554,6 +580,8 @@ static int leaf_aggregate(leaf_stats *s, file_map *f, const lk_column *col, cons
 {
     memset(s, 0, sizeof(*s));
     s->have_nulls = s->have_values = 1;
+    lk_geo_init(&s->geo);
+    s->has_geo = strcmp(col->type, "geometry") == 0;
     int all_min = 1, all_max = 1;
     for (size_t i = 0; i < n; i++) {
         size_t k = rows[i];
@@ -565,6 +593,8 @@ static int leaf_aggregate(leaf_stats *s, file_map *f, const lk_column *col, cons
         s->size += size > 0 ? size : 0;
         all_min &= duck_table_get(r, k, 2) != NULL;
         all_max &= duck_table_get(r, k, 3) != NULL;
+        if (s->has_geo)
+            geo_row_group(s, r, k);
     }
     int rc = 0;
     if (n == 1 || !numeric_type(col->type)) {
@@ -603,9 +633,22 @@ static void stats_row(lk_txn *txn, int64_t file_id, int64_t table_id, int64_t co
     quote_literal(&b, s->min);
     buf_puts(&b, ", ");
     quote_literal(&b, s->max);
-    buf_puts(&b, ", NULL, NULL)");
+    buf_puts(&b, ", NULL, ");
+    if (s->has_geo) {
+        tarn_buf j = {0};
+        lk_geo_json(&j, &s->geo);
+        quote_literal(&b, buf_cstr(&j));
+        buf_free(&j);
+    } else {
+        buf_puts(&b, "NULL");
+    }
+    buf_putc(&b, ')');
     lk_txn_row(txn, "ducklake_file_column_stats", "%s", buf_cstr(&b));
     buf_free(&b);
+    if (l && l->geo && s->has_geo) {
+        lk_geo_free(l->geo);
+        lk_geo_copy(l->geo, &s->geo);
+    }
     if (l) {
         l->null_count = counts ? s->nulls : 0;
         l->value_count = counts ? s->values - s->nulls : 0;
@@ -654,12 +697,17 @@ static int record_stats(lk_lake *lake, file_map *f, int64_t file_id, const duck_
                 stats_row(txn, file_id, f->t->id, id, &s, leaf_of(&st, id, keep));
             free(s.min);
             free(s.max);
+            lk_geo_free(&s.geo);
         }
         for (size_t i = 0; i < f->npvs && !rc; i++) {
             if (f->pvs[i].column_id != id || f->pvs[i].bucket)
                 continue;
-            leaf_stats s = {1, 1, f->pvs[i].value ? 0 : f->rows, f->rows, 0, f->pvs[i].value,
-                            f->pvs[i].value};
+            leaf_stats s = {.have_nulls = 1,
+                            .have_values = 1,
+                            .nulls = f->pvs[i].value ? 0 : f->rows,
+                            .values = f->rows,
+                            .min = f->pvs[i].value,
+                            .max = f->pvs[i].value};
             stats_row(txn, file_id, f->t->id, id, &s, leaf_of(&st, id, keep));
         }
     }
@@ -913,7 +961,10 @@ static int add_glob(lk_lake *lake, duckdb_connection con, const lk_add_files_opt
         rc = footer_query(&meta, con,
                           "SELECT file_name, column_id, COALESCE(stats_min, stats_min_value), "
                           "COALESCE(stats_max, stats_max_value), stats_null_count, num_values, "
-                          "total_compressed_size FROM parquet_metadata(%s) ORDER BY file_name, "
+                          "total_compressed_size, geo_bbox.xmin, geo_bbox.xmax, geo_bbox.ymin, "
+                          "geo_bbox.ymax, geo_bbox.zmin, geo_bbox.zmax, geo_bbox.mmin, "
+                          "geo_bbox.mmax, geo_types::VARCHAR FROM parquet_metadata(%s) ORDER BY "
+                          "file_name, "
                           "row_group_id, column_id",
                           glob);
     for (size_t i = 0; !rc && i < fm.nrows; i++) {

@@ -34,6 +34,10 @@ static void push_leaf(lk_stats_set *s, const lk_column *c, const char *path)
     l->text_order = compares_as_text(c->type);
     l->path = xstrdup(path);
     l->contains_nan = -1;
+    if (strcmp(c->type, "geometry") == 0) {
+        l->geo = xmalloc(sizeof(lk_geo_stats));
+        lk_geo_init(l->geo);
+    }
 }
 
 static void walk(lk_stats_set *s, const lk_column *c, const char *prefix)
@@ -235,6 +239,36 @@ static void stats_set_value(tarn_buf *b, const lk_leaf_stats *l, int part)
         bound_merge(b, l, "max_value", l->max, ">");
 }
 
+/* The extra_stats text of a leaf: a GEOMETRY leaf's JSON, else NULL. */
+static void extra_literal(tarn_buf *b, const lk_leaf_stats *l)
+{
+    if (!l->geo) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    tarn_buf j = {0};
+    lk_geo_json(&j, l->geo);
+    quote_literal(b, buf_cstr(&j));
+    buf_free(&j);
+}
+
+/* SET extra_stats = …: GEOMETRY leaves with values widen the stored box
+ * (NULL when the set has none, so the statement leaves the column alone). */
+static void extra_update(tarn_buf *b, const lk_stats_set *s)
+{
+    int any = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const lk_leaf_stats *l = &s->leaves[i];
+        if (!l->geo || l->value_count == 0)
+            continue;
+        buf_printf(b, "%s WHEN %lld THEN ", any++ ? "" : ", extra_stats = CASE column_id",
+                   (long long)l->col_id);
+        lk_geo_merge_sql(b, "extra_stats", l->geo);
+    }
+    if (any)
+        buf_puts(b, " ELSE extra_stats END");
+}
+
 /* One UPDATE merges the new stats of all the table's leaves into its
  * stored ones, each column a CASE on column_id: DuckDB costs ~0.3 ms per
  * statement, and a statement per column made a wide table's append slow. */
@@ -250,6 +284,7 @@ static void stats_update(tarn_buf *b, const char *meta, int64_t table_id, const 
         }
         buf_puts(b, " END");
     }
+    extra_update(b, s);
     buf_printf(b, " WHERE table_id = %lld AND column_id IN (", (long long)table_id);
     for (size_t i = 0; i < s->n; i++)
         buf_printf(b, "%s%lld", i ? ", " : "", (long long)s->leaves[i].col_id);
@@ -269,7 +304,9 @@ void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
             quote_literal(&b, l->value_count ? l->min : NULL);
             buf_puts(&b, ", ");
             quote_literal(&b, l->value_count ? l->max : NULL);
-            buf_puts(&b, ", NULL)");
+            buf_puts(&b, ", ");
+            extra_literal(&b, l);
+            buf_putc(&b, ')');
             lk_txn_row(txn, "ducklake_table_column_stats", "%s", buf_cstr(&b));
             buf_free(&b);
         }
@@ -338,6 +375,10 @@ static void copy_leaf(lk_leaf_stats *dst, const lk_leaf_stats *src)
     dst->sql_type = xstrdup(src->sql_type);
     dst->min = dup_or_null(src->min);
     dst->max = dup_or_null(src->max);
+    if (src->geo) {
+        dst->geo = xmalloc(sizeof(lk_geo_stats));
+        lk_geo_copy(dst->geo, src->geo);
+    }
 }
 
 int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_connection con)
@@ -362,6 +403,11 @@ int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_conne
             rc = merge_bound(&l->max, a->max, l, 0, con);
         if (rc)
             return rc;
+        /* DuckLake widens the box only when both sides had values: a
+         * commit whose first write was all NULL keeps that write's empty
+         * box (its merge copies the bounds and returns) */
+        if (l->geo && a->geo && a->value_count > 0 && l->value_count > 0)
+            lk_geo_merge(l->geo, a->geo);
         l->value_count += a->value_count;
         l->null_count += a->null_count;
         if (a->contains_nan >= 0)

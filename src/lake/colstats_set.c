@@ -8,14 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void leaf_free(lk_leaf_stats *l)
+{
+    free(l->path);
+    free(l->sql_type);
+    free(l->min);
+    free(l->max);
+    if (l->geo) {
+        lk_geo_free(l->geo);
+        free(l->geo);
+    }
+}
+
 void lk_stats_free(lk_stats_set *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->leaves[i].path);
-        free(s->leaves[i].sql_type);
-        free(s->leaves[i].min);
-        free(s->leaves[i].max);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        leaf_free(&s->leaves[i]);
     free(s->leaves);
     memset(s, 0, sizeof(*s));
 }
@@ -28,10 +36,7 @@ void lk_stats_keep(lk_stats_set *s, const int *keep)
             s->leaves[n++] = s->leaves[i];
             continue;
         }
-        free(s->leaves[i].path);
-        free(s->leaves[i].sql_type);
-        free(s->leaves[i].min);
-        free(s->leaves[i].max);
+        leaf_free(&s->leaves[i]);
     }
     s->n = n;
 }

@@ -6,6 +6,7 @@
 #ifndef TARN_LAKE_COLSTATS_SET_H
 #define TARN_LAKE_COLSTATS_SET_H
 
+#include "lake/geostats.h"
 #include "lake/model.h"
 
 #include <stdint.h>
@@ -18,7 +19,8 @@ typedef struct {
     char *path;           /* DuckDB stats path: "st"."a" */
     char *min, *max;      /* NULL: unknown */
     int64_t value_count, null_count, column_size;
-    int contains_nan; /* -1: not recorded */
+    int contains_nan;  /* -1: not recorded */
+    lk_geo_stats *geo; /* a GEOMETRY leaf's box and types (extra_stats), else NULL */
 } lk_leaf_stats;
 
 typedef struct {

@@ -481,7 +481,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     buf_free(&b);
     for (size_t i = 0; i < nt.ncols; i++)
         column_rows(lake, &nt, &nt.cols[i]);
-    if (limit > 0)
+    if (limit > 0 && lk_table_inlinable(&nt))
         inlined_table(lake, &nt, sv);
     lk_txn_schema_changed(txn, nt.id);
     lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)", (long long)txn->snapshot_id,
@@ -544,7 +544,7 @@ static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_tab
  * a schema_versions row and, when the columns themselves changed and the
  * table inlines, a new inlined-data table with the new columns (DuckLake
  * keeps one inlined table per column layout; default and NOT NULL changes
- * keep the layout). */
+ * keep the layout; a layout with a GEOMETRY column gets none). */
 static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
 {
     lk_txn *txn = lake->txn;
@@ -556,7 +556,7 @@ static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
     if (fresh)
         lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)",
                    (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
-    if (had_inlined && new_columns) {
+    if (had_inlined && new_columns && lk_table_inlinable(t)) {
         if (!fresh) {
             lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
             lk_txn_meta_table(txn, '-', name);

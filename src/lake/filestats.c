@@ -38,7 +38,9 @@ static void set_stat(lk_column_stat *cs, const char *key, char *value)
         cs->max = value;
         return;
     }
-    if (value) {
+    if (lk_geo_set(&cs->geo, key, value)) {
+        cs->has_geo = 1;
+    } else if (value) {
         if (strcmp(key, "null_count") == 0)
             cs->null_count = strtoll(value, NULL, 10);
         else if (strcmp(key, "num_values") == 0)
@@ -63,6 +65,7 @@ static void read_column_map(lk_file_stats *f, duckdb_vector map, idx_t row)
     for (idx_t i = 0; i < e.length; i++) {
         lk_column_stat *cs = &f->cols[i];
         cs->has_nan = -1;
+        lk_geo_init(&cs->geo);
         cs->path = vec_string(keys, e.offset + i);
         duckdb_list_entry *inner = duckdb_vector_get_data(vals);
         duckdb_list_entry ie = inner[e.offset + i];
@@ -137,6 +140,7 @@ void lk_file_stats_free(lk_file_stats *files, size_t n)
             free(files[i].cols[c].path);
             free(files[i].cols[c].min);
             free(files[i].cols[c].max);
+            lk_geo_free(&files[i].cols[c].geo);
         }
         free(files[i].cols);
         for (size_t k = 0; k < files[i].nparts; k++) {

@@ -8,6 +8,8 @@
 #ifndef TARN_LAKE_FILESTATS_H
 #define TARN_LAKE_FILESTATS_H
 
+#include "lake/geostats.h"
+
 #include <duckdb.h>
 #include <stdint.h>
 
@@ -16,6 +18,8 @@ typedef struct {
     char *min, *max; /* NULL: not recorded */
     int64_t null_count, num_values, column_size;
     int has_nan; /* -1: not recorded */
+    int has_geo; /* a GEOMETRY column: geo holds its box and types */
+    lk_geo_stats geo;
 } lk_column_stat;
 
 typedef struct {

@@ -57,7 +57,8 @@ static void copy_sql(tarn_buf *b, const mt_file_spec *sp, const char *abs)
         buf_printf(b, ", _ducklake_internal_row_id: %lld", MT_ROW_ID_FIELD);
     if (sp->with_snap)
         buf_printf(b, ", _ducklake_internal_snapshot_id: %lld", MT_SNAPSHOT_FIELD);
-    buf_puts(b, "}, RETURN_STATS)");
+    /* native Parquet geometry, as write.c writes it */
+    buf_puts(b, "}, GEOPARQUET_VERSION 'NONE', RETURN_STATS)");
 }
 
 static void opt_int(tarn_buf *b, int64_t v)

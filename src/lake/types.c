@@ -4,7 +4,8 @@
  * The scalar names follow the DuckLake spec's type table: int8…int128,
  * uint8…uint128, float32/float64, decimal(P,S), varchar, blob, boolean,
  * date, time, timetz, timestamp (+ _s/_ms/_ns), timestamptz, interval,
- * uuid, json. The SQL direction uses DuckDB's spelling of the same types.
+ * uuid, json, geometry. The SQL direction uses DuckDB's spelling
+ * of the same types.
  */
 #include "lake/types.h"
 
@@ -14,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* DuckDB 1.5's C API reports GEOMETRY columns with this type id, which its
+ * duckdb.h does not name yet (later headers call it DUCKDB_TYPE_GEOMETRY). */
+#define TYPE_GEOMETRY ((duckdb_type)40)
 
 typedef struct {
     duckdb_type id;
@@ -47,6 +52,9 @@ static const type_name SCALARS[] = {
     {DUCKDB_TYPE_TIMESTAMP_TZ, "timestamptz", "TIMESTAMPTZ"},
     {DUCKDB_TYPE_INTERVAL, "interval", "INTERVAL"},
     {DUCKDB_TYPE_UUID, "uuid", "UUID"},
+    /* a GEOMETRY's coordinate reference system is not kept: DuckLake
+     * stores every GEOMETRY as plain `geometry` */
+    {TYPE_GEOMETRY, "geometry", "GEOMETRY"},
 };
 
 #define NSCALARS (sizeof(SCALARS) / sizeof(SCALARS[0]))
@@ -146,6 +154,24 @@ int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type t
                           "column \"%s\": this type cannot be stored in a DuckLake table "
                           "(ENUM, ARRAY, UNION and user types are not supported by the format)",
                           name);
+}
+
+int lk_type_inlinable(const lk_column *col)
+{
+    if (strcmp(col->type, "geometry") == 0)
+        return 0;
+    for (size_t i = 0; i < col->nchildren; i++)
+        if (!lk_type_inlinable(&col->children[i]))
+            return 0;
+    return 1;
+}
+
+int lk_table_inlinable(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!lk_type_inlinable(&t->cols[i]))
+            return 0;
+    return 1;
 }
 
 static const char *scalar_sql(const char *lake)

@@ -29,6 +29,14 @@ void lk_type_to_sql(tarn_buf *b, const lk_column *col);
 /* 1 when the DuckLake type is a nested parent (struct, list, map). */
 int lk_type_is_nested(const char *type);
 
+/* 1 when values of the column can be inlined into the catalog: DuckLake
+ * inlines every type but GEOMETRY, anywhere in a column's tree
+ * (DuckLakeMetadataManager::SupportsInlining); a table with one gets no
+ * inlined-data table and writes every insert to Parquet. */
+int lk_type_inlinable(const lk_column *col);
+/* 1 when every column of `t` is inlinable. */
+int lk_table_inlinable(const lk_table *t);
+
 /* Appends the FIELD_IDS entry for `col` as used by COPY … (FIELD_IDS {…}):
  * name: id, or name: {__duckdb_field_id: id, child: …} for nested types. */
 void lk_type_field_ids(tarn_buf *b, const lk_column *col);

@@ -199,7 +199,10 @@ static void source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const cha
     stage_order(b, t, with_rowid, 1);
 }
 
-/* FIELD_IDS {…}, RETURN_STATS): the end of a COPY's options. */
+/* FIELD_IDS {…}, GEOPARQUET_VERSION, RETURN_STATS): the end of a COPY's
+ * options. GEOMETRY columns are written as Parquet's native geometry type,
+ * as DuckLake writes them (DuckDB's default is GeoParquet 1.0 metadata over
+ * plain WKB, which DuckLake refuses to read as GEOMETRY). */
 static void copy_sql_tail(tarn_buf *b, const lk_table *t, int with_rowid)
 {
     buf_puts(b, "FIELD_IDS {");
@@ -210,7 +213,7 @@ static void copy_sql_tail(tarn_buf *b, const lk_table *t, int with_rowid)
     }
     if (with_rowid)
         buf_printf(b, ", _ducklake_internal_row_id: %lld", ROW_ID_FIELD);
-    buf_puts(b, "}, RETURN_STATS)");
+    buf_puts(b, "}, GEOPARQUET_VERSION 'NONE', RETURN_STATS)");
 }
 
 /* COPY (source) TO path with the table's field ids. `source` is a full
@@ -250,6 +253,10 @@ void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const l
             l->contains_nan = cs->has_nan;
             l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
             l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
+            if (l->geo && cs->has_geo) {
+                lk_geo_free(l->geo);
+                lk_geo_copy(l->geo, &cs->geo);
+            }
         }
         tarn_buf b = {0};
         buf_printf(&b, "(%lld, %lld, %lld, %lld, %lld, %lld, ", (long long)file_id,
@@ -258,10 +265,16 @@ void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const l
         quote_literal(&b, l->min);
         buf_puts(&b, ", ");
         quote_literal(&b, l->max);
-        buf_printf(&b, ", %s, NULL)",
-                   l->contains_nan < 0 ? "NULL"
-                   : l->contains_nan   ? "true"
-                                       : "false");
+        buf_printf(&b, ", %s, ", l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
+        if (l->geo) {
+            tarn_buf j = {0};
+            lk_geo_json(&j, l->geo);
+            quote_literal(&b, buf_cstr(&j));
+            buf_free(&j);
+        } else {
+            buf_puts(&b, "NULL");
+        }
+        buf_putc(&b, ')');
         lk_txn_row(txn, "ducklake_file_column_stats", "%s", buf_cstr(&b));
         buf_free(&b);
     }
@@ -725,6 +738,17 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     return rc;
 }
 
+/* How many rows an insert into `t` may inline: the lake's or table's
+ * limit, or 0 when the table has no inlined-data table for its current
+ * layout (inlining off at its creation, or a GEOMETRY column: DuckLake's
+ * GetInliningLimit). */
+static int64_t insert_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    if (t->ninlined == 0 || !lk_table_inlinable(t))
+        return 0;
+    return lk_lake_inline_limit(lake, con, t);
+}
+
 /* 1 when rows that go to Parquet are written in t's sort order: always
  * with sort_on_insert; without it only when inlining is on, as DuckLake
  * then sorts what passes its inlining step (with inlining off nothing
@@ -733,7 +757,7 @@ static int parquet_sorted(lk_lake *lake, duckdb_connection con, const lk_table *
 {
     if (t->nsorts == 0 || lk_sort_on_insert(lake, con, t))
         return 1;
-    return t->ninlined > 0 && lk_lake_inline_limit(lake, con, t) > 0;
+    return insert_inline_limit(lake, con, t) > 0;
 }
 
 static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *t,
@@ -758,8 +782,7 @@ static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t
         return 0;
     int with_rowid = lake->txn->stage_rowid;
     lk_table_delta *d = lk_txn_delta(lake, con, t->id);
-    int64_t limit = lk_lake_inline_limit(lake, con, t);
-    if (n <= limit && t->ninlined > 0)
+    if (n <= insert_inline_limit(lake, con, t))
         return insert_inlined(lake, con, t, d, n, with_rowid);
     return insert_parquet(lake, con, t, d, with_rowid, NULL);
 }
@@ -918,7 +941,7 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     ensure_table_dir(lake, t);
     tarn_buf src = {0};
     cast_query(&src, t, query);
-    int64_t limit = t->ninlined > 0 ? lk_lake_inline_limit(lake, con, t) : 0;
+    int64_t limit = insert_inline_limit(lake, con, t);
     int rc = 0;
     *count = 0;
     /* without sort_on_insert a sorted table's inlined rows keep their
