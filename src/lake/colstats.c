@@ -38,6 +38,8 @@ static void push_leaf(lk_stats_set *s, const lk_column *c, const char *path)
         l->geo = xmalloc(sizeof(lk_geo_stats));
         lk_geo_init(l->geo);
     }
+    if (strcmp(c->type, "variant") == 0)
+        l->variant = xcalloc(1, sizeof(lk_variant_stats));
 }
 
 static void walk(lk_stats_set *s, const lk_column *c, const char *prefix)
@@ -122,18 +124,20 @@ static void leaf_figures(tarn_buf *q, tarn_buf *flat, size_t i, const lk_leaf_st
         tarn_buf v = {0};
         quote_ident(&v, chain[0]->name);
         const char *cast = l->text_order ? "::VARCHAR" : "";
+        /* GEOMETRY and VARIANT values have no order: no bounds */
+        const char *bound = l->geo || l->variant ? "NULL::VARCHAR" : buf_cstr(&v);
         buf_printf(flat,
                    "%smin(%s%s)::VARCHAR AS n%zu, max(%s%s)::VARCHAR AS x%zu, count(%s) AS c%zu, "
                    "count(*) - count(%s) AS z%zu",
-                   flat->len ? ", " : "", buf_cstr(&v), cast, i, buf_cstr(&v), cast, i,
-                   buf_cstr(&v), i, buf_cstr(&v), i);
+                   flat->len ? ", " : "", bound, cast, i, bound, cast, i, buf_cstr(&v), i,
+                   buf_cstr(&v), i);
         buf_printf(q, "f.n%zu, f.x%zu, f.c%zu, f.z%zu", i, i, i, i);
         buf_free(&v);
         return;
     }
     tarn_buf leaf = {0};
     leaf_query(&leaf, chain, depth, source);
-    const char *agg = l->text_order ? "v::VARCHAR" : "v";
+    const char *agg = l->geo || l->variant ? "NULL::VARCHAR" : l->text_order ? "v::VARCHAR" : "v";
     const char *lq = buf_cstr(&leaf);
     buf_printf(q,
                "(SELECT min(%s)::VARCHAR FROM (%s)), (SELECT max(%s)::VARCHAR FROM (%s)), "
@@ -242,28 +246,35 @@ static void stats_set_value(tarn_buf *b, const lk_leaf_stats *l, int part)
 /* The extra_stats text of a leaf: a GEOMETRY leaf's JSON, else NULL. */
 static void extra_literal(tarn_buf *b, const lk_leaf_stats *l)
 {
-    if (!l->geo) {
+    if (!l->geo && !(l->variant && l->variant->n)) {
         buf_puts(b, "NULL");
         return;
     }
     tarn_buf j = {0};
-    lk_geo_json(&j, l->geo);
+    if (l->geo)
+        lk_geo_json(&j, l->geo);
+    else
+        lk_variant_json(&j, l->variant);
     quote_literal(b, buf_cstr(&j));
     buf_free(&j);
 }
 
-/* SET extra_stats = …: GEOMETRY leaves with values widen the stored box
- * (NULL when the set has none, so the statement leaves the column alone). */
+/* SET extra_stats = …: GEOMETRY leaves with values widen the stored box,
+ * VARIANT leaves with values keep the stored fields they share (nothing
+ * when the set has neither, so the statement leaves the column alone). */
 static void extra_update(tarn_buf *b, const lk_stats_set *s)
 {
     int any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const lk_leaf_stats *l = &s->leaves[i];
-        if (!l->geo || l->value_count == 0)
+        if ((!l->geo && !l->variant) || l->value_count == 0)
             continue;
         buf_printf(b, "%s WHEN %lld THEN ", any++ ? "" : ", extra_stats = CASE column_id",
                    (long long)l->col_id);
-        lk_geo_merge_sql(b, "extra_stats", l->geo);
+        if (l->geo)
+            lk_geo_merge_sql(b, "extra_stats", l->geo);
+        else
+            lk_variant_merge_sql(b, "extra_stats", l->variant);
     }
     if (any)
         buf_puts(b, " ELSE extra_stats END");
@@ -379,6 +390,10 @@ static void copy_leaf(lk_leaf_stats *dst, const lk_leaf_stats *src)
         dst->geo = xmalloc(sizeof(lk_geo_stats));
         lk_geo_copy(dst->geo, src->geo);
     }
+    if (src->variant) {
+        dst->variant = xmalloc(sizeof(lk_variant_stats));
+        lk_variant_copy(dst->variant, src->variant);
+    }
 }
 
 int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_connection con)
@@ -408,6 +423,8 @@ int lk_stats_accumulate(lk_stats_set *acc, const lk_stats_set *add, duckdb_conne
          * box (its merge copies the bounds and returns) */
         if (l->geo && a->geo && a->value_count > 0 && l->value_count > 0)
             lk_geo_merge(l->geo, a->geo);
+        if (l->variant && a->variant && a->value_count > 0 && l->value_count > 0)
+            lk_variant_merge(l->variant, a->variant);
         l->value_count += a->value_count;
         l->null_count += a->null_count;
         if (a->contains_nan >= 0)

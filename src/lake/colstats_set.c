@@ -18,6 +18,10 @@ static void leaf_free(lk_leaf_stats *l)
         lk_geo_free(l->geo);
         free(l->geo);
     }
+    if (l->variant) {
+        lk_variant_free(l->variant);
+        free(l->variant);
+    }
 }
 
 void lk_stats_free(lk_stats_set *s)

@@ -8,6 +8,7 @@
 
 #include "lake/geostats.h"
 #include "lake/model.h"
+#include "lake/variantstats.h"
 
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ typedef struct {
     int64_t value_count, null_count, column_size;
     int contains_nan;  /* -1: not recorded */
     lk_geo_stats *geo; /* a GEOMETRY leaf's box and types (extra_stats), else NULL */
+    lk_variant_stats *variant; /* a VARIANT leaf's shredded fields, else NULL */
 } lk_leaf_stats;
 
 typedef struct {

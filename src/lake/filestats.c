@@ -38,6 +38,10 @@ static void set_stat(lk_column_stat *cs, const char *key, char *value)
         cs->max = value;
         return;
     }
+    if (strcmp(key, "variant_type") == 0) {
+        cs->variant_type = value;
+        return;
+    }
     if (lk_geo_set(&cs->geo, key, value)) {
         cs->has_geo = 1;
     } else if (value) {
@@ -141,6 +145,7 @@ void lk_file_stats_free(lk_file_stats *files, size_t n)
             free(files[i].cols[c].min);
             free(files[i].cols[c].max);
             lk_geo_free(&files[i].cols[c].geo);
+            free(files[i].cols[c].variant_type);
         }
         free(files[i].cols);
         for (size_t k = 0; k < files[i].nparts; k++) {

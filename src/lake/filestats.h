@@ -19,6 +19,7 @@ typedef struct {
     int64_t null_count, num_values, column_size;
     int has_nan; /* -1: not recorded */
     int has_geo; /* a GEOMETRY column: geo holds its box and types */
+    char *variant_type; /* a VARIANT's metadata leaf: the shredded layout, else NULL */
     lk_geo_stats geo;
 } lk_column_stat;
 

@@ -257,8 +257,12 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
     buf_puts(&b, "ATTACH ");
     quote_literal(&b, opts->path);
     buf_printf(&b, " AS %s", lake->meta);
+    /* DuckLake attaches its DuckDB catalog at the latest storage version:
+     * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
     if (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time)
-        buf_puts(&b, " (READ_ONLY)");
+        buf_puts(&b, " (READ_ONLY, STORAGE_VERSION 'latest')");
+    else
+        buf_puts(&b, " (STORAGE_VERSION 'latest')");
     int rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     return rc;

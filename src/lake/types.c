@@ -4,7 +4,7 @@
  * The scalar names follow the DuckLake spec's type table: int8…int128,
  * uint8…uint128, float32/float64, decimal(P,S), varchar, blob, boolean,
  * date, time, timetz, timestamp (+ _s/_ms/_ns), timestamptz, interval,
- * uuid, json, geometry. The SQL direction uses DuckDB's spelling
+ * uuid, json, geometry, variant. The SQL direction uses DuckDB's spelling
  * of the same types.
  */
 #include "lake/types.h"
@@ -12,13 +12,16 @@
 #include "tarn/error.h"
 #include "util/quote.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* DuckDB 1.5's C API reports GEOMETRY columns with this type id, which its
- * duckdb.h does not name yet (later headers call it DUCKDB_TYPE_GEOMETRY). */
+/* DuckDB 1.5's C API reports GEOMETRY and VARIANT columns with these type
+ * ids, which its duckdb.h does not name yet (later headers call them
+ * DUCKDB_TYPE_GEOMETRY and DUCKDB_TYPE_VARIANT). */
 #define TYPE_GEOMETRY ((duckdb_type)40)
+#define TYPE_VARIANT ((duckdb_type)41)
 
 typedef struct {
     duckdb_type id;
@@ -55,6 +58,7 @@ static const type_name SCALARS[] = {
     /* a GEOMETRY's coordinate reference system is not kept: DuckLake
      * stores every GEOMETRY as plain `geometry` */
     {TYPE_GEOMETRY, "geometry", "GEOMETRY"},
+    {TYPE_VARIANT, "variant", "VARIANT"},
 };
 
 #define NSCALARS (sizeof(SCALARS) / sizeof(SCALARS[0]))
@@ -172,6 +176,23 @@ int lk_table_inlinable(const lk_table *t)
         if (!lk_type_inlinable(&t->cols[i]))
             return 0;
     return 1;
+}
+
+char *lk_type_lake_name(const char *sql)
+{
+    for (size_t i = 0; i < NSCALARS; i++)
+        if (strcasecmp(SCALARS[i].sql, sql) == 0)
+            return xstrdup(SCALARS[i].lake);
+    unsigned w = 0, s = 0;
+    if (sscanf(sql, "DECIMAL(%u,%u)", &w, &s) == 2)
+        return xasprintf("decimal(%u,%u)", w, s);
+    if (strcasecmp(sql, "JSON") == 0)
+        return xstrdup("json");
+    if (strcasecmp(sql, "TIMESTAMP WITH TIME ZONE") == 0)
+        return xstrdup("timestamptz");
+    if (strcasecmp(sql, "TIME WITH TIME ZONE") == 0)
+        return xstrdup("timetz");
+    return xstrdup("varchar");
 }
 
 static const char *scalar_sql(const char *lake)

@@ -26,6 +26,11 @@ int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type t
  * STRUCT("a" INTEGER, "b" VARCHAR)[] — usable in CAST and CREATE TABLE. */
 void lk_type_to_sql(tarn_buf *b, const lk_column *col);
 
+/* The DuckLake name (malloc'd) of DuckDB's name of a scalar type:
+ * INTEGER → int32, DECIMAL(9,2) → decimal(9,2) (varchar for a name it
+ * does not know). */
+char *lk_type_lake_name(const char *sql);
+
 /* 1 when the DuckLake type is a nested parent (struct, list, map). */
 int lk_type_is_nested(const char *type);
 

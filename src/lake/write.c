@@ -237,27 +237,101 @@ static char *new_file_name(duckdb_connection con, const char *suffix)
     return name;
 }
 
+/* A VARIANT leaf's figures from the file: the counts of its metadata leaf
+ * and its fully shredded fields (variantstats.c). */
+static void variant_from_file(lk_leaf_stats *l, const lk_file_stats *fs)
+{
+    int64_t nulls = 0, values = 0, size = 0;
+    lk_variant_free(l->variant);
+    lk_variant_from_file(l->variant, &nulls, &values, &size, fs, l->path);
+    l->null_count = nulls;
+    l->value_count = values > nulls ? values - nulls : 0;
+    l->column_size = size;
+    l->contains_nan = -1;
+}
+
+static void leaf_from_file(lk_leaf_stats *l, const lk_file_stats *fs)
+{
+    if (l->variant) {
+        variant_from_file(l, fs);
+        return;
+    }
+    const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
+    if (!cs)
+        return;
+    int no_bounds = strcmp(l->col->type, "int128") == 0 || strcmp(l->col->type, "uint128") == 0;
+    l->null_count = cs->null_count;
+    l->value_count = cs->num_values - cs->null_count;
+    if (l->value_count < 0)
+        l->value_count = 0;
+    l->column_size = cs->column_size;
+    l->contains_nan = cs->has_nan;
+    l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
+    l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
+    if (l->geo && cs->has_geo) {
+        lk_geo_free(l->geo);
+        lk_geo_copy(l->geo, &cs->geo);
+    }
+}
+
+/* The extra_stats of a file's leaf: a GEOMETRY box, a VARIANT's shredded
+ * fields, else NULL. DuckLake's variant text went through its SQL literal
+ * quoting (single quotes doubled) before its appender stored it, and keeps
+ * the doubled quotes; so does this. */
+static void file_extra_sql(tarn_buf *b, const lk_leaf_stats *l)
+{
+    tarn_buf j = {0};
+    if (l->geo) {
+        lk_geo_json(&j, l->geo);
+    } else if (l->variant && l->variant->n) {
+        tarn_buf raw = {0};
+        lk_variant_json(&raw, l->variant);
+        for (const char *p = buf_cstr(&raw); *p; p++)
+            buf_puts(&j, *p == '\'' ? "\'\'" : (char[]){*p, 0});
+        buf_free(&raw);
+    } else {
+        buf_puts(b, "NULL");
+        return;
+    }
+    quote_literal(b, buf_cstr(&j));
+    buf_free(&j);
+}
+
+/* ducklake_file_variant_stats: one row per fully shredded field */
+static void variant_rows(lk_txn *txn, int64_t table_id, int64_t file_id, const lk_leaf_stats *l)
+{
+    for (size_t i = 0; l->variant && i < l->variant->n; i++) {
+        const lk_variant_field *f = &l->variant->fields[i];
+        tarn_buf b = {0};
+        buf_printf(&b, "(%lld, %lld, %lld, ", (long long)file_id, (long long)table_id,
+                   (long long)l->col->id);
+        quote_literal(&b, f->path);
+        buf_puts(&b, ", ");
+        quote_literal(&b, f->type);
+        buf_printf(&b, ", %lld, ", (long long)f->column_size);
+        if (f->has_counts && f->null_count <= f->num_values)
+            buf_printf(&b, "%lld, %lld, ", (long long)(f->num_values - f->null_count),
+                       (long long)f->null_count);
+        else
+            buf_puts(&b, "NULL, NULL, ");
+        quote_literal(&b, f->min);
+        buf_puts(&b, ", ");
+        quote_literal(&b, f->max);
+        buf_printf(&b, ", %s, NULL)",
+                   f->contains_nan < 0 ? "NULL"
+                   : f->contains_nan   ? "true"
+                                       : "false");
+        lk_txn_row(txn, "ducklake_file_variant_stats", "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+}
+
 void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const lk_file_stats *fs,
                          lk_stats_set *st)
 {
     for (size_t i = 0; i < st->n; i++) {
         lk_leaf_stats *l = &st->leaves[i];
-        const lk_column_stat *cs = lk_file_stats_column(fs, l->path);
-        int no_bounds = strcmp(l->col->type, "int128") == 0 || strcmp(l->col->type, "uint128") == 0;
-        if (cs) {
-            l->null_count = cs->null_count;
-            l->value_count = cs->num_values - cs->null_count;
-            if (l->value_count < 0)
-                l->value_count = 0;
-            l->column_size = cs->column_size;
-            l->contains_nan = cs->has_nan;
-            l->min = cs->min && !no_bounds ? xstrdup(cs->min) : NULL;
-            l->max = cs->max && !no_bounds ? xstrdup(cs->max) : NULL;
-            if (l->geo && cs->has_geo) {
-                lk_geo_free(l->geo);
-                lk_geo_copy(l->geo, &cs->geo);
-            }
-        }
+        leaf_from_file(l, fs);
         tarn_buf b = {0};
         buf_printf(&b, "(%lld, %lld, %lld, %lld, %lld, %lld, ", (long long)file_id,
                    (long long)table_id, (long long)l->col->id, (long long)l->column_size,
@@ -266,17 +340,11 @@ void lk_write_file_stats(lk_txn *txn, int64_t table_id, int64_t file_id, const l
         buf_puts(&b, ", ");
         quote_literal(&b, l->max);
         buf_printf(&b, ", %s, ", l->contains_nan < 0 ? "NULL" : l->contains_nan ? "true" : "false");
-        if (l->geo) {
-            tarn_buf j = {0};
-            lk_geo_json(&j, l->geo);
-            quote_literal(&b, buf_cstr(&j));
-            buf_free(&j);
-        } else {
-            buf_puts(&b, "NULL");
-        }
+        file_extra_sql(&b, l);
         buf_putc(&b, ')');
         lk_txn_row(txn, "ducklake_file_column_stats", "%s", buf_cstr(&b));
         buf_free(&b);
+        variant_rows(txn, table_id, file_id, l);
     }
 }
 
