@@ -143,6 +143,37 @@ int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
     return rc;
 }
 
+int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sql)
+{
+    memset(out, 0, sizeof(*out));
+    duckdb_result res;
+    if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
+        int rc = duck_error_from_result(&res, sql);
+        duckdb_destroy_result(&res);
+        return rc;
+    }
+    out->ncols = duckdb_column_count(&res);
+    out->names = xcalloc(out->ncols ? out->ncols : 1, sizeof(char *));
+    for (size_t c = 0; c < out->ncols; c++)
+        out->names[c] = xstrdup(duckdb_column_name(&res, c));
+    size_t cap = 0, n = duckdb_row_count(&res);
+    for (size_t r = 0; r < n; r++) {
+        table_push_row(out, &cap);
+        char **row = out->cells + (out->nrows - 1) * out->ncols;
+        for (size_t c = 0; c < out->ncols; c++) {
+            if (duckdb_value_is_null(&res, c, r)) {
+                row[c] = NULL;
+                continue;
+            }
+            duckdb_string v = duckdb_value_string(&res, c, r);
+            row[c] = xstrndup(v.data, v.size);
+            duckdb_free(v.data);
+        }
+    }
+    duckdb_destroy_result(&res);
+    return 0;
+}
+
 void duck_table_free(duck_table *t)
 {
     for (size_t c = 0; c < t->ncols; c++)

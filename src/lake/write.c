@@ -868,7 +868,8 @@ static void ensure_table_dir(lk_lake *lake, const lk_table *t)
     free(dir);
 }
 
-int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
+static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count,
+                        int never_inline)
 {
     lk_txn *txn = lake->txn;
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
@@ -880,7 +881,19 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
     if (rc)
         return rc;
     *count = n;
+    if (never_inline && n > 0)
+        return insert_parquet(lake, con, t, lk_txn_delta(lake, con, t->id), txn->stage_rowid, NULL);
     return insert_staged(lake, con, t, n);
+}
+
+int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
+{
+    return insert_stage(lake, con, table_id, count, 0);
+}
+
+int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
+{
+    return insert_stage(lake, con, table_id, count, 1);
 }
 
 /* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's

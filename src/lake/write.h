@@ -32,6 +32,9 @@ int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int
 /* Writes the stage's rows into table `table_id` of the open transaction;
  * *count gets the number of rows. */
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
+/* The same, always to Parquet (never inlined): the rows a MERGE inserts,
+ * which DuckLake writes to a file whatever their number. */
+int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
 
 /* Inserts the rows of `query` (positionally, cast to the table's types)
  * into `table_id`, evaluating the query exactly once. The result streams

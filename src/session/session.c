@@ -110,30 +110,24 @@ static void deliver_count(const tarn_sink *sink, int64_t n)
         sink->count(sink->ctx, n);
 }
 
-/* EXPLAIN cannot be a subquery (every value is text already), so it runs
- * as it is. */
+/* EXPLAIN and MERGE … RETURNING cannot be subqueries, so they run as they
+ * are. */
 static int run_unwrapped(tarn_session *s, const char *sql, const tarn_sink *sink)
 {
-    duckdb_result res;
-    if (duckdb_query(s->con, sql, &res) != DuckDBSuccess) {
-        int rc = duck_error_from_result(&res, sql);
-        duckdb_destroy_result(&res);
-        return rc;
-    }
     duck_table t;
-    int rc = duck_table_from_result(&t, &res);
-    duckdb_destroy_result(&res);
-    if (!rc)
-        deliver_table(&t, sink);
+    int rc = duck_table_query_stmt(&t, s->con, sql);
+    if (rc)
+        return rc;
+    deliver_table(&t, sink);
     duck_table_free(&t);
-    return rc;
+    return 0;
 }
 
 static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, const tarn_sink *sink)
 {
     char kw[32];
     sql_first_keyword(sql, kw, sizeof(kw));
-    if (kind == TARN_OUTPUT_ROWS && strcmp(kw, "EXPLAIN") == 0)
+    if (kind == TARN_OUTPUT_ROWS && (strcmp(kw, "EXPLAIN") == 0 || strcmp(kw, "MERGE") == 0))
         return run_unwrapped(s, sql, sink);
     if (kind == TARN_OUTPUT_ROWS) {
         duck_table t;

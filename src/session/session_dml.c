@@ -431,12 +431,7 @@ int session_dml_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
                               "SNAPSHOT_VERSION): it cannot be written",
                               l->alias);
     if (strcmp(kw, "MERGE") == 0)
-        return tarn_error_set(TARN_EUNSUPPORTED,
-                              "MERGE INTO %s.%s.%s: tarn does not support MERGE INTO a lake table; "
-                              "write it as UPDATE … FROM, DELETE and INSERT … SELECT inside "
-                              "BEGIN … COMMIT (one snapshot), or as a model with key= (which "
-                              "merges)",
-                              l->alias, schema, name);
+        return session_merge_stmt(s, l, tk, sql, &q, t, sink);
     if (strcmp(kw, "INSERT") == 0 && plain_query_insert(tk, &q, t))
         return do_insert_query(s, l, tk, sql, &q, t, sink);
     /* COPY lake.t FROM …: DuckDB loads the file into the stage, as for an

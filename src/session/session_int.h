@@ -57,6 +57,9 @@ int session_ddl_targets_lake(tarn_session *s, const sql_tokens *tk, const char *
  * keyword and IF [NOT] EXISTS. */
 int session_macro_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                        size_t i, int or_replace, int if_not_exists, int if_exists, int *handled);
+/* MERGE INTO lake table t (q: its name in the statement; session_merge.c). */
+int session_merge_stmt(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
+                       const qname *q, const lk_table *t, const tarn_sink *sink);
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
 
 /* The source text of tokens [from, to) of `sql`. */

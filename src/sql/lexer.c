@@ -674,6 +674,22 @@ static int is_ctas(const char *p)
     return ascii_ieq(p, "AS", 2) && !is_py_wordchar((unsigned char)p[2]);
 }
 
+/* MERGE … RETURNING gives rows, a MERGE without it the count of rows it
+ * changed. */
+static int merge_returns(const char *stmt)
+{
+    sql_tokens tk;
+    if (sql_tokenize(&tk, stmt) != 0) {
+        tarn_error_clear();
+        return 0;
+    }
+    int found = 0;
+    for (size_t i = 0; i < tk.n && !found; i++)
+        found = sql_tok_is_kw(&tk.toks[i], "RETURNING");
+    sql_tokens_free(&tk);
+    return found;
+}
+
 tarn_output_kind sql_output_kind(const char *stmt)
 {
     static const char *const rows[] = {"SELECT", "FROM",     "WITH",    "VALUES",
@@ -684,6 +700,8 @@ tarn_output_kind sql_output_kind(const char *stmt)
     size_t n = span_of(s, is_word_char);
     if (word_in(s, n, rows))
         return TARN_OUTPUT_ROWS;
+    if (n == 5 && ascii_ieq(s, "MERGE", 5))
+        return merge_returns(s) ? TARN_OUTPUT_ROWS : TARN_OUTPUT_COUNT;
     if (word_in(s, n, count) || is_ctas(s))
         return TARN_OUTPUT_COUNT;
     return TARN_OUTPUT_NONE;

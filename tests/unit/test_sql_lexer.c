@@ -461,6 +461,8 @@ static void test_output_rows(void **state)
         "WITH d AS (SELECT 1) DELETE FROM t",
         "SELECT1",
         "SELECT$x",
+        "MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE RETURNING *",
+        "merge into t using s using (a) when not matched then insert returning merge_action",
         NULL};
     for (size_t i = 0; rows[i]; i++) {
         if (sql_output_kind(rows[i]) != TARN_OUTPUT_ROWS)
@@ -471,27 +473,31 @@ static void test_output_rows(void **state)
 static void test_output_count(void **state)
 {
     (void)state;
-    static const char *const counts[] = {"INSERT INTO t VALUES (1)",
-                                         "insert into t select 1",
-                                         "UPDATE t SET a = 1",
-                                         "DELETE FROM t",
-                                         "-- c\n/* d */ DELETE FROM t",
-                                         "CREATE TABLE t AS SELECT 1",
-                                         "create table t as select 1",
-                                         "CREATE TABLE \"a.b\".\"c d\" AS SELECT 1",
-                                         "CREATE OR REPLACE TABLE IF NOT EXISTS x AS FROM y",
-                                         "CREATE OR REPLACE TABLE dl.s.t AS SELECT 1",
-                                         "CREATE TABLE IF NOT EXISTS dl.c1 AS SELECT 42 AS other",
-                                         "CREATE TABLE dl . s . \"x\"\"y\" AS SELECT 1",
-                                         "CREATE\n  TABLE\tt\n  AS\nSELECT 1",
-                                         "CREATE TABLE t AS(SELECT 1)",
-                                         "CREATE TABLE t AS",
-                                         "CREATE TABLE t$1 AS SELECT 1",
-                                         "CREATE TABLE IF AS SELECT 1", /* a table named IF */
-                                         "CREATE TEMP TABLE x AS SELECT 1",
-                                         "CREATE OR REPLACE TEMPORARY TABLE x AS SELECT 1",
-                                         "  /* c */ CREATE TABLE t AS SELECT 1",
-                                         NULL};
+    static const char *const counts[] = {
+        "INSERT INTO t VALUES (1)",
+        "insert into t select 1",
+        "UPDATE t SET a = 1",
+        "DELETE FROM t",
+        "-- c\n/* d */ DELETE FROM t",
+        "CREATE TABLE t AS SELECT 1",
+        "create table t as select 1",
+        "CREATE TABLE \"a.b\".\"c d\" AS SELECT 1",
+        "CREATE OR REPLACE TABLE IF NOT EXISTS x AS FROM y",
+        "CREATE OR REPLACE TABLE dl.s.t AS SELECT 1",
+        "CREATE TABLE IF NOT EXISTS dl.c1 AS SELECT 42 AS other",
+        "CREATE TABLE dl . s . \"x\"\"y\" AS SELECT 1",
+        "CREATE\n  TABLE\tt\n  AS\nSELECT 1",
+        "CREATE TABLE t AS(SELECT 1)",
+        "CREATE TABLE t AS",
+        "CREATE TABLE t$1 AS SELECT 1",
+        "CREATE TABLE IF AS SELECT 1", /* a table named IF */
+        "CREATE TEMP TABLE x AS SELECT 1",
+        "CREATE OR REPLACE TEMPORARY TABLE x AS SELECT 1",
+        "  /* c */ CREATE TABLE t AS SELECT 1",
+        "MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE",
+        "MERGE INTO t USING s USING (a) WHEN NOT MATCHED THEN "
+        "INSERT VALUES ('RETURNING')",
+        NULL};
     for (size_t i = 0; counts[i]; i++)
         if (sql_output_kind(counts[i]) != TARN_OUTPUT_COUNT)
             fail_msg("expected COUNT: %s", counts[i]);
