@@ -205,13 +205,36 @@ char *mt_int(int64_t v)
 
 int mt_write_begin(const mt_call *c)
 {
-    /* A maintenance commit rewrites files under the snapshot it starts
-     * from; mixing it with pending writes of an open BEGIN … COMMIT
-     * (which scans read as files of their own) cannot be made exact. */
-    if (c->explicit_txn)
+    /* dry_run rolls its transaction back: inside BEGIN … COMMIT that would
+     * be the user's */
+    if (c->explicit_txn && mt_bool(c, "dry_run", 0))
         return tarn_error_set(TARN_EUNSUPPORTED,
-                              "cannot run inside BEGIN … COMMIT in tarn: run it on its own");
+                              "dry_run => true cannot be used inside BEGIN … COMMIT");
     return lk_statement_begin(c->lake, c->con, c->explicit_txn);
+}
+
+int mt_table_begin(const mt_call *c, const lk_table *t, size_t *mark)
+{
+    lk_txn *txn = c->lake->txn;
+    *mark = txn->nstmts;
+    if (!c->explicit_txn)
+        return 0;
+    /* the function replaces the committed files and inlined rows; the
+     * transaction's pending deletions of them would be lost (its new rows
+     * stay its own, as in DuckLake) */
+    if (lk_txn_table_deleted(c->lake, c->con, t->id))
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "cannot run on table %s inside a transaction that already deleted "
+                              "or updated its rows: run it before them or after COMMIT",
+                              t->name);
+    return 0;
+}
+
+void mt_table_end(const mt_call *c, const lk_table *t, size_t mark)
+{
+    lk_txn *txn = c->lake->txn;
+    if (c->explicit_txn && txn->nstmts > mark)
+        lk_ids_add(&txn->maintained, &txn->nmaintained, t->id);
 }
 
 int mt_write_end(const mt_call *c, int rc)

@@ -132,6 +132,21 @@ static int register_file(const mt_call *c, const mt_file_spec *sp, const char *r
     return rc;
 }
 
+/* Inside BEGIN … COMMIT the transaction reads the file it wrote (txn.h). */
+static void note_maint_file(lk_txn *txn, const mt_file_spec *sp, const mt_written *w)
+{
+    txn->mfiles = xrealloc(txn->mfiles, (txn->nmfiles + 1) * sizeof(lk_maint_file));
+    lk_maint_file *m = &txn->mfiles[txn->nmfiles++];
+    memset(m, 0, sizeof(*m));
+    m->table_id = sp->cur->id;
+    m->file_id = w->file_id;
+    m->row_id_start = sp->row_id_start;
+    m->record_count = w->record_count;
+    m->begin = sp->begin_snapshot;
+    m->partial_max = sp->partial_max;
+    m->abs_path = xstrdup(w->abs_path);
+}
+
 int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out)
 {
     lk_txn *txn = c->lake->txn;
@@ -160,6 +175,8 @@ int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out
         out->file_size = files[0].file_size;
         out->abs_path = xstrdup(abs);
         rc = register_file(c, sp, rel, &files[0], out->file_id);
+        if (!rc && c->explicit_txn)
+            note_maint_file(txn, sp, out);
     } else if (!rc) {
         rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
                             nfiles);
@@ -221,6 +238,12 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
         int64_t id = lk_txn_new_file_id(txn);
         lk_deletes_file_row(txn, id, cur->id, begin, data_file_id, name, &fs[0],
                             with_partial_max ? max : -1);
+        for (size_t i = 0; c->explicit_txn && i < txn->nmfiles; i++)
+            if (txn->mfiles[i].file_id == data_file_id) {
+                free(txn->mfiles[i].del_path);
+                txn->mfiles[i].del_path = xstrdup(abs);
+                txn->mfiles[i].del_has_snap = with_partial_max;
+            }
     } else if (!rc) {
         unlink(abs);
     }
@@ -245,6 +268,8 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     if (n == 0)
         return 0;
     lk_txn *txn = c->lake->txn;
+    for (size_t i = 0; c->explicit_txn && i < n; i++)
+        lk_ids_add(&txn->replaced_files, &txn->nreplaced_files, ids[i]);
     tarn_buf ids_sql = {0}, q = {0};
     id_list(&ids_sql, ids, n);
     buf_puts(&q, "SELECT f.data_file_id, ");

@@ -210,6 +210,8 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
     if (!rc)
         lk_txn_sql(txn, "DELETE FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
                    (long long)txn->cat.snapshot_id);
+    if (!rc && c->explicit_txn) /* the transaction reads the new files instead */
+        strlist_push(&txn->replaced_inlined, inl->name);
     lk_catalog_free(&vcat);
     buf_free(&name);
     return rc;
@@ -347,12 +349,15 @@ static int flush_tables(const mt_call *c, mt_result *res, int *any)
         if (!mt_auto_compact(c, t))
             continue;
         int64_t rows = 0;
+        size_t mark = 0;
+        rc = mt_table_begin(c, t, &mark);
         for (size_t k = 0; !rc && k < t->ninlined; k++) {
             *any = 1;
             rc = flush_inlined_table(c, t, &t->inlined[k], &rows);
         }
         if (!rc)
             rc = flush_file_deletions(c, t);
+        mt_table_end(c, t, mark);
         if (rc || rows == 0)
             continue;
         char *tok = xasprintf("inline_flush:%lld", (long long)t->id);
@@ -382,7 +387,9 @@ int mt_flush_inlined(char **out, const mt_call *c)
     int any = 0;
     rc = flush_tables(c, &res, &any);
     rc = mt_write_end(c, rc);
-    if (!rc && any && !mt_bool(c, "dry_run", 0))
+    /* inside BEGIN … COMMIT the flushed rows leave at COMMIT; their empty
+     * tables stay until a flush outside one */
+    if (!rc && any && !mt_bool(c, "dry_run", 0) && !c->explicit_txn)
         rc = drop_superseded(c);
     *out = mt_result_sql(&res);
     return rc;

@@ -179,9 +179,18 @@ int mt_cleanup_old_files(char **out, const mt_call *c);
 int mt_delete_orphans(char **out, const mt_call *c);
 
 /* Opens the lake transaction a rewriting maintenance function commits,
- * and ends it: commit, or roll back on failure or with dry_run => true. */
+ * and ends it: commit, or roll back on failure or with dry_run => true.
+ * Inside BEGIN … COMMIT the function's changes join the open transaction
+ * (they become part of its snapshot, as in DuckLake). */
 int mt_write_begin(const mt_call *c);
 int mt_write_end(const mt_call *c, int rc);
+
+/* Inside BEGIN … COMMIT, around the work on one table: mt_table_begin
+ * fails when the transaction already deleted rows of `t` (the function
+ * rewrites the committed ones), mt_table_end notes the table as rewritten
+ * when the work recorded anything (txn.h: maintained). No-ops outside. */
+int mt_table_begin(const mt_call *c, const lk_table *t, size_t *mark);
+void mt_table_end(const mt_call *c, const lk_table *t, size_t mark);
 
 /* Fails inside BEGIN … COMMIT and on a read-only lake: for the functions
  * that change the catalog without a snapshot. */

@@ -192,7 +192,11 @@ int mt_merge_adjacent(char **out, const mt_call *c)
             o.target = parse_size(v, (int64_t)1 << 29);
             free(v);
         }
-        rc = merge_table(c, tables[i], &o, &res);
+        size_t mark = 0;
+        rc = mt_table_begin(c, tables[i], &mark);
+        if (!rc)
+            rc = merge_table(c, tables[i], &o, &res);
+        mt_table_end(c, tables[i], mark);
     }
     free(tables);
     rc = mt_write_end(c, rc);

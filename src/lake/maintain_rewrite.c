@@ -105,9 +105,13 @@ int mt_rewrite_files(char **out, const mt_call *c)
         double threshold = 0;
         if (!mt_auto_compact(c, tables[i]))
             continue;
+        size_t mark = 0;
         rc = delete_threshold(c, tables[i], &threshold);
         if (!rc)
+            rc = mt_table_begin(c, tables[i], &mark);
+        if (!rc)
             rc = rewrite_table(c, tables[i], threshold, &res);
+        mt_table_end(c, tables[i], mark);
     }
     free(tables);
     rc = mt_write_end(c, rc);

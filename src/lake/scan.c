@@ -1068,6 +1068,8 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     int rc = committed_input(&in, lake, con, t, cat, s);
     if (rc)
         return rc;
+    if (pending && (txn->nmfiles || txn->nreplaced_files))
+        scan_apply_maintenance(&in, txn, t->id);
     if (pending)
         scan_add_pending_files(&in, txn, t->id, 0);
     flags = lk_scan_virtual_flags(t, flags);
@@ -1111,6 +1113,9 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     }
     for (size_t i = 0; i < t->ninlined; i++) {
         if (!inlined_table_exists(lake, con, t->inlined[i].name))
+            continue;
+        /* flushed earlier in the transaction: its rows are in new files */
+        if (pending && strlist_find(&txn->replaced_inlined, t->inlined[i].name) >= 0)
             continue;
         /* an empty one adds nothing to the session's view; the commit that
          * first inlines rows into it rebuilds the view */

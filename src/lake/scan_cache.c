@@ -276,7 +276,7 @@ static int commit_only_adds(const lk_txn *txn)
 {
     static const char *const ADDS[] = {"created_schema:", "created_table:", "dropped_table:",
                                        "inserted_into_table:", "inlined_insert:"};
-    if (txn->has_deletes || txn->renum.n)
+    if (txn->has_deletes || txn->renum.n || txn->nmfiles || txn->nreplaced_files)
         return 0;
     for (size_t i = 0; i < txn->nchange_tokens; i++) {
         int ok = 0;

@@ -30,7 +30,7 @@ static int constant_friendly(const char *type)
     return strncmp(type, "decimal", 7) == 0;
 }
 
-void scan_input_free(scan_input *in)
+static void scan_input_free_files(scan_input *in)
 {
     for (size_t i = 0; i < in->n; i++) {
         free(in->files[i].path);
@@ -41,6 +41,11 @@ void scan_input_free(scan_input *in)
         free(in->files[i].pk_cols);
         free(in->files[i].pk_vals);
     }
+}
+
+void scan_input_free(scan_input *in)
+{
+    scan_input_free_files(in);
     free(in->files);
 }
 
@@ -108,6 +113,42 @@ void scan_add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t
         in->any_partitioned |= v && strcmp(v, "true") == 0;
         v = duck_table_get(r, i, 12);
         f->mapping_id = v ? strtoll(v, NULL, 10) : -1;
+    }
+}
+
+static int replaced(const lk_txn *txn, int64_t file_id)
+{
+    for (size_t i = 0; i < txn->nreplaced_files; i++)
+        if (txn->replaced_files[i] == file_id)
+            return 1;
+    return 0;
+}
+
+void scan_apply_maintenance(scan_input *in, const lk_txn *txn, int64_t table_id)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        if (!in->files[i].pending && replaced(txn, in->files[i].id)) {
+            scan_input one = {&in->files[i], 1, 0, 0};
+            scan_input_free_files(&one);
+            continue;
+        }
+        in->files[k++] = in->files[i];
+    }
+    in->n = k;
+    for (size_t i = 0; i < txn->nmfiles; i++) {
+        const lk_maint_file *m = &txn->mfiles[i];
+        if (m->table_id != table_id)
+            continue;
+        scan_file *f = scan_push_file(in);
+        f->id = m->file_id;
+        f->path = xstrdup(m->abs_path);
+        f->row_id_start = m->row_id_start >= 0 ? m->row_id_start : 0;
+        f->begin = m->begin;
+        f->partial_max = m->partial_max;
+        f->record_count = m->record_count;
+        f->del_path = m->del_path ? xstrdup(m->del_path) : NULL;
+        f->del_has_snap = m->del_has_snap;
     }
 }
 

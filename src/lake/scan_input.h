@@ -44,6 +44,11 @@ scan_file *scan_push_file(scan_input *in);
  * at its snapshot); with `renumbered`, under the ids its commit gave them. */
 void scan_add_pending_files(scan_input *in, const lk_txn *txn, int64_t table_id, int renumbered);
 
+/* Inside a transaction whose maintenance functions rewrote table
+ * `table_id`: drops the committed files they replaced and appends the
+ * files they wrote, as the commit will list them. */
+void scan_apply_maintenance(scan_input *in, const lk_txn *txn, int64_t table_id);
+
 /* The committed data files (and their delete files) live at snapshot s,
  * of table `table_id` or (-1) of every table, ordered by table and file
  * (columns: see scan_input.c). */

@@ -317,6 +317,15 @@ static void txn_free(lk_txn *txn)
     strlist_free(&txn->meta_ops);
     free(txn->schema_changed);
     free(txn->sort_changed);
+    free(txn->maintained);
+    free(txn->forgotten);
+    for (size_t i = 0; i < txn->nmfiles; i++) {
+        free(txn->mfiles[i].abs_path);
+        free(txn->mfiles[i].del_path);
+    }
+    free(txn->mfiles);
+    free(txn->replaced_files);
+    strlist_free(&txn->replaced_inlined);
     free(txn->renum.from);
     free(txn->renum.to);
     free(txn->del_file_ids);
@@ -389,4 +398,126 @@ int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)
     if (!rc)
         txn->has_deletes = 1;
     return rc;
+}
+
+int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    if (!lake->txn->has_deletes)
+        return 0;
+    char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
+    char *q = xasprintf("SELECT (SELECT count(*) FROM %s WHERE table_id = %lld) + (SELECT count(*) "
+                        "FROM %s WHERE table_id = %lld)",
+                        pd, (long long)table_id, pid, (long long)table_id);
+    int64_t n = 0;
+    if (duck_query_int64(&n, NULL, con, q) != 0) {
+        tarn_error_clear();
+        n = 1; /* cannot tell: say written */
+    }
+    free(q);
+    free(pd);
+    free(pid);
+    return n > 0;
+}
+
+int lk_txn_check_not_maintained(const lk_txn *txn, const char *table_name, int64_t table_id)
+{
+    for (size_t i = 0; i < txn->nmaintained; i++)
+        if (txn->maintained[i] == table_id)
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "the rows of table %s were rewritten by a maintenance function "
+                                  "earlier in this transaction: delete or update them after "
+                                  "COMMIT",
+                                  table_name);
+    return 0;
+}
+
+void lk_txn_unchange(lk_txn *txn, const char *token)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        if (strcmp(txn->change_tokens[i], token) == 0)
+            free(txn->change_tokens[i]);
+        else
+            txn->change_tokens[k++] = txn->change_tokens[i];
+    }
+    txn->nchange_tokens = k;
+}
+
+static void ids_remove(int64_t *ids, size_t *n, int64_t id)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (ids[i] != id)
+            ids[k++] = ids[i];
+    *n = k;
+}
+
+/* Tokens "kind:<id>" of the table (its inserts, deletes, flushes, …). */
+static void unchange_table(lk_txn *txn, int64_t table_id)
+{
+    char *suffix = xasprintf(":%lld", (long long)table_id);
+    size_t ls = strlen(suffix), k = 0;
+    for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        char *tok = txn->change_tokens[i];
+        size_t lt = strlen(tok);
+        if (lt > ls && strcmp(tok + lt - ls, suffix) == 0 && !strchr(tok, '"'))
+            free(tok);
+        else
+            txn->change_tokens[k++] = tok;
+    }
+    txn->nchange_tokens = k;
+    free(suffix);
+}
+
+void lk_txn_forget_table(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    lk_txn *txn = lake->txn;
+    size_t k = 0;
+    for (size_t i = 0; i < txn->nfiles; i++) {
+        lk_pending_file *p = &txn->files[i];
+        if (p->table_id != table_id) {
+            txn->files[k++] = *p;
+            continue;
+        }
+        unlink(p->abs_path); /* as DuckLake: at the DROP */
+        free(p->path);
+        free(p->abs_path);
+    }
+    txn->nfiles = k;
+    for (size_t i = 0; i < txn->npins; i++) {
+        if (txn->pins[i] != table_id)
+            continue;
+        char *pins = lk_txn_pending_inserts(lake, table_id);
+        exec_fmt(con, "DROP TABLE IF EXISTS %s", pins);
+        free(pins);
+    }
+    ids_remove(txn->pins, &txn->npins, table_id);
+    if (txn->has_deletes) {
+        char *pd = lk_txn_pending_deletes(lake), *pid = lk_txn_pending_inline_deletes(lake);
+        char *id = xasprintf("%lld", (long long)table_id);
+        char *q1 = xasprintf("DELETE FROM %s WHERE table_id = %s", pd, id);
+        char *q2 = xasprintf("DELETE FROM %s WHERE table_id = %s", pid, id);
+        duck_exec(con, q1);
+        duck_exec(con, q2);
+        free(q1);
+        free(q2);
+        free(id);
+        free(pd);
+        free(pid);
+    }
+    tarn_error_clear();
+    k = 0;
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        if (txn->deltas[i].table_id == table_id)
+            lk_stats_free(&txn->deltas[i].stats);
+        else
+            txn->deltas[k++] = txn->deltas[i];
+    }
+    txn->ndeltas = k;
+    unchange_table(txn, table_id);
+    ids_remove(txn->dirty, &txn->ndirty, table_id);
+    ids_remove(txn->touched, &txn->ntouched, table_id);
+    ids_remove(txn->schema_changed, &txn->nschema_changed, table_id);
+    ids_remove(txn->sort_changed, &txn->nsort_changed, table_id);
+    ids_remove(txn->maintained, &txn->nmaintained, table_id);
 }

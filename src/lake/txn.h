@@ -40,6 +40,16 @@ typedef struct {
     int64_t mapping_id;  /* columns by name (namemap.h), and a rollback keeps it */
 } lk_pending_file;
 
+/* A data file a maintenance function wrote inside BEGIN … COMMIT: read by
+ * the transaction as the committed file it becomes (row ids and snapshots
+ * embedded), in place of what it replaces (lk_txn.replaced_*). */
+typedef struct {
+    int64_t table_id, file_id, row_id_start, record_count, begin, partial_max; /* -1: none */
+    char *abs_path;
+    char *del_path; /* its delete file (rows already deleted), or NULL */
+    int del_has_snap;
+} lk_maint_file;
+
 /* Provisional ids and the ids they become at commit (renumber.c). */
 typedef struct {
     int64_t *from, *to;
@@ -127,6 +137,21 @@ struct lk_txn {
     size_t nschema_changed;
     int64_t *sort_changed; /* tables whose sort order was set, reset or renamed (sort.h) */
     size_t nsort_changed;
+    /* Tables a maintenance function rewrote inside BEGIN … COMMIT: their
+     * committed files or inlined rows are gone at commit, so reads keep
+     * showing those (the same rows) and deletions of them are refused. */
+    int64_t *maintained;
+    size_t nmaintained;
+    lk_maint_file *mfiles; /* the files they wrote */
+    size_t nmfiles;
+    int64_t *replaced_files; /* committed data files they replaced */
+    size_t nreplaced_files;
+    strlist replaced_inlined; /* inlined-data tables they flushed */
+    /* Catalog ids of objects created and dropped here (a table, its
+     * partition spec and sort order): DuckLake never numbers them, so the
+     * commit gives the others the ids without them (renumber.c). */
+    int64_t *forgotten;
+    size_t nforgotten;
 };
 
 /* Starts a transaction on `lake` (explicit: BEGIN; else one statement),
@@ -197,6 +222,21 @@ void lk_txn_view_dropped(lk_txn *txn, const char *schema, const char *name);
 /* Notes a change that needs every view of the lake rebuilt (schemas, lake
  * views, renames). */
 void lk_txn_views_all(lk_txn *txn);
+
+/* Forgets everything the transaction holds for table `table_id`, which it
+ * created and now drops: its written files (deleted now), pending inlined
+ * rows and deletions, table delta, change tokens and notes. The catalog
+ * rows it recorded stay in the batch (the caller deletes them there). */
+void lk_txn_forget_table(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Removes change token `token` (no-op when absent). */
+void lk_txn_unchange(lk_txn *txn, const char *token);
+
+/* Whether the transaction holds pending deletions of rows of table
+ * `table_id` (DELETE, UPDATE). */
+int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Fails when a maintenance function rewrote table `table_id` earlier in
+ * the transaction (its rows cannot be deleted or updated until COMMIT). */
+int lk_txn_check_not_maintained(const lk_txn *txn, const char *table_name, int64_t table_id);
 
 /* Creates the TEMP tables that hold pending deletions (on the
  * transaction's first delete; scans only join them from then on). */

@@ -1128,6 +1128,10 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     rc = duck_query_int64(count, NULL, con, "SELECT count(*) FROM " MATCH);
     if (rc || *count == 0)
         return rc;
+    const lk_table *t = lk_catalog_table_by_id(&lake->txn->cat, table_id);
+    rc = lk_txn_check_not_maintained(lake->txn, t ? t->name : "", table_id);
+    if (rc)
+        return rc;
     lk_txn_view_dirty(lake->txn, table_id);
     rc = lk_txn_prepare_deletes(lake, con);
     if (rc)
