@@ -101,6 +101,77 @@ static void drop_table_rows(lk_lake *lake, const lk_table *t)
 
 static void drop_view_rows(lk_lake *lake, const lk_view *v);
 static void set_begin(lk_column *c, int64_t snapshot);
+static char *name_token(const char *kind, const char *schema, const char *name);
+
+/* The catalog tables whose rows name a table by table_id (ducklake_tag:
+ * object_id). */
+static const char *const TABLE_ROWS[] = {
+    "ducklake_table",
+    "ducklake_column",
+    "ducklake_column_mapping",
+    "ducklake_column_tag",
+    "ducklake_data_file",
+    "ducklake_delete_file",
+    "ducklake_file_column_stats",
+    "ducklake_file_partition_value",
+    "ducklake_file_variant_stats",
+    "ducklake_inlined_data_tables",
+    "ducklake_partition_column",
+    "ducklake_partition_info",
+    "ducklake_schema_versions",
+    "ducklake_sort_expression",
+    "ducklake_sort_info",
+    "ducklake_table_column_stats",
+    "ducklake_table_stats",
+};
+
+/* DROP of a table this transaction created: as in DuckLake, nothing of it
+ * is committed (no rows, no change tokens) and its files go now. */
+static int drop_created_table(lk_lake *lake, duckdb_connection con, const char *schema,
+                              const char *name, const lk_table *t)
+{
+    lk_txn *txn = lake->txn;
+    int64_t id = t->id;
+    lk_txn_forget_table(lake, con, id);
+    lk_ids_add(&txn->forgotten, &txn->nforgotten, id);
+    if (t->partition_id >= txn->base_catalog_id)
+        lk_ids_add(&txn->forgotten, &txn->nforgotten, t->partition_id);
+    if (t->sort_id >= txn->base_catalog_id)
+        lk_ids_add(&txn->forgotten, &txn->nforgotten, t->sort_id);
+    for (size_t i = 0; i < sizeof(TABLE_ROWS) / sizeof(TABLE_ROWS[0]); i++)
+        if (lk_lake_meta_table_exists(lake, con, TABLE_ROWS[i]))
+            lk_txn_sql(txn, "DELETE FROM %s.%s WHERE table_id = %lld", lake->meta, TABLE_ROWS[i],
+                       (long long)id);
+    lk_txn_sql(txn, "DELETE FROM %s.ducklake_tag WHERE object_id = %lld", lake->meta,
+               (long long)id);
+    for (size_t i = 0; i < t->ninlined; i++) {
+        tarn_buf b = {0};
+        buf_printf(&b, "DROP TABLE IF EXISTS %s.", lake->meta);
+        quote_ident(&b, t->inlined[i].name);
+        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_meta_table(txn, '-', t->inlined[i].name);
+        buf_free(&b);
+    }
+    char *tok = name_token("created_table", schema, name);
+    lk_txn_unchange(txn, tok);
+    free(tok);
+    lk_idorder_entry_dropped(txn->ids, schema, name);
+    lk_txn_view_dropped(txn, schema, name);
+    lk_catalog_remove_table(&txn->cat, (size_t)(t - txn->cat.tables));
+    return 0;
+}
+
+/* DROP of a table this transaction renamed: DuckLake ends its committed
+ * row and writes none under the new name. */
+static void unrename_table(lk_lake *lake, const char *schema, const lk_table *t)
+{
+    lk_txn *txn = lake->txn;
+    lk_txn_sql(txn, "DELETE FROM %s.ducklake_table WHERE table_id = %lld AND begin_snapshot = %lld",
+               lake->meta, (long long)t->id, (long long)txn->snapshot_id);
+    char *tok = name_token("created_table", schema, t->name);
+    lk_txn_unchange(txn, tok);
+    free(tok);
+}
 
 int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                   int if_exists)
@@ -115,11 +186,10 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                               "Table with name %s does not exist in schema \"%s\" of lake \"%s\"",
                               name, schema, lake->alias);
     }
-    if (t->begin == txn->snapshot_id) /* its live row is this transaction's */
-        return tarn_error_set(TARN_EUNSUPPORTED,
-                              "dropping table %s in the transaction that %s it is not supported "
-                              "yet; commit first",
-                              name, lk_txn_created_table(lake, txn, t) ? "created" : "renamed");
+    if (lk_txn_created_table(lake, txn, t))
+        return drop_created_table(lake, con, schema, name, t);
+    if (t->begin == txn->snapshot_id)
+        unrename_table(lake, schema, t);
     drop_table_rows(lake, t);
     lk_idorder_entry_dropped(txn->ids, schema, name);
     lk_txn_view_dropped(txn, schema, name);
@@ -434,6 +504,9 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     if (lk_catalog_table(&txn->cat, s->id, name))
         return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists in lake \"%s\"",
                               name, lake->alias);
+    if (lk_catalog_view(&txn->cat, s->id, name)) /* one namespace, as in DuckDB */
+        return tarn_error_set(TARN_EINVALID, "Catalog Error: View with name \"%s\" already exists",
+                              name);
     lk_table nt = {0};
     int rc = read_shape(&nt, con, shape);
     if (!rc) {
@@ -960,7 +1033,8 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
 static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
 {
     lk_txn *txn = lake->txn;
-    if (lk_catalog_table(&txn->cat, t->schema_id, new_name))
+    const lk_table *other = lk_catalog_table(&txn->cat, t->schema_id, new_name);
+    if (other && other->id != t->id) /* (itself: a change of case only) */
         return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists", new_name);
     lk_txn_sql(txn,
                "UPDATE %s.ducklake_table SET end_snapshot = %lld WHERE end_snapshot IS NULL AND "

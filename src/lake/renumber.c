@@ -11,8 +11,10 @@
  * commit batch move every id column of the rows this transaction wrote,
  * and rename the inlined-data tables whose names carry a table id. The
  * provisional ids are all new in this snapshot, so no older row carries
- * one. The renumbering is skipped when the two sets differ (an object
- * created and dropped in one transaction, which DuckLake never numbers).
+ * one. A table created and dropped in one transaction DuckLake never
+ * numbers: its ids (txn.h: forgotten) are left out, and next_catalog_id
+ * goes back by as many. The renumbering is skipped when the two sets
+ * differ otherwise.
  */
 #include "lake/renumber.h"
 
@@ -78,16 +80,23 @@ int lk_renumber_plan(lk_txn *txn)
 {
     int64_t *seq = NULL;
     size_t n = lk_idorder_sequence(txn->ids, &seq);
-    int64_t base = txn->base_catalog_id, count = txn->cat.next_catalog_id - base;
-    int usable = count > 0 && (int64_t)n == count;
+    int64_t base = txn->base_catalog_id, next = txn->cat.next_catalog_id;
+    int64_t count = next - base - (int64_t)txn->nforgotten;
+    int usable = (count > 0 || (count == 0 && txn->nforgotten)) && (int64_t)n == count;
+    for (size_t i = 0; usable && i < txn->nforgotten; i++)
+        usable = txn->forgotten[i] >= base && txn->forgotten[i] < next;
     for (size_t i = 0; usable && i < n; i++) {
-        usable = seq[i] >= base && seq[i] < base + count;
+        usable = seq[i] >= base && seq[i] < next;
         for (size_t k = 0; usable && k < i; k++)
             usable = seq[k] != seq[i];
+        for (size_t k = 0; usable && k < txn->nforgotten; k++)
+            usable = txn->forgotten[k] != seq[i];
     }
     int moved = 0;
     for (size_t i = 0; usable && i < n; i++)
         moved |= seq[i] != base + (int64_t)i;
+    if (usable && txn->nforgotten) /* the ids DuckLake never took */
+        txn->cat.next_catalog_id = base + count;
     if (!usable || !moved) {
         free(seq);
         return 0;

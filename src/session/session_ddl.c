@@ -139,7 +139,7 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
                         const tarn_sink *sink)
 {
     int is_ctas = q->end < tk->n && sql_tok_is_kw(&tk->toks[q->end], "AS");
-    if (table_exists(l, schema, name) && h->if_not_exists) {
+    if ((table_exists(l, schema, name) || view_exists(l, schema, name)) && h->if_not_exists) {
         if (is_ctas && sink && sink->count)
             sink->count(sink->ctx, 0);
         return 0;
