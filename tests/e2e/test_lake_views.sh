@@ -91,4 +91,10 @@ check_eq "AT on a view reads its tables at that version" "$(printf 'n\n0\n\nn\n1
 check_eq "AT on a view before it existed" 'Catalog Error: Table with name sv does not exist at version 1 of lake "lake"' \
     "$(err "SELECT * FROM sv AT (VERSION => 1);")"
 
+# one namespace for tables and views, as in DuckDB
+q "$ATTACH CREATE VIEW clash AS SELECT 1 AS a;" >/dev/null
+check_eq "CREATE TABLE over a view fails" 'Catalog Error: View with name "clash" already exists' \
+    "$(err "CREATE TABLE clash (i INTEGER);")"
+check_eq "... with IF NOT EXISTS it does nothing" "1" "$(qn "$ATTACH CREATE TABLE IF NOT EXISTS clash (i INTEGER); SELECT * FROM clash;")"
+
 finish
