@@ -292,6 +292,8 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
         rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "CALL") == 0)
         rc = session_call_stmt(s, tk, sql, &handled);
+    else if (strcmp(kw, "CHECKPOINT") == 0 || strcmp(kw, "FORCE") == 0)
+        rc = session_checkpoint_stmt(s, tk, &handled);
     else if (strcmp(kw, "SET") == 0 || strcmp(kw, "RESET") == 0)
         return stmt_set(s, tk, sql, kind, sink);
     if (handled || rc)

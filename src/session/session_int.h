@@ -60,6 +60,8 @@ int session_macro_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, c
 /* MERGE INTO lake table t (q: its name in the statement; session_merge.c). */
 int session_merge_stmt(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                        const qname *q, const lk_table *t, const tarn_sink *sink);
+/* [FORCE] CHECKPOINT [name] of a lake (session_call.c). */
+int session_checkpoint_stmt(tarn_session *s, const sql_tokens *tk, int *handled);
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
 
 /* The source text of tokens [from, to) of `sql`. */
