@@ -259,3 +259,8 @@ duckdb_connection duck_parser_con(void)
         tarn_error_set(TARN_ERROR, "cannot open DuckDB's in-memory database to parse SQL");
     return parser_con;
 }
+
+duckdb_database duck_parser_db(void)
+{
+    return duck_parser_con() ? parser_db : NULL;
+}

@@ -74,5 +74,8 @@ void duck_configure(duckdb_config cfg);
  * its transaction, or under its PRAGMA enable_verification, they abort
  * the transaction). NULL with the error set when it cannot be opened. */
 duckdb_connection duck_parser_con(void);
+/* That database, for a module that needs a connection of its own (one
+ * used from other threads); NULL with the error set as above. */
+duckdb_database duck_parser_db(void);
 
 #endif

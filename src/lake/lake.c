@@ -13,6 +13,7 @@
 
 #include "duck/duck.h"
 #include "lake/commit.h"
+#include "lake/delmask.h"
 #include "lake/migrate.h"
 #include "lake/scan.h"
 #include "lake/txn.h"
@@ -349,7 +350,9 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
     lake->inline_limit = opts->inline_limit;
     int is_new = 0;
-    int rc = attach_meta(lake, con, opts, &is_new);
+    int rc = lk_delmask_register(con); /* the views' deleted-row filter */
+    if (!rc)
+        rc = attach_meta(lake, con, opts, &is_new);
     if (rc) {
         lake_free(lake);
         return rc;

@@ -5,8 +5,10 @@
  *
  *   SELECT cols FROM read_parquet([files], schema = MAP{field_id: {name,
  *          type, default}}, filename = true, file_row_number = true) d
- *     ANTI JOIN (deleted (file, pos) pairs) x ON …      -- deletes
- *     WHERE __tarn_snap <= S                             -- partial files
+ *     ANTI JOIN (deleted (file, pos) pairs) x ON …      -- inlined / pending deletes
+ *     WHERE NOT __tarn_deleted('spec', [d.file_index,] d.file_row_number)
+ *                                                        -- delete files (delmask.h)
+ *       AND __tarn_snap <= S                             -- partial files
  *   UNION ALL SELECT cols FROM <inlined table> WHERE <live at S>
  *   UNION ALL SELECT cols FROM <pending inserts>        -- open transaction
  *
@@ -25,6 +27,7 @@
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+#include "lake/delmask.h"
 #include "lake/scan_input.h"
 #include "lake/hive.h"
 #include "lake/namemap.h"
@@ -297,9 +300,9 @@ static void file_values(tarn_buf *b, const scan_input *in, int wide)
                 buf_puts(b, ", NULL::BIGINT");
             else
                 buf_printf(b, ", %lld::BIGINT", (long long)f->begin);
-            buf_printf(b, ", %lld::UBIGINT, %lld::BIGINT", (long long)f->index,
-                       (long long)(f->pending && f->local_start >= 0 ? f->local_start
-                                                                     : f->row_id_start));
+            buf_printf(
+                b, ", %lld::UBIGINT, %lld::BIGINT", (long long)f->index,
+                (long long)(f->pending && f->local_start >= 0 ? f->local_start : f->row_id_start));
         }
         buf_putc(b, ')');
     }
@@ -312,33 +315,39 @@ static void file_join(tarn_buf *b, const scan_input *in, int flags)
     int wide = (flags & (LK_SCAN_VIRTUAL | LK_SCAN_LOCAL_ROWIDS)) != 0;
     buf_puts(b, " JOIN ");
     file_values(b, in, wide);
-    buf_puts(b, wide ? " m(i, p, r, b, s, x, l) ON d.filename = m.p" : " m(i, p, r, b) ON d.filename = m.p");
+    buf_puts(b, wide ? " m(i, p, r, b, s, x, l) ON d.filename = m.p"
+                     : " m(i, p, r, b) ON d.filename = m.p");
 }
 
-/* The (f, pos) pairs deleted at snapshot s: delete files, the inlined
- * deletion table, and the transaction's pending deletions. */
+/* The filter that drops the rows the files' delete files list at
+ * snapshot s: one bit test per row (delmask.h; a delete file may embed
+ * each deletion's snapshot while its catalog row has no partial_max, as
+ * DuckLake's flush writes them). Nothing when no file has one. */
+static void delete_files_filter(tarn_buf *b, const scan_input *in, int64_t s)
+{
+    tarn_buf spec = {0};
+    int any = 0;
+    lk_delmask_spec_begin(&spec, s);
+    for (size_t i = 0; i < in->n; i++) {
+        if (in->files[i].del_path) {
+            lk_delmask_spec_file(&spec, i, in->files[i].del_path);
+            any = 1;
+        }
+    }
+    if (any) {
+        buf_puts(b, "NOT __tarn_deleted(");
+        quote_literal(b, buf_cstr(&spec));
+        buf_puts(b, in->n == 1 ? ", d.file_row_number)" : ", d.file_index, d.file_row_number)");
+    }
+    buf_free(&spec);
+}
+
+/* The (f, pos) pairs deleted at snapshot s that no delete file holds: the
+ * inlined deletion table, and the transaction's pending deletions. */
 static int deletes_sql(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
                        const char *snap, int pending)
 {
     int parts = 0;
-    for (size_t i = 0; i < in->n; i++) {
-        const scan_file *f = &in->files[i];
-        if (!f->del_path)
-            continue;
-        buf_puts(b, parts++ ? " UNION ALL " : "");
-        buf_puts(b, "SELECT ");
-        quote_literal(b, f->path);
-        /* by field id: a delete file may embed each deletion's snapshot
-         * while its catalog row has no partial_max (DuckLake's flush) */
-        buf_puts(b, " AS f, pos FROM read_parquet(");
-        quote_literal(b, f->del_path);
-        buf_printf(b,
-                   ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', default_value: "
-                   "NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', type: 'BIGINT', "
-                   "default_value: NULL::VARCHAR}}) WHERE __tarn_dsnap IS NULL OR __tarn_dsnap "
-                   "<= %s",
-                   snap);
-    }
     if (in->has_inline_deletes) {
         buf_puts(b, parts++ ? " UNION ALL " : "");
         buf_puts(b, "SELECT m.p AS f, x.row_id AS pos FROM ");
@@ -448,8 +457,14 @@ static void parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
         buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
                    buf_cstr(&del));
     }
+    tarn_buf where = {0};
+    delete_files_filter(&where, in, s);
     if (snap_filter)
-        buf_printf(b, " WHERE d.__tarn_snap IS NULL OR d.__tarn_snap <= %s", snap);
+        buf_printf(&where, "%s(d.__tarn_snap IS NULL OR d.__tarn_snap <= %s)",
+                   where.len ? " AND " : "", snap);
+    if (where.len)
+        buf_printf(b, " WHERE %s", buf_cstr(&where));
+    buf_free(&where);
     buf_free(&del);
 }
 
@@ -863,7 +878,7 @@ void lk_scan_mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m,
  * files of one mapping have its names, not always its types), without
  * DuckDB's own hive columns, minus deleted rows. */
 static void mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
-                        const char *snap, int flags, int pending, const lk_namemap *m)
+                        int64_t s, const char *snap, int flags, int pending, const lk_namemap *m)
 {
     tarn_buf del = {0};
     int ndel = deletes_sql(&del, lake, t, in, snap, pending);
@@ -890,6 +905,11 @@ static void mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sca
     if (ndel)
         buf_printf(b, " ANTI JOIN (%s) x ON d.filename = x.f AND d.file_row_number = x.pos",
                    buf_cstr(&del));
+    tarn_buf where = {0};
+    delete_files_filter(&where, in, s);
+    if (where.len)
+        buf_printf(b, " WHERE %s", buf_cstr(&where));
+    buf_free(&where);
     buf_free(&del);
 }
 
@@ -952,8 +972,17 @@ static int mapped_load(lk_namemap_set *out, lk_lake *lake, duckdb_connection con
     return rc;
 }
 
-static int same_group(const scan_file *a, const scan_file *b, int by_begin, int64_t since)
+/* Up to this many files with a delete file are read each on its own: the
+ * deleted-row filter of a one-file read takes only the row number, so
+ * DuckDB runs it inside the Parquet scan, before the other columns are
+ * read (cheaper than the file-index form a read of several files needs). */
+#define OWN_READ_DELETE_FILES 8
+
+static int same_group(const scan_file *a, const scan_file *b, int by_begin, int64_t since,
+                      int split_deletes)
 {
+    if (a != b && split_deletes && (a->del_path || b->del_path))
+        return 0;
     if (a->mapping_id != b->mapping_id)
         return 0;
     if (by_begin && a->mapping_id < 0 && a->begin != b->begin)
@@ -974,6 +1003,10 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
     int nested = has_nested(t);
     int64_t since = layout_since(t->cols, t->ncols);
     int rc = 0;
+    size_t ndel = 0;
+    for (size_t i = 0; i < in->n; i++)
+        ndel += in->files[i].del_path != NULL;
+    int split = ndel <= OWN_READ_DELETE_FILES;
     char *done = xcalloc(in->n, 1);
     for (size_t i = 0; i < in->n && !rc; i++) {
         if (done[i])
@@ -989,7 +1022,7 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         scan_input group = {0};
         group.has_inline_deletes = in->has_inline_deletes;
         for (size_t k = i; k < in->n; k++) {
-            if (done[k] || !same_group(&in->files[i], &in->files[k], nested, since))
+            if (done[k] || !same_group(&in->files[i], &in->files[k], nested, since, split))
                 continue;
             done[k] = 1;
             group.files = xrealloc(group.files, (group.n + 1) * sizeof(scan_file));
@@ -1006,7 +1039,7 @@ static int grouped_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
                                 "does not have",
                                 group.files[0].path, t->name);
         else if (m)
-            mapped_part(b, lake, t, &group, snap, flags, pending, m);
+            mapped_part(b, lake, t, &group, s, snap, flags, pending, m);
         else
             parquet_part(b, lake, t, &group, s, snap, flags, pending, current ? NULL : tt->cols,
                          current ? 0 : tt->ncols);
