@@ -86,6 +86,14 @@ static void stage_order(tarn_buf *b, const lk_table *t, int with_rowid, int sort
     buf_puts(b, "rowid");
 }
 
+/* Records that the transaction has a pending-insert table for `t`. */
+static void pending_inserts_made(lk_lake *lake, const lk_table *t)
+{
+    lk_txn *txn = lake->txn;
+    txn->pins = xrealloc(txn->pins, (txn->npins + 1) * sizeof(int64_t));
+    txn->pins[txn->npins++] = t->id;
+}
+
 /* The TEMP table holding this transaction's inlined rows for `t`, created
  * on first use. The commit moves its rows into the table's newest
  * inlined-data table (lk_write_move_pending), so rows inserted before an
@@ -104,11 +112,8 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
         buf_puts(&b, " FROM " STAGE " LIMIT 0");
         rc = duck_exec(con, buf_cstr(&b));
     }
-    if (!rc) {
-        lk_txn *txn = lake->txn;
-        txn->pins = xrealloc(txn->pins, (txn->npins + 1) * sizeof(int64_t));
-        txn->pins[txn->npins++] = t->id;
-    }
+    if (!rc)
+        pending_inserts_made(lake, t);
     buf_free(&b);
     free(pins);
     return rc;
@@ -117,12 +122,19 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
 static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
                           lk_table_delta *d, int64_t n, int with_rowid)
 {
-    int rc = ensure_pending_inserts(lake, con, t);
+    /* the first rows of a plain insert create the table (one statement
+     * instead of an empty CREATE and an INSERT: an autocommit INSERT's
+     * rows are always the first) */
+    int create = !with_rowid && !lk_write_pending_exists(lake, con, t->id);
+    int rc = create ? 0 : ensure_pending_inserts(lake, con, t);
     if (rc)
         return rc;
     char *pins = lk_txn_pending_inserts(lake, t->id);
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s SELECT ", pins);
+    if (create)
+        buf_printf(&b, "CREATE TEMP TABLE %s AS SELECT ", pins + strlen("temp.main."));
+    else
+        buf_printf(&b, "INSERT INTO %s SELECT ", pins);
     /* An UPDATE keeps a committed row's id; a row this transaction
      * inserted is, as in DuckLake's transaction-local storage, deleted and
      * appended again, so its new image takes the next id. */
@@ -148,9 +160,9 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     else if (with_rowid)
         buf_puts(&b, "__tarn_rowid, ");
     else {
-        buf_printf(&b, "%lld + row_number() OVER (", (long long)d->next_row_id);
+        buf_printf(&b, "(%lld + row_number() OVER (", (long long)d->next_row_id);
         stage_order(&b, t, with_rowid, sorted);
-        buf_puts(&b, ") - 1, ");
+        buf_puts(&b, ") - 1)::BIGINT AS row_id, ");
     }
     table_columns(&b, t);
     buf_puts(&b, " FROM " STAGE);
@@ -160,6 +172,8 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     free(pins);
     if (rc)
         return rc;
+    if (create)
+        pending_inserts_made(lake, t);
     lk_stats_set st;
     lk_stats_init(&st, t);
     rc = lk_stats_from_rows(&st, con, STAGE, t);
@@ -868,16 +882,16 @@ static void ensure_table_dir(lk_lake *lake, const lk_table *t)
     free(dir);
 }
 
-static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count,
-                        int never_inline)
+static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
+                        int64_t *count, int never_inline)
 {
     lk_txn *txn = lake->txn;
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
     ensure_table_dir(lake, t);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " STAGE);
+    int64_t n = known;
+    int rc = known >= 0 ? 0 : duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " STAGE);
     if (rc)
         return rc;
     *count = n;
@@ -886,14 +900,20 @@ static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, 
     return insert_staged(lake, con, t, n);
 }
 
+int lk_insert_stage_known(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
+                          int64_t *count)
+{
+    return insert_stage(lake, con, table_id, known, count, 0);
+}
+
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
-    return insert_stage(lake, con, table_id, count, 0);
+    return insert_stage(lake, con, table_id, -1, count, 0);
 }
 
 int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
-    return insert_stage(lake, con, table_id, count, 1);
+    return insert_stage(lake, con, table_id, -1, count, 1);
 }
 
 /* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's

@@ -35,6 +35,9 @@ int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int6
 /* The same, always to Parquet (never inlined): the rows a MERGE inserts,
  * which DuckLake writes to a file whatever their number. */
 int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count);
+/* The same when the caller knows the stage's row count (`known`; -1: count them). */
+int lk_insert_stage_known(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
+                          int64_t *count);
 
 /* Inserts the rows of `query` (positionally, cast to the table's types)
  * into `table_id`, evaluating the query exactly once. The result streams

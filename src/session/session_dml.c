@@ -112,8 +112,14 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
         rc = lk_stage_create(l, s->con, t, 0);
     }
+    /* DuckDB counts the rows a plain INSERT adds (a RETURNING clause makes
+     * it a query: then the stage is counted) */
+    int64_t added = -1;
+    int returning = 0;
+    for (size_t i = q->end; i < tk->n; i++)
+        returning |= sql_tok_is_kw(&tk->toks[i], "RETURNING");
     if (!rc) {
-        rc = duck_exec(s->con, rewritten);
+        rc = duck_exec_count(s->con, rewritten, returning ? NULL : &added);
         if (rc) {
             /* DuckDB's message speaks of the stage; the user wrote the table */
             char *name = session_token_text(tk, sql, q->start, q->end);
@@ -124,7 +130,7 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     }
     int64_t n = 0;
     if (!rc)
-        rc = lk_insert_stage(l, s->con, table_id, &n);
+        rc = lk_insert_stage_known(l, s->con, table_id, added, &n);
     free(rewritten);
     rc = session_write_end(s, l, rc);
     if (!rc)
