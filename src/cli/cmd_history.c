@@ -57,6 +57,29 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
     free(ids);
 }
 
+/* How many columns tarn_model_run of catalog `cat` has (named `name`, when
+ * not NULL); 0 when the table does not exist. */
+static int64_t runs_columns(cli_project *cp, const char *cat, const char *name)
+{
+    tarn_buf sql = {0}, runs = {0};
+    quote_qualified(&runs, cat, "main", "tarn_model_run");
+    buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
+    quote_literal(&sql, buf_cstr(&runs));
+    buf_putc(&sql, ')');
+    if (name) {
+        buf_puts(&sql, " WHERE name = ");
+        quote_literal(&sql, name);
+    }
+    int64_t n = 0;
+    if (query_int64(&n, cp->s, buf_cstr(&sql)) != 0) {
+        tarn_error_clear();
+        n = 0;
+    }
+    buf_free(&runs);
+    buf_free(&sql);
+    return n;
+}
+
 int cmd_history(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
@@ -66,34 +89,18 @@ int cmd_history(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(cmd_history_usage, stdout);
+        if (cli_opt_help(a, cmd_history_usage))
             return CLI_OK;
-        }
         if (strcmp(a, "--all") == 0) {
             all = 1;
-        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
-            if (m < 0)
-                goto usage;
-            dir = val;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
                 goto usage;
-        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+        } else if ((m = cli_opt_format(argc, argv, &i, &fmt)) != 0) {
             if (m < 0)
                 goto usage;
-            if (render_format_parse(&fmt, val) != 0) {
-                cli_errorf("%s", tarn_error_last());
-                goto usage;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_errorf("unknown option '%s'", a);
+        } else if (cli_opt_dir_model(argc, argv, &i, &dir, &model) < 0) {
             goto usage;
-        } else if (model) {
-            cli_errorf("give one MODEL");
-            goto usage;
-        } else {
-            model = a;
         }
     }
     cli_project cp;
@@ -124,40 +131,16 @@ int cmd_history(int argc, char **argv)
                 "tarn: no builds recorded in lake \"%s\" yet (its catalog %s does not "
                 "exist)\n",
                 cp.p->lake_alias, cp.p->lake_path);
-    tarn_buf sql = {0};
-    if (cat) {
-        /* the catalog database is left out of duckdb_tables() (DuckLake hides
-         * it): ask for the table's columns instead (an error when absent) */
-        tarn_buf runs = {0};
-        quote_qualified(&runs, cat, "main", "tarn_model_run");
-        buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
-        quote_literal(&sql, buf_cstr(&runs));
-        buf_putc(&sql, ')');
-        buf_free(&runs);
-        int64_t n = 0;
-        if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0 || n == 0) {
-            tarn_error_clear();
-            fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp.p->lake_alias);
-            cat = NULL;
-        }
+    /* the catalog database is left out of duckdb_tables() (DuckLake hides
+     * it): ask for the table's columns instead */
+    if (cat && runs_columns(&cp, cat, NULL) == 0) {
+        fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp.p->lake_alias);
+        cat = NULL;
     }
     /* A lake last built by an older tarn has no run_reason column yet. */
-    int has_reason = 0;
+    int has_reason = cat && runs_columns(&cp, cat, "run_reason") > 0;
+    tarn_buf sql = {0};
     if (cat) {
-        buf_clear(&sql);
-        tarn_buf runs = {0};
-        quote_qualified(&runs, cat, "main", "tarn_model_run");
-        buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
-        quote_literal(&sql, buf_cstr(&runs));
-        buf_puts(&sql, ") WHERE name = 'run_reason'");
-        buf_free(&runs);
-        int64_t n = 0;
-        if (query_int64(&n, cp.s, buf_cstr(&sql)) != 0)
-            tarn_error_clear();
-        has_reason = n > 0;
-    }
-    if (cat) {
-        buf_clear(&sql);
         buf_printf(&sql,
                    "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
                    "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
@@ -175,16 +158,7 @@ int cmd_history(int argc, char **argv)
             dead_runs_union(&sql, cp.s, cat);
         }
         buf_printf(&sql, ") ORDER BY run_id DESC, _at DESC LIMIT %ld", limit);
-        render *r = render_new(fmt, stdout);
-        render_start(r, 1, TARN_OUTPUT_ROWS);
-        if (tarn_session_exec(cp.s, buf_cstr(&sql), render_sink(r)) == 0) {
-            render_finish(r);
-        } else {
-            render_error(r, tarn_error_last());
-            cli_report(tarn_error_last());
-            status = CLI_FAILED;
-        }
-        render_free(r);
+        status = cli_project_print(&cp, buf_cstr(&sql), fmt);
     }
     buf_free(&sql);
     free(name);

@@ -93,20 +93,9 @@ typedef struct {
 
 static int conn_open(duck_conn *c, const char *path)
 {
-    duckdb_config cfg;
-    duckdb_create_config(&cfg);
-    /* no extension is fetched or loaded: the catalog is plain DuckDB */
-    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
-    duckdb_set_config(cfg, "autoload_known_extensions", "false");
-    duck_configure(cfg);
-    char *err = NULL;
-    int ok = duckdb_open_ext(NULL, &c->db, cfg, &err) == DuckDBSuccess;
-    duckdb_destroy_config(&cfg);
-    if (!ok) {
-        int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
-        duckdb_free(err);
+    int rc = duck_open(&c->db);
+    if (rc)
         return rc;
-    }
     if (duckdb_connect(c->db, &c->con) != DuckDBSuccess) {
         duckdb_close(&c->db);
         return tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
@@ -115,7 +104,7 @@ static int conn_open(duck_conn *c, const char *path)
     buf_puts(&b, "ATTACH ");
     quote_literal(&b, path);
     buf_puts(&b, " AS " META_NAME);
-    int rc = duck_exec(c->con, buf_cstr(&b));
+    rc = duck_exec(c->con, buf_cstr(&b));
     buf_free(&b);
     if (rc) {
         duckdb_disconnect(&c->con);

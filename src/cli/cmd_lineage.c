@@ -153,15 +153,9 @@ int cmd_lineage(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(cmd_lineage_usage, stdout);
+        if (cli_opt_help(a, cmd_lineage_usage))
             return CLI_OK;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
-            if (m < 0)
-                goto usage;
-            dir = val;
-        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
             if (m < 0)
                 goto usage;
             if (strcmp(val, "text") == 0)
@@ -174,14 +168,8 @@ int cmd_lineage(int argc, char **argv)
                 cli_errorf("--format takes text, dot or json, not '%s'", val);
                 goto usage;
             }
-        } else if (a[0] == '-' && a[1]) {
-            cli_errorf("unknown option '%s'", a);
+        } else if (cli_opt_dir_model(argc, argv, &i, &dir, &model) < 0) {
             goto usage;
-        } else if (model) {
-            cli_errorf("give one MODEL");
-            goto usage;
-        } else {
-            model = a;
         }
     }
     cli_project cp;

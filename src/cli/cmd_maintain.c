@@ -10,6 +10,7 @@
  *   flush    ducklake_flush_inlined_data
  */
 #include "cli/cli.h"
+#include "cli/project_cli.h"
 #include "cli/render.h"
 
 #include "tarn/error.h"
@@ -57,26 +58,6 @@ typedef struct {
     render_format format;
 } maint_opts;
 
-/* Option with a value: `--name V` or `--name=V`; 1 taken, 0 not this
- * option, -1 missing value. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (*i + 1 >= argc) {
-        cli_errorf("option %s needs a value", name);
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
 static int parse_one(maint_opts *o, int argc, char **argv, int *i)
 {
     const struct {
@@ -93,7 +74,7 @@ static int parse_one(maint_opts *o, int argc, char **argv, int *i)
     if (strcmp(a, "--all") == 0)
         return o->all = 1, 0;
     for (size_t k = 0; k < sizeof(VALUED) / sizeof(VALUED[0]); k++) {
-        int m = opt_value(argc, argv, i, VALUED[k].name, &val);
+        int m = cli_opt_value(argc, argv, i, NULL, VALUED[k].name, &val);
         if (m < 0)
             return -1;
         if (m > 0) {
@@ -101,16 +82,9 @@ static int parse_one(maint_opts *o, int argc, char **argv, int *i)
             return 0;
         }
     }
-    int m = opt_value(argc, argv, i, "--format", &val);
-    if (m > 0 && render_format_parse(&o->format, val) == 0)
-        return 0;
-    if (m > 0) {
-        cli_errorf("%s", tarn_error_last());
-        tarn_error_clear();
-        return -1;
-    }
-    if (m < 0)
-        return -1;
+    int m = cli_opt_format(argc, argv, i, &o->format);
+    if (m != 0)
+        return m < 0 ? -1 : 0;
     if (a[0] != '-' && !o->action)
         return o->action = a, 0;
     cli_errorf(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);

@@ -81,8 +81,7 @@ int cmd_plan(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(cmd_plan_usage, stdout);
+        if (cli_opt_help(a, cmd_plan_usage)) {
             strlist_free(&sels);
             return CLI_OK;
         }

@@ -56,15 +56,9 @@ int cmd_show(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(cmd_show_usage, stdout);
+        if (cli_opt_help(a, cmd_show_usage))
             return CLI_OK;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
-            if (m < 0)
-                goto usage;
-            dir = val;
-        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
                 goto usage;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--at", &val)) != 0) {
@@ -74,21 +68,11 @@ int cmd_show(int argc, char **argv)
                 at = 0;
             else if (cli_opt_int("--at", val, &at) < 0)
                 goto usage;
-        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+        } else if ((m = cli_opt_format(argc, argv, &i, &fmt)) != 0) {
             if (m < 0)
                 goto usage;
-            if (render_format_parse(&fmt, val) != 0) {
-                cli_errorf("%s", tarn_error_last());
-                goto usage;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_errorf("unknown option '%s'", a);
+        } else if (cli_opt_dir_model(argc, argv, &i, &dir, &model) < 0) {
             goto usage;
-        } else if (model) {
-            cli_errorf("give one MODEL");
-            goto usage;
-        } else {
-            model = a;
         }
     }
     if (!model) {
@@ -131,16 +115,7 @@ int cmd_show(int argc, char **argv)
         if (at >= 0)
             buf_printf(&sql, " AT (VERSION => %ld)", at);
         buf_printf(&sql, " LIMIT %ld", limit);
-        render *r = render_new(fmt, stdout);
-        render_start(r, 1, TARN_OUTPUT_ROWS);
-        if (tarn_session_exec(cp.s, buf_cstr(&sql), render_sink(r)) == 0) {
-            render_finish(r);
-        } else {
-            render_error(r, tarn_error_last());
-            cli_report(tarn_error_last());
-            status = CLI_FAILED;
-        }
-        render_free(r);
+        status = cli_project_print(&cp, buf_cstr(&sql), fmt);
         buf_free(&sql);
     }
     cli_project_close(&cp);

@@ -9,6 +9,7 @@
  * prompt is repl.c's.
  */
 #include "cli/cli.h"
+#include "cli/project_cli.h"
 #include "cli/render.h"
 #include "cli/repl.h"
 
@@ -151,33 +152,6 @@ static void opt_add_sql(sql_opts *o, const char *sql)
     buf_puts(&o->sql, sql);
 }
 
-/* Matches `arg` against an option that takes a value, spelled `-x V`,
- * `-xV`, `--long V` or `--long=V`. Returns 1 and sets *val on a match,
- * 0 when `arg` is another option, -1 when the value is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-                     const char **val)
-{
-    const char *a = argv[*i];
-    size_t ln = strlen(lng);
-    const char *inline_val = NULL;
-    if (shrt && strncmp(a, shrt, 2) == 0)
-        inline_val = a[2] ? a + 2 : NULL;
-    else if (strncmp(a, lng, ln) == 0 && (a[ln] == '=' || a[ln] == '\0'))
-        inline_val = a[ln] == '=' ? a + ln + 1 : NULL;
-    else
-        return 0;
-    if (inline_val) {
-        *val = inline_val;
-        return 1;
-    }
-    if (*i + 1 >= argc) {
-        cli_errorf("option %s needs a value", a);
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
 /* Handles the option at argv[*i]. Returns 1 for --help, 0 when taken,
  * -1 on a usage error (already reported). */
 static int opt_parse_one(sql_opts *o, int argc, char **argv, int *i)
@@ -186,25 +160,17 @@ static int opt_parse_one(sql_opts *o, int argc, char **argv, int *i)
     int m;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
         return 1;
-    if ((m = opt_value(argc, argv, i, "-c", "--command", &val)) != 0) {
+    if ((m = cli_opt_value(argc, argv, i, "-c", "--command", &val)) != 0) {
         if (m > 0)
             opt_add_sql(o, val);
         return m < 0 ? -1 : 0;
     }
-    if ((m = opt_value(argc, argv, i, "-f", "--file", &val)) != 0) {
+    if ((m = cli_opt_value(argc, argv, i, "-f", "--file", &val)) != 0) {
         o->file = val;
         return m < 0 ? -1 : 0;
     }
-    if ((m = opt_value(argc, argv, i, NULL, "--format", &val)) != 0) {
-        if (m < 0)
-            return -1;
-        if (render_format_parse(&o->format, val) < 0) {
-            cli_errorf("%s", tarn_error_last());
-            tarn_error_clear();
-            return -1;
-        }
-        return 0;
-    }
+    if ((m = cli_opt_format(argc, argv, i, &o->format)) != 0)
+        return m < 0 ? -1 : 0;
     cli_errorf("unknown option '%s'", a);
     return -1;
 }

@@ -10,6 +10,7 @@
 #include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,14 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+int cli_opt_help(const char *arg, const char *usage)
+{
+    if (strcmp(arg, "-h") != 0 && strcmp(arg, "--help") != 0)
+        return 0;
+    fputs(usage, stdout);
+    return 1;
+}
 
 int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
                   const char **val)
@@ -55,27 +64,53 @@ int cli_opt_int(const char *opt, const char *val, long *out)
     return 0;
 }
 
-/* The command line of process `pid` ("tarn run -C shop"), or NULL when
- * it cannot be read (gone, or another user's). */
-static char *process_command(long pid)
+int cli_opt_format(int argc, char **argv, int *i, render_format *fmt)
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char buf[512];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    if (n == 0)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] == 0)
-            buf[i] = ' ';
-    while (n && buf[n - 1] == ' ')
-        n--;
-    buf[n] = 0;
-    return xstrdup(buf);
+    const char *val;
+    int m = cli_opt_value(argc, argv, i, NULL, "--format", &val);
+    if (m > 0 && render_format_parse(fmt, val) != 0) {
+        cli_errorf("%s", tarn_error_last());
+        tarn_error_clear();
+        return -1;
+    }
+    return m;
+}
+
+int cli_opt_dir_model(int argc, char **argv, int *i, const char **dir, const char **model)
+{
+    const char *a = argv[*i], *val;
+    int m = cli_opt_value(argc, argv, i, "-C", "--project", &val);
+    if (m != 0) {
+        if (m > 0)
+            *dir = val;
+        return m < 0 ? -1 : 0;
+    }
+    if (a[0] == '-' && a[1]) {
+        cli_errorf("unknown option '%s'", a);
+        return -1;
+    }
+    if (*model) {
+        cli_errorf("give one MODEL");
+        return -1;
+    }
+    *model = a;
+    return 0;
+}
+
+int cli_project_print(cli_project *cp, const char *sql, render_format fmt)
+{
+    int status = CLI_OK;
+    render *r = render_new(fmt, stdout);
+    render_start(r, 1, TARN_OUTPUT_ROWS);
+    if (tarn_session_exec(cp->s, sql, render_sink(r)) == 0) {
+        render_finish(r);
+    } else {
+        render_error(r, tarn_error_last());
+        cli_report(tarn_error_last());
+        status = CLI_FAILED;
+    }
+    render_free(r);
+    return status;
 }
 
 char *cli_lock_message(const char *msg)
@@ -91,7 +126,7 @@ char *cli_lock_message(const char *msg)
     if (!file_end)
         return NULL;
     long pid = pid_at ? strtol(pid_at + 5, NULL, 10) : 0;
-    char *cmd = pid > 0 ? process_command(pid) : NULL;
+    char *cmd = pid > 0 ? proc_command(pid) : NULL;
     tarn_buf b = {0};
     buf_printf(&b, "the lake's catalog %.*s is in use by another process", (int)(file_end - file),
                file);

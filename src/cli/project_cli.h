@@ -1,6 +1,7 @@
 /*
  * project_cli.h — what the project commands (run, plan, history, show,
- * lineage) share: option parsing helpers, and opening a project.
+ * lineage) share: option parsing helpers (`tarn sql` uses them too), and
+ * opening a project.
  *
  * A project command works on the project in the current folder, or in
  * the one given with -C DIR / --project DIR. Opening it changes into that
@@ -11,8 +12,12 @@
 #ifndef TARN_CLI_PROJECT_CLI_H
 #define TARN_CLI_PROJECT_CLI_H
 
+#include "cli/render.h"
 #include "project/project.h"
 #include "tarn/session.h"
+
+/* 1 after printing `usage` on stdout when `arg` is -h or --help; else 0. */
+int cli_opt_help(const char *arg, const char *usage);
 
 /* Matches an option with a value at argv[*i], spelled `-x V`, `-xV`,
  * `--long V` or `--long=V` (shrt may be NULL). Returns 1 and sets *val on
@@ -23,6 +28,17 @@ int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *l
 
 /* Parses a positive integer option value; -1 (reported) when it is not. */
 int cli_opt_int(const char *opt, const char *val, long *out);
+
+/* Matches `--format table|csv|json` at argv[*i] into *fmt: 1 on a match,
+ * 0 when it is another argument, -1 when the value is missing or is no
+ * format (reported). */
+int cli_opt_format(int argc, char **argv, int *i, render_format *fmt);
+
+/* Takes argv[*i] as what history, show and lineage have besides their
+ * own options: -C DIR / --project DIR into *dir, or the one MODEL into
+ * *model. Returns 0, or -1 (reported) for an unknown option, a missing
+ * value or a second MODEL. */
+int cli_opt_dir_model(int argc, char **argv, int *i, const char **dir, const char **model);
 
 typedef struct {
     tarn_session *s;
@@ -42,6 +58,11 @@ int cli_project_attach(cli_project *cp);
  * (nothing was built; a read-only ATTACH cannot create it). */
 int cli_project_lake_exists(const cli_project *cp);
 void cli_project_close(cli_project *cp);
+
+/* Runs query `sql` in the project's session and prints its rows on stdout
+ * as `fmt` says (history, show); CLI_OK, or CLI_FAILED after reporting
+ * the error. */
+int cli_project_print(cli_project *cp, const char *sql, render_format fmt);
 
 /* When `msg` is DuckDB's "Could not set lock on file" error: a message
  * naming the catalog, the process holding it (pid, and its command line

@@ -11,6 +11,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/strlist.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -56,12 +57,8 @@ static void sink_count(void *ctx, int64_t n)
 
 static void result_clear(render *r)
 {
-    for (size_t i = 0; i < r->ncols; i++)
-        free(r->names[i]);
-    for (size_t i = 0; i < r->nrows * r->ncols; i++)
-        free(r->cells[i]);
-    free(r->names);
-    free(r->cells);
+    strv_free(r->names, r->ncols);
+    strv_free(r->cells, r->nrows * r->ncols);
     r->names = r->cells = NULL;
     r->ncols = r->nrows = r->cap_rows = 0;
     r->have_cols = r->have_count = 0;

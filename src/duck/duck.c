@@ -5,6 +5,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/strlist.h"
 #include "util/quote.h"
 
 #include <jansson.h>
@@ -68,6 +69,23 @@ int duck_query_columns(size_t *out, duckdb_connection con, const char *sql)
 void duck_configure(duckdb_config cfg)
 {
     duckdb_set_config(cfg, "errors_as_json", "true");
+}
+
+int duck_open(duckdb_database *out)
+{
+    duckdb_config cfg;
+    duckdb_create_config(&cfg);
+    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+    duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    duck_configure(cfg);
+    char *err = NULL;
+    int ok = duckdb_open_ext(NULL, out, cfg, &err) == DuckDBSuccess;
+    duckdb_destroy_config(&cfg);
+    if (ok)
+        return 0;
+    int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
+    duckdb_free(err);
+    return rc;
 }
 
 int duck_exec_count(duckdb_connection con, const char *sql, int64_t *rows_changed)
@@ -176,12 +194,8 @@ int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sq
 
 void duck_table_free(duck_table *t)
 {
-    for (size_t c = 0; c < t->ncols; c++)
-        free(t->names[c]);
-    for (size_t i = 0; i < t->nrows * t->ncols; i++)
-        free(t->cells[i]);
-    free(t->names);
-    free(t->cells);
+    strv_free(t->names, t->ncols);
+    strv_free(t->cells, t->nrows * t->ncols);
     memset(t, 0, sizeof(*t));
 }
 

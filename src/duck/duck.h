@@ -68,6 +68,12 @@ int duck_query_columns(size_t *out, duckdb_connection con, const char *sql);
  * duck_error_from_result can read their position in `sql`. */
 void duck_configure(duckdb_config cfg);
 
+/* Opens a new in-memory DuckDB database with tarn's settings
+ * (duck_configure) and no extension fetched or loaded automatically: tarn
+ * is the DuckLake implementation, a catalog is plain DuckDB, and these
+ * machines have no route out. */
+int duck_open(duckdb_database *out);
+
 /* A connection to a private in-memory DuckDB database, opened on first
  * use and kept for the process: for queries that only parse SQL
  * (json_serialize_sql), which must not run on a user's connection (inside

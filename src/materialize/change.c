@@ -557,6 +557,15 @@ static void model_inputs(change_ctx *cc, size_t mi, const cfg_item *items, size_
 
 /* ---- the lake: table versions and the last builds -------------------- */
 
+/* Runs the records query q (freed here) into r; `what` says in an error
+ * what was being read. */
+static int records_query(qrows *r, change_ctx *cc, tarn_buf *q, const char *what)
+{
+    int rc = query_rows(r, cc->s, buf_cstr(q));
+    buf_free(q);
+    return rc ? tarn_error_prefix(rc, "%s", what) : 0;
+}
+
 /* A table's version is the newest snapshot that changed its contents or
  * columns (or created it). Maintenance is not a change: a snapshot that
  * flushed, merged or rewrote a table's files (its changes name
@@ -585,10 +594,9 @@ static int load_versions(change_ctx *cc)
     buf_puts(&q, " s ON s.schema_id = t.schema_id LEFT JOIN c ON c.table_id = t.table_id "
                  "WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL");
     qrows r;
-    int rc = query_rows(&r, cc->s, buf_cstr(&q));
-    buf_free(&q);
+    int rc = records_query(&r, cc, &q, "reading the lake's table versions");
     if (rc)
-        return tarn_error_prefix(rc, "reading the lake's table versions");
+        return rc;
     cc->ver_vals = xcalloc(r.nrows ? r.nrows : 1, sizeof(int64_t));
     for (size_t i = 0; i < r.nrows; i++) {
         strlist_push(&cc->ver_keys, qrows_get(&r, i, 0));
@@ -600,7 +608,7 @@ static int load_versions(change_ctx *cc)
 
 /* The columns of records table `table` (a lake built by an older tarn may
  * lack the newer ones); empty when the table does not exist. */
-static int record_columns(change_ctx *cc, const char *table, strlist *out)
+static void record_columns(change_ctx *cc, const char *table, strlist *out)
 {
     /* pragma_table_info reads the one table (duckdb_columns() binds every
      * view of the lake); a missing table is an error there: no columns */
@@ -615,13 +623,11 @@ static int record_columns(change_ctx *cc, const char *table, strlist *out)
     buf_free(&name);
     if (rc) {
         tarn_error_clear();
-        return 0;
+        return;
     }
-    for (size_t i = 0; !rc && i < r.nrows; i++)
+    for (size_t i = 0; i < r.nrows; i++)
         strlist_push(out, qrows_get(&r, i, 0));
-    if (!rc)
-        qrows_free(&r);
-    return rc;
+    qrows_free(&r);
 }
 
 static void col_or_null(tarn_buf *q, const strlist *cols, const char *name)
@@ -630,57 +636,6 @@ static void col_or_null(tarn_buf *q, const strlist *cols, const char *name)
         quote_ident(q, name);
     else
         buf_puts(q, "NULL");
-}
-
-static int load_prev(change_ctx *cc)
-{
-    strlist cols = {0};
-    int rc = record_columns(cc, "tarn_model_run", &cols);
-    if (rc || cols.n == 0) {
-        strlist_free(&cols);
-        return rc;
-    }
-    tarn_buf q = {0};
-    buf_puts(&q, "SELECT model, model_hash, ");
-    col_or_null(&q, &cols, "config_hash");
-    buf_puts(&q, ", ");
-    col_or_null(&q, &cols, "target_version");
-    buf_puts(&q, ", upstream, ");
-    col_or_null(&q, &cols, "source_files");
-    buf_puts(&q, " FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY run_id DESC, "
-                 "finished_at DESC) AS _rn FROM ");
-    quote_qualified(&q, cc->cat, NULL, "tarn_model_run");
-    buf_puts(&q, " WHERE status = 'success'");
-    if (strlist_find(&cols, "run_reason") >= 0)
-        buf_puts(&q, " AND coalesce(run_reason, '') NOT IN ('partition requested', 'current "
-                     "partition')");
-    buf_puts(&q, ") WHERE _rn = 1");
-    strlist_free(&cols);
-    qrows r;
-    rc = query_rows(&r, cc->s, buf_cstr(&q));
-    buf_free(&q);
-    if (rc)
-        return tarn_error_prefix(rc, "reading the last builds");
-    for (size_t i = 0; i < r.nrows; i++) {
-        const char *name = qrows_get(&r, i, 0);
-        const char *dot = name ? strchr(name, '.') : NULL;
-        if (!dot)
-            continue;
-        char *schema = xstrndup(name, (size_t)(dot - name));
-        long mi = project_find_model(cc->p, schema, dot + 1);
-        free(schema);
-        if (mi < 0)
-            continue;
-        change_prev *pv = &cc->prev[mi];
-        pv->found = 1;
-        pv->model_hash = xstrdup(qrows_get(&r, i, 1) ? qrows_get(&r, i, 1) : "");
-        pv->config_hash = qrows_get(&r, i, 2) ? xstrdup(qrows_get(&r, i, 2)) : NULL;
-        pv->target_version = qrows_get(&r, i, 3) ? strtoll(qrows_get(&r, i, 3), NULL, 10) : -1;
-        pv->upstream = qrows_get(&r, i, 4) ? json_loads(qrows_get(&r, i, 4), 0, NULL) : NULL;
-        pv->files = qrows_get(&r, i, 5) ? json_loads(qrows_get(&r, i, 5), 0, NULL) : NULL;
-    }
-    qrows_free(&r);
-    return 0;
 }
 
 static long model_of_name(const change_ctx *cc, const char *name)
@@ -694,42 +649,82 @@ static long model_of_name(const change_ctx *cc, const char *name)
     return mi;
 }
 
-/* The last successful build of every model, whatever its run reason:
- * how it wrote the table (strategy_spec, or only the strategy label on a
- * lake an older tarn built) and its model hash. */
-static int load_last(change_ctx *cc)
+/* Reads each model's latest successful run in tarn_model_run, among
+ * those `also` (NULL or " AND …") keeps: query q is the select list
+ * (model first; freed here), and `row` takes each row of a model of the
+ * project. */
+static int load_runs(change_ctx *cc, tarn_buf *q, const char *also,
+                     void (*row)(change_ctx *cc, long mi, const qrows *r, size_t i))
 {
-    strlist cols = {0};
-    int rc = record_columns(cc, "tarn_model_run", &cols);
-    if (rc || cols.n == 0) {
-        strlist_free(&cols);
-        return rc;
-    }
-    tarn_buf q = {0};
-    buf_puts(&q, "SELECT model, strategy, ");
-    col_or_null(&q, &cols, "strategy_spec");
-    buf_puts(&q, ", model_hash FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY "
-                 "run_id DESC, finished_at DESC) AS _rn FROM ");
-    quote_qualified(&q, cc->cat, NULL, "tarn_model_run");
-    buf_puts(&q, " WHERE status = 'success') WHERE _rn = 1");
-    strlist_free(&cols);
+    buf_puts(q, " FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY run_id DESC, "
+                "finished_at DESC) AS _rn FROM ");
+    quote_qualified(q, cc->cat, NULL, "tarn_model_run");
+    buf_puts(q, " WHERE status = 'success'");
+    if (also)
+        buf_puts(q, also);
+    buf_puts(q, ") WHERE _rn = 1");
     qrows r;
-    rc = query_rows(&r, cc->s, buf_cstr(&q));
-    buf_free(&q);
+    int rc = records_query(&r, cc, q, "reading the last builds");
     if (rc)
-        return tarn_error_prefix(rc, "reading the last builds");
+        return rc;
     for (size_t i = 0; i < r.nrows; i++) {
         long mi = model_of_name(cc, qrows_get(&r, i, 0));
-        if (mi < 0)
-            continue;
-        change_last *l = &cc->last[mi];
-        l->found = 1;
-        l->label = xstrdup(qrows_get(&r, i, 1) ? qrows_get(&r, i, 1) : "");
-        l->spec = qrows_get(&r, i, 2) ? xstrdup(qrows_get(&r, i, 2)) : NULL;
-        l->model_hash = xstrdup(qrows_get(&r, i, 3) ? qrows_get(&r, i, 3) : "");
+        if (mi >= 0)
+            row(cc, mi, &r, i);
     }
     qrows_free(&r);
     return 0;
+}
+
+static void prev_row(change_ctx *cc, long mi, const qrows *r, size_t i)
+{
+    change_prev *pv = &cc->prev[mi];
+    pv->found = 1;
+    pv->model_hash = qrows_dup(r, i, 1, "");
+    pv->config_hash = qrows_dup(r, i, 2, NULL);
+    pv->target_version = qrows_get(r, i, 3) ? strtoll(qrows_get(r, i, 3), NULL, 10) : -1;
+    pv->upstream = qrows_get(r, i, 4) ? json_loads(qrows_get(r, i, 4), 0, NULL) : NULL;
+    pv->files = qrows_get(r, i, 5) ? json_loads(qrows_get(r, i, 5), 0, NULL) : NULL;
+}
+
+/* What change detection compares with: each model's last successful
+ * build that was not of single slices. cols: tarn_model_run's columns. */
+static int load_prev(change_ctx *cc, const strlist *cols)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT model, model_hash, ");
+    col_or_null(&q, cols, "config_hash");
+    buf_puts(&q, ", ");
+    col_or_null(&q, cols, "target_version");
+    buf_puts(&q, ", upstream, ");
+    col_or_null(&q, cols, "source_files");
+    return load_runs(cc, &q,
+                     strlist_find(cols, "run_reason") >= 0
+                         ? " AND coalesce(run_reason, '') NOT IN ('partition requested', "
+                           "'current partition')"
+                         : NULL,
+                     prev_row);
+}
+
+static void last_row(change_ctx *cc, long mi, const qrows *r, size_t i)
+{
+    change_last *l = &cc->last[mi];
+    l->found = 1;
+    l->label = qrows_dup(r, i, 1, "");
+    l->spec = qrows_dup(r, i, 2, NULL);
+    l->model_hash = qrows_dup(r, i, 3, "");
+}
+
+/* The last successful build of every model, whatever its run reason:
+ * how it wrote the table (strategy_spec, or only the strategy label on a
+ * lake an older tarn built) and its model hash. */
+static int load_last(change_ctx *cc, const strlist *cols)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT model, strategy, ");
+    col_or_null(&q, cols, "strategy_spec");
+    buf_puts(&q, ", model_hash");
+    return load_runs(cc, &q, NULL, last_row);
 }
 
 /* The slices of each selected partitioned model, still written the way it
@@ -740,11 +735,9 @@ static int load_last(change_ctx *cc)
 static int load_stale(change_ctx *cc, const unsigned char *sel)
 {
     strlist cols = {0};
-    int rc = record_columns(cc, "tarn_partition", &cols);
-    if (rc || cols.n == 0) {
-        strlist_free(&cols);
-        return rc;
-    }
+    record_columns(cc, "tarn_partition", &cols);
+    if (cols.n == 0)
+        return 0;
     tarn_buf q = {0};
     buf_puts(&q, "SELECT p.model, p.\"partition\", coalesce(");
     if (strlist_find(&cols, "model_hash") >= 0)
@@ -757,10 +750,9 @@ static int load_stale(change_ctx *cc, const unsigned char *sel)
     buf_puts(&q, " p WHERE p.snapshot_id IS NOT NULL ORDER BY 1, 2");
     strlist_free(&cols);
     qrows r;
-    rc = query_rows(&r, cc->s, buf_cstr(&q));
-    buf_free(&q);
+    int rc = records_query(&r, cc, &q, "reading the built partitions");
     if (rc)
-        return tarn_error_prefix(rc, "reading the built partitions");
+        return rc;
     for (size_t i = 0; i < r.nrows; i++) {
         long mi = model_of_name(cc, qrows_get(&r, i, 0));
         if (mi < 0 || !sel[mi] || !cc->p->models[mi].annot.grain ||
@@ -801,11 +793,15 @@ int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *la
     cc->vol = xcalloc(nm, sizeof(char *));
     int rc = 0;
     if (cat) {
+        strlist runs = {0}; /* none: no build recorded yet */
         rc = load_versions(cc);
         if (!rc)
-            rc = load_prev(cc);
-        if (!rc)
-            rc = load_last(cc);
+            record_columns(cc, "tarn_model_run", &runs);
+        if (!rc && runs.n)
+            rc = load_prev(cc, &runs);
+        if (!rc && runs.n)
+            rc = load_last(cc, &runs);
+        strlist_free(&runs);
         if (!rc)
             rc = load_stale(cc, sel);
     }

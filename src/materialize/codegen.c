@@ -301,11 +301,7 @@ char *cg_delete_partitions(const char *target, const strlist *identities)
     buf_printf(&b, "DELETE FROM %s WHERE ", target);
     quote_ident(&b, CG_PARTITION_COLUMN);
     buf_puts(&b, " IN (");
-    for (size_t i = 0; i < identities->n; i++) {
-        if (i)
-            buf_puts(&b, ", ");
-        quote_literal(&b, identities->items[i]);
-    }
+    quote_literal_list(&b, identities->items, identities->n);
     buf_puts(&b, ")");
     return buf_detach(&b);
 }

@@ -25,11 +25,7 @@ static void scope(tarn_buf *b, const tarn_model *m, const model_result *r, const
         buf_printf(b, "%s.", alias);
     quote_ident(b, "_tarn_partition");
     buf_puts(b, " IN (");
-    for (size_t i = 0; i < r->partitions.n; i++) {
-        if (i)
-            buf_puts(b, ", ");
-        quote_literal(b, r->partitions.items[i]);
-    }
+    quote_literal_list(b, r->partitions.items, r->partitions.n);
     if (!r->partitions.n)
         buf_puts(b, "NULL");
     buf_puts(b, ")");
@@ -156,11 +152,7 @@ static char *check_sql(run_ctx *c, size_t mi, const data_test *t, const char *ta
         }
         scope(&b, m, r, NULL);
         buf_puts(&b, " GROUP BY ");
-        for (size_t i = 0; i < t->columns.n; i++) {
-            if (i)
-                buf_puts(&b, ", ");
-            quote_ident(&b, t->columns.items[i]);
-        }
+        quote_ident_list(&b, t->columns.items, t->columns.n);
         buf_puts(&b, " HAVING count(*) > 1)");
         break;
     case DT_NOT_NULL:
@@ -177,11 +169,7 @@ static char *check_sql(run_ctx *c, size_t mi, const data_test *t, const char *ta
         buf_puts(&b, " IS NOT NULL AND CAST(");
         quote_ident(&b, col);
         buf_puts(&b, " AS VARCHAR) NOT IN (");
-        for (size_t i = 0; i < t->values.n; i++) {
-            if (i)
-                buf_puts(&b, ", ");
-            quote_literal(&b, t->values.items[i]);
-        }
+        quote_literal_list(&b, t->values.items, t->values.n);
         buf_puts(&b, ")");
         scope(&b, m, r, NULL);
         break;

@@ -116,8 +116,8 @@ static int committed_object(build_state *b, int64_t id, int schema_only, char **
     int found = r.nrows > 0;
     if (found) {
         *kind = xstrdup(qrows_get(&r, 0, 0));
-        *schema = xstrdup(qrows_get(&r, 0, 1) ? qrows_get(&r, 0, 1) : "");
-        *name = qrows_get(&r, 0, 2) ? xstrdup(qrows_get(&r, 0, 2)) : NULL;
+        *schema = qrows_dup(&r, 0, 1, "");
+        *name = qrows_dup(&r, 0, 2, NULL);
     }
     qrows_free(&r);
     return found;

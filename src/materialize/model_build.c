@@ -589,6 +589,23 @@ static int check_partition_column(build_state *b, const strlist *cols)
     return rc;
 }
 
+/* Before a partitioned build writes its slices: the target created
+ * (empty, partitioned) when it does not exist yet, else the staged
+ * columns checked against it. */
+static int partitioned_target(build_state *b, strlist *cols)
+{
+    if (b->exists)
+        return mb_check_columns(b, cols, partition_column, 1);
+    char *sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
+    int rc = mb_run(b, sql, NULL, 1);
+    free(sql);
+    if (!rc) {
+        b->exists = 1;
+        set_partitioned(b);
+    }
+    return rc;
+}
+
 static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
 {
     const model_annot *a = &b->m->annot;
@@ -629,17 +646,7 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
         return rc;
     tarn_buf lit = {0};
     quote_literal(&lit, part);
-    if (!b->exists) {
-        sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
-        rc = mb_run(b, sql, NULL, 1);
-        free(sql);
-        if (!rc) {
-            b->exists = 1;
-            set_partitioned(b);
-        }
-    } else {
-        rc = mb_check_columns(b, cols, partition_column, 1);
-    }
+    rc = partitioned_target(b, cols);
     strlist one = {0};
     strlist_push(&one, part);
     if (!rc) {
@@ -703,17 +710,8 @@ static int build_dynamic_all(build_state *b, strlist *cols)
     for (size_t i = 0; !rc && i < stale->n; i++)
         if (strlist_find(&r->partitions, stale->items[i]) < 0)
             strlist_push(&r->partitions, stale->items[i]);
-    if (!rc && !b->exists) {
-        sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
-        rc = mb_run(b, sql, NULL, 1);
-        free(sql);
-        if (!rc) {
-            b->exists = 1;
-            set_partitioned(b);
-        }
-    } else if (!rc) {
-        rc = mb_check_columns(b, cols, partition_column, 1);
-    }
+    if (!rc)
+        rc = partitioned_target(b, cols);
     if (!rc && r->partitions.n) {
         sql = cg_delete_partitions(b->target, &r->partitions);
         rc = mb_run(b, sql, &r->rows_deleted, 1);

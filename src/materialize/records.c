@@ -273,11 +273,7 @@ void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, co
     if (m->annot.grain) {
         /* DuckDB renders the list as JSON text. */
         buf_puts(&b, "CAST(to_json([");
-        for (size_t i = 0; i < r->partitions.n; i++) {
-            if (i)
-                buf_puts(&b, ", ");
-            quote_literal(&b, r->partitions.items[i]);
-        }
+        quote_literal_list(&b, r->partitions.items, r->partitions.n);
         buf_puts(&b, "]::VARCHAR[]) AS VARCHAR)");
     } else {
         buf_puts(&b, "NULL");

@@ -767,10 +767,7 @@ int annot_parse(model_annot *out, diag_list *d, const char *path, const char *te
     parser p = {.a = out, .d = d, .path = path};
     const char *s = text;
     for (int line = 1; *s; line++) {
-        const char *eol = strchr(s, '\n');
-        size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        char *l = xstrndup(s, len);
-        s = eol ? eol + 1 : s + len;
+        char *l = xstrline(&s);
         const char *c = l;
         while (is_space_c(*c))
             c++;

@@ -23,10 +23,7 @@ void env_parse(env_vars *out, diag_list *d, const char *path, const char *text)
 {
     const char *s = text;
     for (int line = 1; *s; line++) {
-        const char *eol = strchr(s, '\n');
-        size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        char *l = xstrndup(s, len);
-        s = eol ? eol + 1 : s + len;
+        char *l = xstrline(&s);
         char *p = l;
         while (*p == ' ' || *p == '\t')
             p++;

@@ -5,6 +5,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/strlist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,18 @@ static void c_count(void *ctx, int64_t n)
     ((collect *)ctx)->count = n;
 }
 
+char *qrows_dup(const qrows *r, size_t row, size_t col, const char *if_null)
+{
+    const char *v = qrows_get(r, row, col);
+    if (!v)
+        v = if_null;
+    return v ? xstrdup(v) : NULL;
+}
+
 void qrows_free(qrows *r)
 {
-    for (size_t i = 0; i < r->ncols; i++)
-        free(r->names[i]);
-    for (size_t i = 0; i < r->nrows * r->ncols; i++)
-        free(r->cells[i]);
-    free(r->names);
-    free(r->cells);
+    strv_free(r->names, r->ncols);
+    strv_free(r->cells, r->nrows * r->ncols);
     memset(r, 0, sizeof(*r));
 }
 

@@ -23,6 +23,9 @@ static inline const char *qrows_get(const qrows *r, size_t row, size_t col)
 {
     return r->cells[row * r->ncols + col];
 }
+/* A copy of a cell (caller frees); of `if_null` when the cell is NULL
+ * (NULL when if_null is NULL too). */
+char *qrows_dup(const qrows *r, size_t row, size_t col, const char *if_null);
 void qrows_free(qrows *r);
 
 /* Runs a statement; *count (optional) gets its changed-row count, or -1

@@ -183,8 +183,20 @@ static int fn_settings(char **out, lk_lake *l)
     return 0;
 }
 
-int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a,
-                         int virt)
+/* The lake a ducklake_* function names by its first argument (the lake's
+ * alias); an error about the call when it names none. */
+static int fn_lake(lk_lake **out, tarn_session *s, const char *fn, const lk_args *a)
+{
+    if (a->npos < 1 || !a->pos[0])
+        return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
+    *out = session_lake(s, a->pos[0]);
+    if (!*out)
+        return tarn_error_set(TARN_EINVALID, "%s: no DuckLake lake is attached as \"%s\"", fn,
+                              a->pos[0]);
+    return 0;
+}
+
+int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_args *a, int virt)
 {
     static const char *const KNOWN[] = {
         "ducklake_snapshots",        "ducklake_table_info",
@@ -199,12 +211,10 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
         k++;
     if (k == sizeof(KNOWN) / sizeof(KNOWN[0]))
         return session_maintain(out, s, fn, a);
-    if (a->npos < 1 || !a->pos[0])
-        return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
-    lk_lake *l = session_lake(s, a->pos[0]);
-    if (!l)
-        return tarn_error_set(TARN_EINVALID, "%s: no DuckLake lake is attached as \"%s\"", fn,
-                              a->pos[0]);
+    lk_lake *l = NULL;
+    int rc = fn_lake(&l, s, fn, a);
+    if (rc)
+        return rc;
     switch (k) {
     case 0:
         return lk_snapshots_sql(out, l, s->con);
@@ -238,11 +248,9 @@ int session_maintain(char **out, tarn_session *s, const char *fn, const lk_args 
         tarn_error_clear();
         return TARN_ENOTFOUND;
     }
-    if (a->npos < 1 || !a->pos[0])
-        return tarn_error_set(TARN_EINVALID, "%s: the first argument is the lake's name", fn);
-    lk_lake *l = session_lake(s, a->pos[0]);
-    if (!l)
-        return tarn_error_set(TARN_EINVALID, "%s: no DuckLake lake is attached as \"%s\"", fn,
-                              a->pos[0]);
+    lk_lake *l = NULL;
+    int rc = fn_lake(&l, s, fn, a);
+    if (rc)
+        return rc;
     return lk_maintain_run(out, l, s->con, s->explicit_txn, fn, a);
 }

@@ -453,6 +453,24 @@ static int column_facts(tarn_buf *b, tarn_session *s)
     return rows;
 }
 
+/* Whether tokens from i name information_schema.<view> (in *q). */
+static int is_info_schema(const sql_tokens *tk, size_t i, qname *q, const char *view)
+{
+    return session_qname(tk, i, q) && q->n == 2 &&
+           strcasecmp(q->parts[0], "information_schema") == 0 && strcasecmp(q->parts[1], view) == 0;
+}
+
+/* Ends the rewrite of a catalog view or call whose tokens end before
+ * `end`: the subquery takes its name as alias unless the query gives one,
+ * so that qualified column references still resolve. */
+static void rewrite_alias(size_t *next, tarn_buf *b, const sql_tokens *tk, size_t end,
+                          const char *name)
+{
+    if (!alias_follows(tk, end))
+        buf_printf(b, " AS %s", name);
+    *next = end;
+}
+
 /* information_schema.columns, with the defaults and nullability of lake
  * columns filled in from the catalog. */
 static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -460,8 +478,7 @@ static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, cons
 {
     qname q;
     *next = i;
-    if (!session_qname(tk, i, &q) || q.n != 2 ||
-        strcasecmp(q.parts[0], "information_schema") != 0 || strcasecmp(q.parts[1], "columns") != 0)
+    if (!is_info_schema(tk, i, &q, "columns"))
         return 0;
     buf_puts(b, "(SELECT __tarn_c.* REPLACE (COALESCE(__tarn_o.dflt, __tarn_c.column_default) AS "
                 "column_default, COALESCE(__tarn_o.nul, __tarn_c.is_nullable) AS is_nullable) "
@@ -470,9 +487,7 @@ static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, cons
     buf_puts(b, " ON __tarn_c.table_catalog = __tarn_o.cat AND __tarn_c.table_schema = "
                 "__tarn_o.sch AND __tarn_c.table_name = __tarn_o.tbl AND __tarn_c.column_name = "
                 "__tarn_o.col)");
-    if (!alias_follows(tk, q.end))
-        buf_puts(b, " AS columns");
-    *next = q.end;
+    rewrite_alias(next, b, tk, q.end, "columns");
     return 0;
 }
 
@@ -498,8 +513,7 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
 {
     qname q;
     *next = i;
-    if (!session_qname(tk, i, &q) || q.n != 2 ||
-        strcasecmp(q.parts[0], "information_schema") != 0 || strcasecmp(q.parts[1], "tables") != 0)
+    if (!is_info_schema(tk, i, &q, "tables"))
         return 0;
     buf_puts(b,
              "(SELECT __tarn_t.* REPLACE (CASE WHEN __tarn_o.cat IS NULL THEN "
@@ -510,9 +524,7 @@ static int rewrite_info_tables(size_t *next, tarn_buf *b, tarn_session *s, const
                 "__tarn_o.sch AND __tarn_t.table_name = __tarn_o.tbl WHERE true");
     hidden_catalogs(b, s, "__tarn_t.table_catalog");
     buf_putc(b, ')');
-    if (!alias_follows(tk, q.end))
-        buf_puts(b, " AS tables");
-    *next = q.end;
+    rewrite_alias(next, b, tk, q.end, "tables");
     return 0;
 }
 
@@ -579,9 +591,7 @@ static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, con
     int rc = table_facts(b, s);
     buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
                 "AND v.view_name = __tarn_l.tbl)");
-    if (!alias_follows(tk, i + 3))
-        buf_puts(b, " AS duckdb_tables");
-    *next = i + 3;
+    rewrite_alias(next, b, tk, i + 3, "duckdb_tables");
     return rc;
 }
 
@@ -597,9 +607,7 @@ static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, cons
     int rc = table_facts(b, s);
     buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
                 "AND v.view_name = __tarn_l.tbl)");
-    if (!alias_follows(tk, i + 3))
-        buf_puts(b, " AS duckdb_views");
-    *next = i + 3;
+    rewrite_alias(next, b, tk, i + 3, "duckdb_views");
     return rc;
 }
 
@@ -622,9 +630,7 @@ static int rewrite_duckdb_databases(size_t *next, tarn_buf *b, tarn_session *s,
     buf_puts(b, "ELSE d.tags END AS tags) FROM duckdb_databases() d WHERE true");
     hidden_catalogs(b, s, "d.database_name");
     buf_putc(b, ')');
-    if (!alias_follows(tk, i + 3))
-        buf_puts(b, " AS duckdb_databases");
-    *next = i + 3;
+    rewrite_alias(next, b, tk, i + 3, "duckdb_databases");
     return 0;
 }
 
@@ -666,9 +672,7 @@ static int rewrite_database_size(size_t *next, tarn_buf *b, tarn_session *s, con
                    l->meta, l->meta);
     }
     buf_puts(b, "ELSE d.database_size END AS database_size) FROM pragma_database_size() d)");
-    if (!alias_follows(tk, i + 3))
-        buf_puts(b, " AS pragma_database_size");
-    *next = i + 3;
+    rewrite_alias(next, b, tk, i + 3, "pragma_database_size");
     return 0;
 }
 
@@ -720,6 +724,31 @@ static int star_in_select_list(const sql_tokens *tk, size_t i)
            is_op(&tk->toks[i + 1], ",");
 }
 
+/* The rewriters of DuckDB's catalog views and functions over the lake's
+ * tables, tried in this order at each token. */
+typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                size_t i);
+static const catalog_rewriter CATALOG_REWRITERS[] = {
+    rewrite_info_columns,  rewrite_info_tables,      rewrite_duckdb_tables,   rewrite_duckdb_views,
+    rewrite_database_size, rewrite_duckdb_databases, rewrite_show_all_tables,
+};
+
+/* The rewrite of what starts at token i into *piece, *next past it; *next
+ * stays i when nothing there is rewritten. */
+static int rewrite_piece(size_t *next, tarn_buf *piece, tarn_session *s, const sql_tokens *tk,
+                         const char *sql, size_t i, virt_state *v)
+{
+    int rc = rewrite_function(next, piece, s, tk, sql, i, v);
+    if (!rc && *next == i)
+        rc = rewrite_describe(next, piece, s, tk, sql, i);
+    size_t n = sizeof(CATALOG_REWRITERS) / sizeof(CATALOG_REWRITERS[0]);
+    for (size_t k = 0; k < n && !rc && *next == i; k++)
+        rc = CATALOG_REWRITERS[k](next, piece, s, tk, i);
+    if (!rc && *next == i)
+        rc = rewrite_table(next, piece, s, tk, sql, i, v);
+    return rc;
+}
+
 /* Rewrites `sql` (tokens `tk`) into *out. A bare `*` of a select list is
  * emitted as is and its place remembered in stars[] (*nstars): whether it
  * must leave virtual columns out is known only after the FROM that follows
@@ -733,25 +762,7 @@ static int rewrite_pass(char **out, tarn_session *s, const sql_tokens *tk, const
     for (size_t i = 0; i < tk->n && !rc;) {
         tarn_buf piece = {0};
         size_t next = i;
-        rc = rewrite_function(&next, &piece, s, tk, sql, i, v);
-        if (!rc && next == i)
-            rc = rewrite_describe(&next, &piece, s, tk, sql, i);
-        if (!rc && next == i)
-            rc = rewrite_info_columns(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_info_tables(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_duckdb_tables(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_duckdb_views(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_database_size(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_duckdb_databases(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_show_all_tables(&next, &piece, s, tk, i);
-        if (!rc && next == i)
-            rc = rewrite_table(&next, &piece, s, tk, sql, i, v);
+        rc = rewrite_piece(&next, &piece, s, tk, sql, i, v);
         if (!rc && next == i && v->virt && star_in_select_list(tk, i)) {
             buf_append(&b, sql + copied, tk->toks[i].start - copied);
             *stars = xrealloc(*stars, (*nstars + 1) * sizeof(size_t));

@@ -42,25 +42,14 @@
 int tarn_session_open(tarn_session **out)
 {
     tarn_session *s = xcalloc(1, sizeof(*s));
-    duckdb_config cfg;
-    duckdb_create_config(&cfg);
-    /* No extension may be fetched from the network: tarn is the DuckLake
-     * implementation here, and these machines have no route out. */
-    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
-    duckdb_set_config(cfg, "autoload_known_extensions", "false");
-    duck_configure(cfg);
-    char *err = NULL;
-    if (duckdb_open_ext(NULL, &s->db, cfg, &err) != DuckDBSuccess) {
-        int rc = tarn_error_set(TARN_ERROR, "cannot open DuckDB: %s", err ? err : "?");
-        duckdb_free(err);
-        duckdb_destroy_config(&cfg);
+    int rc = duck_open(&s->db);
+    if (rc) {
         free(s);
         return rc;
     }
-    duckdb_destroy_config(&cfg);
-    int rc = duckdb_connect(s->db, &s->con) == DuckDBSuccess
-                 ? lk_bucket_register(s->con)
-                 : tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
+    rc = duckdb_connect(s->db, &s->con) == DuckDBSuccess
+             ? lk_bucket_register(s->con)
+             : tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
     if (!rc)
         rc = lk_settings_register(s->con);
     if (rc) {

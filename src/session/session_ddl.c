@@ -91,15 +91,18 @@ static int drop_schema(tarn_session *s, lk_lake *l, const char *schema, const dd
     return session_write_end(s, l, rc);
 }
 
-static int drop_table(tarn_session *s, lk_lake *l, const char *schema, const char *name,
-                      const ddl_head *h)
+/* DROP TABLE / DROP VIEW (is_view): refused when the name is the other
+ * kind of entry, else one write. */
+static int drop_entry(tarn_session *s, lk_lake *l, const char *schema, const char *name,
+                      const ddl_head *h, int is_view)
 {
-    int rc = lk_entry_conflict(l, schema, name, 0, "drop");
+    int rc = lk_entry_conflict(l, schema, name, is_view, "drop");
     if (rc)
         return rc;
     rc = session_write_begin(s, l);
     if (!rc)
-        rc = lk_drop_table(l, s->con, schema, name, h->if_exists);
+        rc = is_view ? lk_drop_view(l, schema, name, h->if_exists)
+                     : lk_drop_table(l, s->con, schema, name, h->if_exists);
     return session_write_end(s, l, rc);
 }
 
@@ -680,18 +683,6 @@ static int create_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
     return session_write_end(s, l, rc);
 }
 
-static int drop_view(tarn_session *s, lk_lake *l, const char *schema, const char *name,
-                     const ddl_head *h)
-{
-    int rc = lk_entry_conflict(l, schema, name, 1, "drop");
-    if (rc)
-        return rc;
-    rc = session_write_begin(s, l);
-    if (!rc)
-        rc = lk_drop_view(l, schema, name, h->if_exists);
-    return session_write_end(s, l, rc);
-}
-
 static int unsupported(lk_lake *l, const char *what)
 {
     return tarn_error_set(TARN_EUNSUPPORTED,
@@ -815,12 +806,12 @@ int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, con
     if (strcasecmp(h.object, "TABLE") == 0) {
         if (strcmp(kw, "CREATE") == 0)
             return create_table(s, l, tk, sql, &h, &q, schema, name, sink);
-        return drop_table(s, l, schema, name, &h);
+        return drop_entry(s, l, schema, name, &h, 0);
     }
     if (strcasecmp(h.object, "VIEW") == 0 && strcmp(kw, "CREATE") == 0)
         return create_view(s, l, tk, sql, &h, &q, schema, name);
     if (strcasecmp(h.object, "VIEW") == 0 && strcmp(kw, "DROP") == 0)
-        return drop_view(s, l, schema, name, &h);
+        return drop_entry(s, l, schema, name, &h, 1);
     char *what = xasprintf("%s %s", kw, h.object);
     int rc = unsupported(l, what);
     free(what);

@@ -41,10 +41,14 @@ static const lk_table *find_table(lk_lake *l, const char *schema, const char *na
     return t;
 }
 
-static void deliver(const tarn_sink *sink, int64_t n)
+/* Ends the statement's write (rc: how it went); when it committed, the
+ * sink hears how many rows it changed. */
+static int dml_write_end(tarn_session *s, lk_lake *l, int rc, const tarn_sink *sink, int64_t n)
 {
-    if (sink && sink->count)
+    rc = session_write_end(s, l, rc);
+    if (!rc && sink && sink->count)
         sink->count(sink->ctx, n);
+    return rc;
 }
 
 static int starts_query(const sql_token *t)
@@ -86,10 +90,7 @@ static int do_insert_query(tarn_session *s, lk_lake *l, const sql_tokens *tk, co
     if (!rc)
         rc = lk_insert_query(l, s->con, table_id, rewritten, &n);
     free(rewritten);
-    rc = session_write_end(s, l, rc);
-    if (!rc)
-        deliver(sink, n);
-    return rc;
+    return dml_write_end(s, l, rc, sink, n);
 }
 
 /* INSERT [OR …] INTO target … */
@@ -132,10 +133,7 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     if (!rc)
         rc = lk_insert_stage_known(l, s->con, table_id, added, &n);
     free(rewritten);
-    rc = session_write_end(s, l, rc);
-    if (!rc)
-        deliver(sink, n);
-    return rc;
+    return dml_write_end(s, l, rc, sink, n);
 }
 
 /* The alias after the target, if any: [AS] name. Advances *i past it. */
@@ -222,10 +220,7 @@ static int do_delete(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
         rc = lk_delete_matching(l, s->con, table_id, buf_cstr(&m), &n);
     buf_free(&m);
     buf_free(&rest);
-    rc = session_write_end(s, l, rc);
-    if (!rc)
-        deliver(sink, n);
-    return rc;
+    return dml_write_end(s, l, rc, sink, n);
 }
 
 typedef struct {
@@ -378,10 +373,7 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     free_assignments(a, na);
     buf_free(&m);
     buf_free(&rest);
-    rc = session_write_end(s, l, rc);
-    if (!rc)
-        deliver(sink, n);
-    return rc;
+    return dml_write_end(s, l, rc, sink, n);
 }
 
 /* COPY q [(columns)] FROM …: whether this COPY loads into q. */

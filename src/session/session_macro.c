@@ -281,17 +281,28 @@ static int parse_definition(lk_macro *def, tarn_session *s, const sql_tokens *tk
     return rc;
 }
 
+/* The lake of the macro named at token i (its schema and name in *schema,
+ * *name, its tokens in *q), setting *handled; NULL when the name is not a
+ * lake's (DuckDB's own macro). */
+static lk_lake *macro_lake(tarn_session *s, const sql_tokens *tk, size_t i, qname *q,
+                           const char **schema, const char **name, int *handled)
+{
+    if (!session_qname(tk, i, q))
+        return NULL;
+    lk_lake *l = session_resolve(s, q, schema, name, 0);
+    if (l)
+        *handled = 1;
+    return l;
+}
+
 static int create_macro(tarn_session *s, const sql_tokens *tk, const char *sql, size_t i,
                         int or_replace, int if_not_exists, int *handled)
 {
     qname q;
     const char *schema = NULL, *name = NULL;
-    if (!session_qname(tk, i, &q))
-        return 0;
-    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    lk_lake *l = macro_lake(s, tk, i, &q, &schema, &name, handled);
     if (!l)
         return 0;
-    *handled = 1;
     lk_macro def = {0};
     def.name = xstrdup(name);
     int rc = parse_definition(&def, s, tk, sql, &q);
@@ -313,12 +324,9 @@ static int drop_macro(tarn_session *s, const sql_tokens *tk, size_t i, int if_ex
     }
     qname q;
     const char *schema = NULL, *name = NULL;
-    if (!session_qname(tk, i, &q))
-        return 0;
-    lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
+    lk_lake *l = macro_lake(s, tk, i, &q, &schema, &name, handled);
     if (!l)
         return 0;
-    *handled = 1;
     int rc = session_write_begin(s, l);
     if (!rc)
         rc = lk_drop_macro(l, schema, name, is_table, if_exists);

@@ -140,3 +140,12 @@ void buf_free(tarn_buf *b)
     b->ptr = NULL;
     b->len = b->cap = 0;
 }
+
+char *xstrline(const char **s)
+{
+    const char *eol = strchr(*s, '\n');
+    size_t len = eol ? (size_t)(eol - *s) : strlen(*s);
+    char *line = xstrndup(*s, len);
+    *s = eol ? eol + 1 : *s + len;
+    return line;
+}

@@ -37,5 +37,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The line at *s, without its newline, as a new string; *s moves past the
+ * newline (or to the end): reads a text line by line while **s. */
+char *xstrline(const char **s);
 
 #endif

@@ -25,20 +25,29 @@ static char *read_line(const char *path)
     return xstrdup(buf);
 }
 
+/* Reads /proc/PID/<name> into buf (NUL-terminated); its length, or 0
+ * when it cannot be read (gone, or another user's). */
+static size_t proc_read(long pid, const char *name, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return n;
+}
+
 /* "boot-id:ticks" of process pid, or NULL. Field 22 of /proc/PID/stat is
  * the start time in clock ticks since boot; the fields are counted after
  * the command name, which is in parentheses and may hold spaces. */
 static char *proc_start(long pid)
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
     char buf[1024];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
+    if (proc_read(pid, "stat", buf, sizeof(buf)) == 0)
+        return NULL;
     char *p = strrchr(buf, ')');
     if (!p)
         return NULL;
@@ -53,6 +62,21 @@ static char *proc_start(long pid)
     char *out = xasprintf("%s:%s", boot ? boot : "", tok);
     free(boot);
     return out;
+}
+
+char *proc_command(long pid)
+{
+    char buf[512];
+    size_t n = proc_read(pid, "cmdline", buf, sizeof(buf));
+    if (n == 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == 0)
+            buf[i] = ' ';
+    while (n && buf[n - 1] == ' ')
+        n--;
+    buf[n] = 0;
+    return xstrdup(buf);
 }
 
 void proc_self(char **host, long *pid, char **start)

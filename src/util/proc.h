@@ -2,7 +2,8 @@
  * proc.h — which process this is, and whether a process recorded earlier
  * is still alive: the host name, the pid and the process's start (boot id
  * and start time since boot, from /proc), so that a pid reused by another
- * process, or a reboot, is not taken for the same process.
+ * process, or a reboot, is not taken for the same process; and the
+ * command line of a process, to name it in a message.
  */
 #ifndef TARN_UTIL_PROC_H
 #define TARN_UTIL_PROC_H
@@ -16,5 +17,10 @@ void proc_self(char **host, long *pid, char **start);
  * belongs to another process); -1 when this host cannot tell (another
  * host). */
 int proc_alive(const char *host, long pid, const char *start);
+
+/* The command line of process `pid` ("tarn run -C shop"), its arguments
+ * joined by spaces; NULL when it cannot be read (gone, or another
+ * user's). Caller frees. */
+char *proc_command(long pid);
 
 #endif

@@ -86,3 +86,21 @@ int quote_is_plain_path_segment(const char *name)
     }
     return 1;
 }
+
+void quote_ident_list(tarn_buf *b, char *const *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        quote_ident(b, items[i]);
+    }
+}
+
+void quote_literal_list(tarn_buf *b, char *const *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_puts(b, ", ");
+        quote_literal(b, items[i]);
+    }
+}

@@ -20,6 +20,10 @@ void quote_literal(tarn_buf *b, const char *s);
 int quote_unliteral(char **out, const char *sql);
 /* Appends "a"."b" (schema-qualified), or "c"."a"."b" when catalog is set. */
 void quote_qualified(tarn_buf *b, const char *catalog, const char *schema, const char *name);
+/* n identifiers / string literals separated by ", ": column lists and
+ * IN (…) lists. */
+void quote_ident_list(tarn_buf *b, char *const *items, size_t n);
+void quote_literal_list(tarn_buf *b, char *const *items, size_t n);
 /* Appends `s` in DuckLake's changes_made/column_aliases form: "..." with "" escaping. */
 #define quote_changes_name quote_ident
 

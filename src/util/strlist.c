@@ -58,9 +58,14 @@ void strlist_copy(strlist *dst, const strlist *src)
 
 void strlist_free(strlist *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(l->items[i]);
-    free(l->items);
+    strv_free(l->items, l->n);
     l->items = NULL;
     l->n = l->cap = 0;
+}
+
+void strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }

@@ -27,4 +27,8 @@ char *strlist_join(const strlist *l, const char *sep);
 void strlist_copy(strlist *dst, const strlist *src);
 void strlist_free(strlist *l);
 
+/* Frees the n strings of a plain array v (NULLs allowed) and v itself:
+ * the column names and cells of a result held as arrays. */
+void strv_free(char **v, size_t n);
+
 #endif
