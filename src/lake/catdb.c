@@ -12,6 +12,28 @@
 
 #include <stdlib.h>
 
+static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "ATTACH ");
+    quote_literal(&b, path);
+    buf_printf(&b, " AS %s", db->name);
+    /* DuckLake attaches its DuckDB catalog at the latest storage version:
+     * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
+    buf_puts(&b, read_only ? " (READ_ONLY, STORAGE_VERSION 'latest')"
+                           : " (STORAGE_VERSION 'latest')");
+    int rc = duck_exec(con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+static void file_close(lk_catdb *db, duckdb_connection con)
+{
+    char *sql = xasprintf("DETACH DATABASE IF EXISTS %s", db->name);
+    duck_exec(con, sql); /* IF EXISTS: nothing to do when it was never attached */
+    free(sql);
+}
+
 static int file_exec(lk_catdb *db, duckdb_connection con, const char *sql)
 {
     (void)db;
@@ -47,8 +69,16 @@ static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
     return rc;
 }
 
-static const lk_catdb_ops DUCKDB_OPS = {"duckdb",          file_exec,  file_exec_count,
-                                        file_query,        file_table_exists, file_tables};
+static const lk_catdb_ops DUCKDB_OPS = {
+    .kind = "duckdb",
+    .open = file_open,
+    .close = file_close,
+    .exec = file_exec,
+    .exec_count = file_exec_count,
+    .query = file_query,
+    .table_exists = file_table_exists,
+    .tables = file_tables,
+};
 
 void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name)
 {
@@ -60,6 +90,16 @@ void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name)
 const char *lk_catdb_name(const lk_catdb *db)
 {
     return db->name;
+}
+
+int lk_catdb_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only)
+{
+    return db->ops->open(db, con, path, read_only);
+}
+
+void lk_catdb_close(lk_catdb *db, duckdb_connection con)
+{
+    db->ops->close(db, con);
 }
 
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql)

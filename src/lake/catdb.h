@@ -4,9 +4,9 @@
  * A DuckLake catalog is a SQL database holding the ducklake_* tables. The
  * lake layer talks to it only through these calls: run a statement, read a
  * result, begin / commit / roll back the catalog transaction of a commit,
- * ask whether a table exists, and the database's name in SQL. A backend is
- * one lk_catdb_ops table:
- *   - "duckdb" (catdb_duckdb.c): a DuckDB database file attached in the
+ * ask whether a table exists, the database's name in SQL, and opening and
+ * closing the database itself. A backend is one lk_catdb_ops table:
+ *   - "duckdb" (catdb.c): a DuckDB database file attached in the
  *     session's DuckDB instance under an internal name, reached through
  *     the session's connection (DuckLake's default `ducklake:file`);
  *   - next, PostgreSQL through libpq: the statements the lake issues are
@@ -28,6 +28,8 @@ typedef struct lk_catdb lk_catdb;
 
 typedef struct {
     const char *kind; /* "duckdb" */
+    int (*open)(lk_catdb *db, duckdb_connection con, const char *path, int read_only);
+    void (*close)(lk_catdb *db, duckdb_connection con);
     int (*exec)(lk_catdb *db, duckdb_connection con, const char *sql);
     int (*exec_count)(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed);
     int (*query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
@@ -44,6 +46,12 @@ struct lk_catdb {
 /* The DuckDB-file backend over a catalog database attached as raw_name
  * (quoted: name). */
 void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name);
+
+/* Opens the catalog database at `path` (a DuckDB file, created when
+ * missing) read-write or read-only; closes it (quietly, also when it was
+ * never opened). */
+int lk_catdb_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only);
+void lk_catdb_close(lk_catdb *db, duckdb_connection con);
 
 /* The catalog database's name for qualifying its tables in SQL. */
 const char *lk_catdb_name(const lk_catdb *db);

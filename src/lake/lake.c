@@ -122,10 +122,10 @@ static char *normalize_data_path(const char *given)
 
 static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path)
 {
-    int rc = duck_exec(con, "BEGIN TRANSACTION");
+    int rc = lk_catdb_begin(&lake->db, con);
     for (size_t i = 0; i < NDDL && !rc; i++) {
         char *sql = xasprintf(CATALOG_DDL[i], lake->meta);
-        rc = duck_exec(con, sql);
+        rc = lk_catdb_exec(&lake->db, con, sql);
         free(sql);
     }
     if (!rc) {
@@ -138,19 +138,19 @@ static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data
                    lake->meta);
         quote_literal(&b, data_path);
         buf_puts(&b, "), ('encrypted', 'false')");
-        rc = duck_exec(con, buf_cstr(&b));
+        rc = lk_catdb_exec(&lake->db, con, buf_cstr(&b));
         buf_free(&b);
     }
     if (rc) {
-        duck_exec(con, "ROLLBACK");
+        lk_catdb_rollback(&lake->db, con);
         return tarn_error_prefix(rc, "creating the DuckLake catalog");
     }
-    return duck_exec(con, "COMMIT");
+    return lk_catdb_commit(&lake->db, con);
 }
 
 static int catalog_exists(lk_lake *lake, duckdb_connection con)
 {
-    return duck_table_exists(con, lake->meta_name, "ducklake_metadata");
+    return lk_catdb_table_exists(&lake->db, con, "ducklake_metadata");
 }
 
 static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, char **out)
@@ -159,13 +159,13 @@ static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, 
     buf_printf(&b, "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = ", lake->meta);
     quote_literal(&b, key);
     buf_puts(&b, " AND scope IS NULL");
-    int rc = duck_query_string(out, con, buf_cstr(&b));
+    int rc = lk_catdb_query_string(out, &lake->db, con, buf_cstr(&b));
     if (rc && rc != TARN_ENOTFOUND) {
         /* DuckLake 0.1 catalogs have no scope column */
         buf_clear(&b);
         buf_printf(&b, "SELECT value FROM %s.ducklake_metadata WHERE \"key\" = ", lake->meta);
         quote_literal(&b, key);
-        rc = duck_query_string(out, con, buf_cstr(&b));
+        rc = lk_catdb_query_string(out, &lake->db, con, buf_cstr(&b));
     }
     buf_free(&b);
     return rc;
@@ -254,19 +254,8 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
                               "DuckLake catalog \"%s\" does not exist, and creating a new DuckLake "
                               "is explicitly disabled (CREATE_IF_NOT_EXISTS false)",
                               opts->path);
-    tarn_buf b = {0};
-    buf_puts(&b, "ATTACH ");
-    quote_literal(&b, opts->path);
-    buf_printf(&b, " AS %s", lake->meta);
-    /* DuckLake attaches its DuckDB catalog at the latest storage version:
-     * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
-    if (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time)
-        buf_puts(&b, " (READ_ONLY, STORAGE_VERSION 'latest')");
-    else
-        buf_puts(&b, " (STORAGE_VERSION 'latest')");
-    int rc = duck_exec(con, buf_cstr(&b));
-    buf_free(&b);
-    return rc;
+    return lk_catdb_open(&lake->db, con, opts->path,
+                         opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time);
 }
 
 static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opts *opts)
@@ -276,7 +265,7 @@ static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opt
         char *sql = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
                               lake->meta, (long long)opts->snapshot_version);
         int64_t n = 0;
-        int rc = duck_query_int64(&n, NULL, con, sql);
+        int rc = lk_catdb_query_int64(&n, NULL, &lake->db, con, sql);
         free(sql);
         if (rc)
             return rc;
@@ -291,7 +280,7 @@ static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opt
         quote_literal(&b, opts->snapshot_time);
         buf_puts(&b, "::TIMESTAMPTZ ORDER BY snapshot_time DESC LIMIT 1");
         int64_t id = 0;
-        int rc = duck_query_int64(&id, NULL, con, buf_cstr(&b));
+        int rc = lk_catdb_query_int64(&id, NULL, &lake->db, con, buf_cstr(&b));
         buf_free(&b);
         if (rc)
             return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before %s",
@@ -378,7 +367,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     if (!rc)
         rc = lk_lake_reload(lake, con);
     if (rc) {
-        detach_quiet(con, lake->meta);
+        lk_catdb_close(&lake->db, con);
         lake_free(lake);
         return rc;
     }
@@ -394,7 +383,7 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con)
     quote_ident(&b, lake->alias);
     detach_quiet(con, buf_cstr(&b));
     buf_free(&b);
-    detach_quiet(con, lake->meta);
+    lk_catdb_close(&lake->db, con);
     lake_free(lake);
 }
 

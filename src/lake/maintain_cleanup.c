@@ -8,6 +8,7 @@
  * the lake's data path, and with dry_run only list what they would delete.
  */
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/maintain_int.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -95,7 +96,7 @@ int mt_cleanup_old_files(char **out, const mt_call *c)
                    "schedule_start < %s ORDER BY data_file_id",
                m, before);
     duck_table r;
-    rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     buf_free(&q);
     free(before);
     if (rc)
@@ -122,7 +123,7 @@ int mt_cleanup_old_files(char **out, const mt_call *c)
         char *del = xasprintf("DELETE FROM %s.ducklake_files_scheduled_for_deletion WHERE "
                               "data_file_id IN (%s)",
                               m, buf_cstr(&ids));
-        rc2 = duck_exec(c->con, del);
+        rc2 = lk_catdb_exec(&c->lake->db, c->con, del);
         free(del);
     }
     buf_free(&ids);
@@ -176,7 +177,7 @@ static int known_files(const mt_call *c, path_set *out)
     quote_literal(&q, c->lake->data_abs);
     buf_printf(&q, " || path ELSE path END FROM %s.ducklake_files_scheduled_for_deletion", m);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;

@@ -7,6 +7,7 @@
  * macro rows. No snapshot is created.
  */
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/lake.h"
 #include "lake/maintain_int.h"
 #include "lake/snapshots.h"
@@ -108,7 +109,7 @@ static int dead_tables(const mt_call *c, char **out)
                         "(SELECT 1 FROM %s.ducklake_snapshot sn WHERE sn.snapshot_id >= "
                         "t2.begin_snapshot AND sn.snapshot_id < t2.end_snapshot)))",
                         m, m, m);
-    int rc = duck_query_string(out, c->con, q);
+    int rc = lk_catdb_query_string(out, &c->lake->db, c->con, q);
     free(q);
     return rc;
 }
@@ -126,7 +127,7 @@ static int drop_files(const mt_call *c, stmt_list *l, const char *table, const c
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE %s ORDER BY 1", where);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -196,7 +197,7 @@ static int expire_tables(const mt_call *c, stmt_list *l, const char *dead)
                         "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s))",
                         m, dead, m, dead);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, q);
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
     free(q);
     if (rc)
         return rc;
@@ -242,16 +243,16 @@ static void expire_rest(const mt_call *c, stmt_list *l)
 static int expire_now(const mt_call *c, const char *filter)
 {
     const char *m = c->lake->meta;
-    int rc = duck_exec(c->con, "BEGIN TRANSACTION");
+    int rc = lk_catdb_begin(&c->lake->db, c->con);
     char *sql = xasprintf("DELETE FROM %s.ducklake_snapshot_changes WHERE snapshot_id IN (SELECT "
                           "snapshot_id FROM %s.ducklake_snapshot WHERE %s)",
                           m, m, filter);
     if (!rc)
-        rc = duck_exec(c->con, sql);
+        rc = lk_catdb_exec(&c->lake->db, c->con, sql);
     free(sql);
     sql = xasprintf("DELETE FROM %s.ducklake_snapshot WHERE %s", m, filter);
     if (!rc)
-        rc = duck_exec(c->con, sql);
+        rc = lk_catdb_exec(&c->lake->db, c->con, sql);
     free(sql);
     stmt_list l = {0};
     char *dead = NULL;
@@ -264,11 +265,11 @@ static int expire_now(const mt_call *c, const char *filter)
     if (!rc)
         expire_rest(c, &l);
     for (size_t i = 0; !rc && i < l.n; i++)
-        rc = duck_exec(c->con, l.v[i]);
+        rc = lk_catdb_exec(&c->lake->db, c->con, l.v[i]);
     if (!rc)
-        rc = duck_exec(c->con, "COMMIT");
+        rc = lk_catdb_commit(&c->lake->db, c->con);
     else
-        duck_exec(c->con, "ROLLBACK");
+        lk_catdb_rollback(&c->lake->db, c->con);
     free(dead);
     stmts_free(&l);
     return rc;

@@ -7,6 +7,7 @@
  * lake's data path.
  */
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/filestats.h"
@@ -283,7 +284,7 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE f.data_file_id IN (%s)", buf_cstr(&ids_sql));
     duck_table r;
-    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
@@ -312,7 +313,7 @@ int mt_drop_delete_file_now(const mt_call *c, int64_t delete_file_id)
     mt_file_path_joins(&q, c->lake, "f");
     buf_printf(&q, " WHERE f.delete_file_id = %lld", (long long)delete_file_id);
     char *full = NULL;
-    int rc = duck_query_string(&full, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query_string(&full, &c->lake->db, c->con, buf_cstr(&q));
     if (!rc && full) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, full, &rel);
