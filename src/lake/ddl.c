@@ -883,6 +883,153 @@ static int sort_renamed(lk_lake *lake, lk_table *t, const char *old_name, const 
     return 0;
 }
 
+/* The type error of a change DuckLake does not allow. */
+static int not_widening(const char *name, const lk_column *from, const lk_column *to)
+{
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, from);
+    lk_type_to_sql(&b, to);
+    int rc = tarn_error_set(TARN_EINVALID,
+                            "Catalog Error: Cannot change type of column %s from %s to %s - only "
+                            "widening type promotions are allowed",
+                            name, buf_cstr(&a), buf_cstr(&b));
+    buf_free(&a);
+    buf_free(&b);
+    return rc;
+}
+
+static int evolve(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                  const lk_column *target, int64_t *next);
+
+static int kind_error(const lk_column *src, const lk_column *target)
+{
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, src);
+    lk_type_to_sql(&b, target);
+    int rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "Not implemented Error: Type evolution is not supported from type %s "
+                            "to type %s",
+                            buf_cstr(&a), buf_cstr(&b));
+    buf_free(&a);
+    buf_free(&b);
+    return rc;
+}
+
+/* The errors evolve() would meet, found before it writes anything. */
+static int evolve_check(duckdb_connection con, const lk_column *src, const lk_column *target)
+{
+    if (strcmp(src->type, target->type) != 0)
+        return kind_error(src, target);
+    for (size_t i = 0; i < target->nchildren; i++) {
+        const lk_column *tc = &target->children[i];
+        for (size_t k = 0; k < src->nchildren; k++) {
+            const lk_column *sc = &src->children[k];
+            if (strcasecmp(sc->name, tc->name) != 0)
+                continue;
+            int rc = 0;
+            if (sc->nchildren)
+                rc = evolve_check(con, sc, tc);
+            else if (strcmp(sc->type, tc->type) != 0 &&
+                     (lk_type_is_nested(tc->type) || !widening_ok(con, sc, tc)))
+                rc = not_widening(sc->name, sc, tc);
+            if (rc)
+                return rc;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* A field of the new type that the old one has under the same name:
+ * DuckLake's TypePromotion. A nested field evolves in turn; a leaf of
+ * another type is promoted (widening only) under its id, its new row NOT
+ * NULL without a default type, as DuckLake writes a promoted field. */
+static int promote(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                   const lk_column *target, int64_t *next)
+{
+    if (src->nchildren)
+        return evolve(lake, con, t, src, target, next);
+    if (strcmp(src->type, target->type) == 0)
+        return 0;
+    if (lk_type_is_nested(target->type) || !widening_ok(con, src, target))
+        return not_widening(src->name, src, target);
+    free(src->type);
+    src->type = xstrdup(target->type);
+    src->nulls_allowed = 0;
+    free(src->default_value_type);
+    src->default_value_type = xstrdup("");
+    free(src->initial_default);
+    src->initial_default = NULL;
+    rewrite_column_row(lake, t, src);
+    return 0;
+}
+
+/* SET DATA TYPE from one nested type to another of the same kind
+ * (DuckLake's GetNestedEvolution): children are matched by name; a new one
+ * gets new column ids (and rows, nullable), a missing one's rows end, a
+ * matched one is promoted. The parent's own row stays. */
+static int evolve(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                  const lk_column *target, int64_t *next)
+{
+    if (strcmp(src->type, target->type) != 0)
+        return kind_error(src, target);
+    lk_column *kids = xcalloc(target->nchildren + 1, sizeof(lk_column));
+    int *used = xcalloc(src->nchildren + 1, sizeof(int));
+    int rc = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < target->nchildren && !rc; i++) {
+        const lk_column *tc = &target->children[i];
+        size_t k = 0;
+        while (k < src->nchildren && (used[k] || strcasecmp(src->children[k].name, tc->name) != 0))
+            k++;
+        if (k < src->nchildren) {
+            used[k] = 1;
+            rc = promote(lake, con, t, &src->children[k], tc, next);
+            kids[n++] = src->children[k];
+            continue;
+        }
+        lk_column_copy(&kids[n], tc);
+        renumber(&kids[n], next, src->id);
+        set_begin(&kids[n], lake->txn->snapshot_id);
+        column_rows(lake, t, &kids[n]);
+        n++;
+    }
+    for (size_t k = 0; k < src->nchildren; k++) {
+        if (used[k])
+            continue;
+        if (!rc)
+            end_column_rows(lake, t, &src->children[k], 1);
+        lk_column_free(&src->children[k]);
+    }
+    free(used);
+    free(src->children);
+    src->children = kids;
+    src->nchildren = n;
+    return rc;
+}
+
+/* SET DATA TYPE of a nested column to another nested type: its fields
+ * evolve (evolve()), the pending rows of this transaction follow. */
+static int evolve_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_column *c,
+                         lk_column *target)
+{
+    int rc = evolve_check(con, c, target);
+    int64_t next = next_column_id(lake, con, t);
+    if (!rc)
+        rc = evolve(lake, con, t, c, target, &next);
+    lk_column_free(target);
+    if (rc)
+        return rc;
+    tarn_buf a = {0};
+    buf_puts(&a, "ALTER COLUMN ");
+    quote_ident(&a, c->name);
+    buf_puts(&a, " SET DATA TYPE ");
+    lk_type_to_sql(&a, c);
+    rc = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    return rc;
+}
+
 static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
 {
     size_t idx = 0;
@@ -956,6 +1103,8 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         rc = shape_column(&nc, con, op->shape);
         if (rc)
             return rc;
+        if (lk_type_is_nested(c->type) && lk_type_is_nested(nc.type))
+            return evolve_column(lake, con, t, c, &nc);
         if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) ||
             !widening_ok(con, c, &nc)) {
             tarn_buf a = {0}, b = {0};

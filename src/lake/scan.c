@@ -128,7 +128,8 @@ static const lk_column *child_by_id(const lk_column *c, int64_t id)
 
 /* An expression turning `expr`, a value of file-time layout `src`, into
  * the current layout `dst`, matching nested children by column id: renamed
- * children keep their values, added ones are NULL, dropped ones vanish. */
+ * children keep their values, added ones are NULL (or their initial
+ * default), dropped ones vanish. */
 static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
                     int depth);
 
@@ -140,6 +141,15 @@ void lk_scan_rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const 
 static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
                     int depth)
 {
+    if (!src && dst->initial_default && !lk_type_is_nested(dst->type)) {
+        /* a field added with a DEFAULT after the row was written */
+        buf_puts(b, "CAST(");
+        quote_literal(b, dst->initial_default);
+        buf_puts(b, " AS ");
+        lk_type_to_sql(b, dst);
+        buf_putc(b, ')');
+        return;
+    }
     if (!src) {
         buf_puts(b, "NULL::");
         lk_type_to_sql(b, dst);
