@@ -58,6 +58,19 @@ lake_sql() {
         </dev/null 2>>"$1/err"
 }
 
+# lake_catalog DIR SQL — run SQL in DIR (CSV output) with lake_sql's catalog database attached
+# read-only as `m`, to read its ducklake_* rows; stderr appended to DIR/err.
+lake_catalog() {
+    (cd "$1" && "$TARN" sql --format csv "ATTACH 'm.ducklake' AS m (READ_ONLY); $2") \
+        </dev/null 2>>"$1/err"
+}
+
+# lake_table_id DIR NAME — the table_id of lake_sql's live table NAME.
+lake_table_id() {
+    lake_catalog "$1" "SELECT table_id FROM m.ducklake_table WHERE table_name = '$2'
+                       AND end_snapshot IS NULL;" | sed -n 2p
+}
+
 # tarn ARGS... — run the binary under test.
 tarn() {
     "$TARN" "$@"

@@ -16,12 +16,8 @@
 
 d=$(mktempdir)
 q() { lake_sql "$d" "$1"; }
-catalog() {
-    (cd "$d" && "$TARN" sql --format csv "ATTACH 'm.ducklake' AS m (READ_ONLY); $1") \
-        </dev/null 2>>"$d/err"
-}
-table_id() { catalog "SELECT table_id FROM m.ducklake_table WHERE table_name = '$1'
-                      AND end_snapshot IS NULL;" | sed -n 2p; }
+catalog() { lake_catalog "$d" "$1"; }
+table_id() { lake_table_id "$d" "$1"; }
 # the JSON DuckLake writes for a box (8 numbers or null, x/y/z/m min then max) and types
 box() {
     printf '{"bbox": {"xmin": %s, "xmax": %s, "ymin": %s, "ymax": %s, "zmin": %s, "zmax": %s, ' \

@@ -14,12 +14,8 @@
 
 d=$(mktempdir)
 q() { lake_sql "$d" "$1"; }
-catalog() {
-    (cd "$d" && "$TARN" sql --format csv "ATTACH 'm.ducklake' AS m (READ_ONLY); $1") \
-        </dev/null 2>>"$d/err"
-}
-table_id() { catalog "SELECT table_id FROM m.ducklake_table WHERE table_name = '$1'
-                      AND end_snapshot IS NULL;" | sed -n 2p; }
+catalog() { lake_catalog "$d" "$1"; }
+table_id() { lake_table_id "$d" "$1"; }
 # the live column rows: id, name, type, parent, nulls_allowed
 live() { catalog "SELECT column_id, column_name, column_type, parent_column, nulls_allowed
                   FROM m.ducklake_column WHERE table_id = $1 AND end_snapshot IS NULL
