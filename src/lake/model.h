@@ -136,12 +136,17 @@ typedef struct {
     size_t ntables;
 } lk_catalog;
 
-/* Loads the catalog visible at `snapshot` (-1: the latest) from catalog
- * database `db` (con: the session's connection, as catdb.h takes it). */
+/* (load.c) Loads the catalog visible at `snapshot` (-1: the latest) from
+ * catalog database `db` (con: the session's connection, as catdb.h takes
+ * it). */
 int lk_catalog_load(lk_catalog *out, lk_catdb *db, duckdb_connection con, int64_t snapshot);
 void lk_catalog_free(lk_catalog *c);
-/* (part of lk_catalog_load: the macros live at c->snapshot_id) */
-int lk_catalog_load_macros(lk_catalog *c, lk_catdb *db, duckdb_connection con);
+/* (part of lk_catalog_load) Row r of the macros query (macro_id,
+ * begin_snapshot, schema_id, macro_name, impl_id, sql, type, column_id,
+ * parameter_name, parameter_type, default_value, default_value_type):
+ * a new macro, a new implementation of the last one, and (when the
+ * implementation has parameters) one parameter. */
+void lk_catalog_add_macro_row(lk_catalog *c, const duck_table *t, size_t r);
 /* The transaction's working model: `dst` gets its own schemas and views and
  * borrows every table of `src`, which must outlive `dst` or hand the memory
  * over with lk_catalog_take_over(). */

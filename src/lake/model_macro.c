@@ -1,15 +1,14 @@
 /*
  * model_macro.c — the macros of the catalog model (see model.h).
  *
- * Reads ducklake_macro (the rows live at the model's snapshot) with their
- * ducklake_macro_impl and ducklake_macro_parameters rows, which carry no
- * snapshot range of their own: a macro's implementations never change, a
- * new definition is a new macro id.
+ * load.c reads ducklake_macro (the rows live at the model's snapshot) with
+ * their ducklake_macro_impl and ducklake_macro_parameters rows, which carry
+ * no snapshot range of their own: a macro's implementations never change,
+ * a new definition is a new macro id. Each joined row comes here.
  */
 #include "lake/model.h"
 
 #include "duck/duck.h"
-#include "lake/catdb.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -92,9 +91,7 @@ static int64_t to_i64(const char *s)
     return s ? strtoll(s, NULL, 10) : -1;
 }
 
-/* Row r of the joined query: a new macro, a new implementation of the
- * last one, and (when the implementation has parameters) one parameter. */
-static void add_row(lk_catalog *c, const duck_table *t, size_t r)
+void lk_catalog_add_macro_row(lk_catalog *c, const duck_table *t, size_t r)
 {
     int64_t id = to_i64(duck_table_get(t, r, 0)), impl = to_i64(duck_table_get(t, r, 4));
     lk_macro *m = c->nmacros ? &c->macros[c->nmacros - 1] : NULL;
@@ -123,27 +120,4 @@ static void add_row(lk_catalog *c, const duck_table *t, size_t r)
     p->type = dup_or(duck_table_get(t, r, 9), "unknown");
     p->default_value = dup_or(duck_table_get(t, r, 10), "NULL");
     p->default_type = dup_or(duck_table_get(t, r, 11), "unknown");
-}
-
-int lk_catalog_load_macros(lk_catalog *c, lk_catdb *db, duckdb_connection con)
-{
-    const char *meta = lk_catdb_name(db);
-    long long s = (long long)c->snapshot_id;
-    char *sql = xasprintf(
-        "SELECT m.macro_id, m.begin_snapshot, m.schema_id, m.macro_name, i.impl_id, i.\"sql\", "
-        "i.\"type\", p.column_id, p.parameter_name, p.parameter_type, p.default_value, "
-        "p.default_value_type FROM %s.ducklake_macro m JOIN %s.ducklake_macro_impl i ON "
-        "i.macro_id = m.macro_id LEFT JOIN %s.ducklake_macro_parameters p ON p.macro_id = "
-        "i.macro_id AND p.impl_id = i.impl_id WHERE %lld >= m.begin_snapshot AND (%lld < "
-        "m.end_snapshot OR m.end_snapshot IS NULL) ORDER BY m.macro_id, i.impl_id, p.column_id",
-        meta, meta, meta, s, s);
-    duck_table t;
-    int rc = lk_catdb_query(&t, db, con, sql);
-    free(sql);
-    if (rc)
-        return rc;
-    for (size_t r = 0; r < t.nrows; r++)
-        add_row(c, &t, r);
-    duck_table_free(&t);
-    return 0;
 }

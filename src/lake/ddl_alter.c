@@ -1,0 +1,839 @@
+/*
+ * ddl_alter.c — ALTER TABLE as DuckLake catalog rows (see ddl.h).
+ *
+ * A column change ends the column's live ducklake_column rows and writes
+ * new ones at the transaction's snapshot: ADD COLUMN (new column ids from
+ * next_catalog_id, with initial_default for older rows), DROP / RENAME
+ * COLUMN, SET / DROP DEFAULT, SET / DROP NOT NULL, SET DATA TYPE (a
+ * widening keeps the column id in a new row; a struct evolves field by
+ * field, matched by name). RENAME TO ends the ducklake_table row and
+ * writes one with the new name; SET / RESET PARTITIONED BY and SORTED BY
+ * end the live ducklake_partition_info / ducklake_sort_info row and write
+ * the new spec. Every change bumps the schema version (an
+ * altered_table:<id> change token) and checks what DuckLake refuses
+ * before anything is recorded, so a refused ALTER leaves no row.
+ */
+#include "lake/ddl.h"
+#include "lake/ddl_int.h"
+#include "lake/idorder.h"
+#include "lake/macro.h"
+#include "lake/sort.h"
+
+#include "duck/duck.h"
+#include "lake/bucket.h"
+#include "lake/colstats.h"
+#include "lake/txn.h"
+#include "lake/types.h"
+#include "lake/write.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+#include "util/uuid.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- ALTER TABLE ---- */
+
+lk_column *ddl_top_column(lk_table *t, const char *name, size_t *index)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        if (strcasecmp(t->cols[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &t->cols[i];
+        }
+    }
+    return NULL;
+}
+
+static void end_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c, int recursive)
+{
+    lk_txn_sql(lake->txn,
+               "UPDATE %s.ducklake_column SET end_snapshot = %lld WHERE table_id = %lld AND "
+               "column_id = %lld AND end_snapshot IS NULL",
+               lake->meta, (long long)lake->txn->snapshot_id, (long long)t->id, (long long)c->id);
+    for (size_t i = 0; recursive && i < c->nchildren; i++)
+        end_column_rows(lake, t, &c->children[i], 1);
+}
+
+/* Ends the column's live row and writes its new version (same id). */
+static void rewrite_column_row(lk_lake *lake, const lk_table *t, lk_column *c)
+{
+    end_column_rows(lake, t, c, 0);
+    lk_column copy = *c;
+    copy.nchildren = 0; /* children rows stay as they are */
+    c->begin = lake->txn->snapshot_id;
+    ddl_column_rows(lake, t, &copy);
+}
+
+static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    char *q = xasprintf("SELECT COALESCE(max(column_id), 0) FROM %s.ducklake_column WHERE "
+                        "table_id = %lld",
+                        lake->meta, (long long)t->id);
+    int64_t m = 0;
+    if (duck_query_int64(&m, NULL, con, q) != 0)
+        tarn_error_clear();
+    free(q);
+    int64_t model = lk_table_max_column_id(t);
+    return (m > model ? m : model) + 1;
+}
+
+/* Records, once per table and commit, that the table's layout changed:
+ * a schema_versions row and, when the columns themselves changed and the
+ * table inlines, a new inlined-data table with the new columns (DuckLake
+ * keeps one inlined table per column layout; default and NOT NULL changes
+ * keep the layout; a layout with a GEOMETRY column gets none). */
+static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
+{
+    lk_txn *txn = lake->txn;
+    int64_t sv = txn->cat.schema_version + 1;
+    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
+    int had_inlined = t->ninlined > 0;
+    int fresh = !had_inlined || t->inlined[t->ninlined - 1].schema_version != sv;
+    lk_txn_schema_changed(txn, t->id);
+    if (fresh)
+        lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)",
+                   (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
+    if (had_inlined && new_columns && lk_table_inlinable(t)) {
+        if (!fresh) {
+            lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
+            lk_txn_meta_table(txn, '-', name);
+            lk_txn_sql(txn, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_name = '%s'",
+                       lake->meta, name);
+            free(t->inlined[--t->ninlined].name);
+        }
+        ddl_inlined_table(lake, t, sv);
+    }
+    free(name);
+    txn->catalog_changed = 1;
+}
+
+void ddl_altered(lk_lake *lake, const lk_table *t)
+{
+    ddl_changed(lake->txn, "altered_table", t->id);
+}
+
+/* DuckLake allows a type change when the new type is what DuckDB would
+ * combine the two into (LogicalType::TryGetMaxLogicalType): TINYINT →
+ * HUGEINT, INTEGER → DOUBLE, TIMESTAMP → TIMESTAMPTZ, … but not INTEGER →
+ * VARCHAR or DOUBLE → FLOAT. DuckDB answers through a list of both. */
+static int widening_ok(duckdb_connection con, const lk_column *from, const lk_column *to)
+{
+    if (strcmp(from->type, to->type) == 0)
+        return 1;
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, from);
+    lk_type_to_sql(&b, to);
+    char *q = xasprintf("SELECT typeof([NULL::%s, NULL::%s][1]) = typeof(NULL::%s)", buf_cstr(&a),
+                        buf_cstr(&b), buf_cstr(&b));
+    char *ok = NULL;
+    if (duck_query_string(&ok, con, q) != 0)
+        tarn_error_clear(); /* no common type: not a promotion */
+    int yes = ok && strcmp(ok, "true") == 0;
+    free(ok);
+    free(q);
+    buf_free(&a);
+    buf_free(&b);
+    return yes;
+}
+
+static int shape_column(lk_column *out, duckdb_connection con, const char *shape)
+{
+    lk_table tmp = {0};
+    int rc = ddl_read_shape(&tmp, con, shape);
+    if (!rc)
+        rc = ddl_read_constraints(&tmp, con, "__tarn_shape");
+    if (!rc && tmp.ncols != 1)
+        rc = tarn_error_set(TARN_EINVALID, "expected one column definition");
+    if (!rc)
+        lk_column_copy(out, &tmp.cols[0]);
+    lk_table_free(&tmp);
+    return rc;
+}
+
+void ddl_set_begin(lk_column *c, int64_t snapshot)
+{
+    c->begin = snapshot;
+    for (size_t i = 0; i < c->nchildren; i++)
+        ddl_set_begin(&c->children[i], snapshot);
+}
+
+static void renumber(lk_column *c, int64_t *next, int64_t parent)
+{
+    c->id = (*next)++;
+    c->parent = parent;
+    for (size_t i = 0; i < c->nchildren; i++)
+        renumber(&c->children[i], next, c->id);
+}
+
+/* The column at `path` (names from the top level down), or NULL. */
+static lk_column *column_at(lk_table *t, const char *const *path, size_t n)
+{
+    lk_column *cols = t->cols;
+    size_t ncols = t->ncols;
+    lk_column *c = NULL;
+    for (size_t i = 0; i < n; i++) {
+        c = NULL;
+        for (size_t k = 0; k < ncols; k++)
+            if (strcasecmp(cols[k].name, path[i]) == 0)
+                c = &cols[k];
+        if (!c)
+            return NULL;
+        cols = c->children;
+        ncols = c->nchildren;
+    }
+    return c;
+}
+
+static void mark_added_field(lk_column *c)
+{
+    /* DuckLake records fields added to a struct as NOT NULL (measured) */
+    c->nulls_allowed = 0;
+    for (size_t i = 0; i < c->nchildren; i++)
+        mark_added_field(&c->children[i]);
+}
+
+/* ADD COLUMN s.f / DROP COLUMN s.f / RENAME COLUMN s.f TO g on a field of
+ * a STRUCT (through list elements and map values: ls.element.f). */
+static int alter_nested(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    lk_column *parent = column_at(t, op->path, op->npath - 1);
+    const char *field = op->path[op->npath - 1];
+    if (!parent || strcmp(parent->type, "struct") != 0)
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: \"%s\" is not a STRUCT column of table %s: cannot "
+                              "alter its field \"%s\"",
+                              op->path[op->npath - 2], t->name, field);
+    lk_column *c = column_at(t, op->path, op->npath);
+    if (op->kind == LK_ALTER_ADD_COLUMN) {
+        if (c)
+            return op->if_not_exists
+                       ? 0
+                       : tarn_error_set(TARN_EINVALID, "Catalog Error: field %s already exists",
+                                        field);
+        lk_column nc;
+        int rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        int64_t next = next_column_id(lake, con, t);
+        renumber(&nc, &next, parent->id);
+        mark_added_field(&nc);
+        ddl_set_begin(&nc, lake->txn->snapshot_id);
+        parent->children = xrealloc(parent->children, (parent->nchildren + 1) * sizeof(lk_column));
+        parent->children[parent->nchildren++] = nc;
+        ddl_column_rows(lake, t, &parent->children[parent->nchildren - 1]);
+        return 0;
+    }
+    if (!c)
+        return op->if_exists ? 0
+                             : tarn_error_set(TARN_EINVALID,
+                                              "Binder Error: field \"%s\" does not exist", field);
+    if (op->kind == LK_ALTER_DROP_COLUMN) {
+        if (parent->nchildren == 1)
+            return tarn_error_set(TARN_EINVALID, "cannot drop the last field of a STRUCT");
+        end_column_rows(lake, t, c, 1);
+        size_t idx = (size_t)(c - parent->children);
+        lk_column_free(c);
+        memmove(c, c + 1, (parent->nchildren - idx - 1) * sizeof(lk_column));
+        parent->nchildren--;
+        return 0;
+    }
+    if (op->kind == LK_ALTER_RENAME_COLUMN) {
+        free(c->name);
+        c->name = xstrdup(op->new_name);
+        /* … and a renamed field's new row is NOT NULL without a default
+         * type (measured) */
+        c->nulls_allowed = 0;
+        free(c->default_value_type);
+        c->default_value_type = xstrdup("");
+        rewrite_column_row(lake, t, c);
+        return 0;
+    }
+    return tarn_error_set(TARN_EUNSUPPORTED, "this change of a STRUCT field is not supported");
+}
+
+/* Applies an ALTER to the transaction's pending inlined rows of `t` too,
+ * so they follow the table's new layout. */
+static int alter_pending(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                         const char *action)
+{
+    if (!lk_write_pending_exists(lake, con, t->id))
+        return 0;
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    char *sql = xasprintf("ALTER TABLE %s %s", pins, action);
+    int rc = duck_exec(con, sql);
+    free(sql);
+    free(pins);
+    return rc;
+}
+
+/* The rows this transaction inserted before an ADD COLUMN … DEFAULT now
+ * hold the default: DuckLake's table statistics count it (its pending
+ * rows are altered in place), so fold the pending rows' stats in again
+ * (table-level stats keep bounds and null flags, not counts). */
+static int pending_default_stats(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    lk_table_delta *d = lk_txn_delta(lake, con, t->id);
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    lk_stats_set st;
+    lk_stats_init(&st, t);
+    int rc = lk_stats_from_rows(&st, con, pins, t);
+    if (!rc)
+        rc = lk_stats_accumulate(&d->stats, &st, con);
+    lk_stats_free(&st);
+    free(pins);
+    return rc;
+}
+
+static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    lk_column nc;
+    int rc = shape_column(&nc, con, op->shape);
+    if (rc)
+        return rc;
+    if (ddl_top_column(t, nc.name, NULL)) {
+        lk_column_free(&nc);
+        if (op->if_not_exists)
+            return 0;
+        return tarn_error_set(TARN_EINVALID,
+                              "Catalog Error: Column with name %s already exists in table %s",
+                              op->column ? op->column : "", t->name);
+    }
+    if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
+        lk_column_free(&nc);
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "ADD COLUMN with a non-literal default (%s) is not supported by "
+                              "DuckLake: use a plain literal such as 42 or 'text'",
+                              "the given expression");
+    }
+    int64_t next = next_column_id(lake, con, t);
+    renumber(&nc, &next, -1);
+    ddl_set_begin(&nc, lake->txn->snapshot_id);
+    t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof(lk_column));
+    t->cols[t->ncols++] = nc;
+    ddl_column_rows(lake, t, &t->cols[t->ncols - 1]);
+    lk_column *c = &t->cols[t->ncols - 1];
+    tarn_buf a = {0};
+    buf_puts(&a, "ADD COLUMN ");
+    quote_ident(&a, c->name);
+    buf_putc(&a, ' ');
+    lk_type_to_sql(&a, c);
+    if (c->initial_default) {
+        buf_puts(&a, " DEFAULT ");
+        quote_literal(&a, c->initial_default);
+    }
+    int rc2 = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    if (!rc2 && c->initial_default && lk_write_pending_exists(lake, con, t->id))
+        rc2 = pending_default_stats(lake, con, t);
+    return rc2;
+}
+
+/* A sort order names columns: after a rename it names the new one, and
+ * DuckLake writes it again under a new sort id. */
+static int sort_renamed(lk_lake *lake, lk_table *t, const char *old_name, const char *new_name)
+{
+    int changed = 0;
+    int rc = lk_sort_rename_column(t, old_name, new_name, &changed);
+    if (rc || !changed)
+        return rc;
+    lk_txn *txn = lake->txn;
+    t->sort_id = lk_txn_new_catalog_id(txn);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, t->sort_id);
+    lk_ids_add(&txn->sort_changed, &txn->nsort_changed, t->id);
+    return 0;
+}
+
+/* The type error of a change DuckLake does not allow. */
+static int not_widening(const char *name, const lk_column *from, const lk_column *to)
+{
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, from);
+    lk_type_to_sql(&b, to);
+    int rc = tarn_error_set(TARN_EINVALID,
+                            "Catalog Error: Cannot change type of column %s from %s to %s - only "
+                            "widening type promotions are allowed",
+                            name, buf_cstr(&a), buf_cstr(&b));
+    buf_free(&a);
+    buf_free(&b);
+    return rc;
+}
+
+static int evolve(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                  const lk_column *target, int64_t *next);
+
+static int kind_error(const lk_column *src, const lk_column *target)
+{
+    tarn_buf a = {0}, b = {0};
+    lk_type_to_sql(&a, src);
+    lk_type_to_sql(&b, target);
+    int rc = tarn_error_set(TARN_EUNSUPPORTED,
+                            "Not implemented Error: Type evolution is not supported from type %s "
+                            "to type %s",
+                            buf_cstr(&a), buf_cstr(&b));
+    buf_free(&a);
+    buf_free(&b);
+    return rc;
+}
+
+/* The errors evolve() would meet, found before it writes anything. */
+static int evolve_check(duckdb_connection con, const lk_column *src, const lk_column *target)
+{
+    if (strcmp(src->type, target->type) != 0)
+        return kind_error(src, target);
+    for (size_t i = 0; i < target->nchildren; i++) {
+        const lk_column *tc = &target->children[i];
+        for (size_t k = 0; k < src->nchildren; k++) {
+            const lk_column *sc = &src->children[k];
+            if (strcasecmp(sc->name, tc->name) != 0)
+                continue;
+            int rc = 0;
+            if (sc->nchildren)
+                rc = evolve_check(con, sc, tc);
+            else if (strcmp(sc->type, tc->type) != 0 &&
+                     (lk_type_is_nested(tc->type) || !widening_ok(con, sc, tc)))
+                rc = not_widening(sc->name, sc, tc);
+            if (rc)
+                return rc;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* A field of the new type that the old one has under the same name:
+ * DuckLake's TypePromotion. A nested field evolves in turn; a leaf of
+ * another type is promoted (widening only) under its id, its new row NOT
+ * NULL without a default type, as DuckLake writes a promoted field. */
+static int promote(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                   const lk_column *target, int64_t *next)
+{
+    if (src->nchildren)
+        return evolve(lake, con, t, src, target, next);
+    if (strcmp(src->type, target->type) == 0)
+        return 0;
+    if (lk_type_is_nested(target->type) || !widening_ok(con, src, target))
+        return not_widening(src->name, src, target);
+    free(src->type);
+    src->type = xstrdup(target->type);
+    src->nulls_allowed = 0;
+    free(src->default_value_type);
+    src->default_value_type = xstrdup("");
+    free(src->initial_default);
+    src->initial_default = NULL;
+    rewrite_column_row(lake, t, src);
+    return 0;
+}
+
+/* SET DATA TYPE from one nested type to another of the same kind
+ * (DuckLake's GetNestedEvolution): children are matched by name; a new one
+ * gets new column ids (and rows, nullable), a missing one's rows end, a
+ * matched one is promoted. The parent's own row stays. */
+static int evolve(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *src,
+                  const lk_column *target, int64_t *next)
+{
+    if (strcmp(src->type, target->type) != 0)
+        return kind_error(src, target);
+    lk_column *kids = xcalloc(target->nchildren + 1, sizeof(lk_column));
+    int *used = xcalloc(src->nchildren + 1, sizeof(int));
+    int rc = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < target->nchildren && !rc; i++) {
+        const lk_column *tc = &target->children[i];
+        size_t k = 0;
+        while (k < src->nchildren && (used[k] || strcasecmp(src->children[k].name, tc->name) != 0))
+            k++;
+        if (k < src->nchildren) {
+            used[k] = 1;
+            rc = promote(lake, con, t, &src->children[k], tc, next);
+            kids[n++] = src->children[k];
+            continue;
+        }
+        lk_column_copy(&kids[n], tc);
+        renumber(&kids[n], next, src->id);
+        ddl_set_begin(&kids[n], lake->txn->snapshot_id);
+        ddl_column_rows(lake, t, &kids[n]);
+        n++;
+    }
+    for (size_t k = 0; k < src->nchildren; k++) {
+        if (used[k])
+            continue;
+        if (!rc)
+            end_column_rows(lake, t, &src->children[k], 1);
+        lk_column_free(&src->children[k]);
+    }
+    free(used);
+    free(src->children);
+    src->children = kids;
+    src->nchildren = n;
+    return rc;
+}
+
+/* SET DATA TYPE of a nested column to another nested type: its fields
+ * evolve (evolve()), the pending rows of this transaction follow. */
+static int evolve_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_column *c,
+                         lk_column *target)
+{
+    int rc = evolve_check(con, c, target);
+    int64_t next = next_column_id(lake, con, t);
+    if (!rc)
+        rc = evolve(lake, con, t, c, target, &next);
+    lk_column_free(target);
+    if (rc)
+        return rc;
+    tarn_buf a = {0};
+    buf_puts(&a, "ALTER COLUMN ");
+    quote_ident(&a, c->name);
+    buf_puts(&a, " SET DATA TYPE ");
+    lk_type_to_sql(&a, c);
+    rc = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    return rc;
+}
+
+static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
+{
+    size_t idx = 0;
+    lk_column *c = ddl_top_column(t, op->column, &idx);
+    if (!c) {
+        if (op->if_exists)
+            return 0;
+        return tarn_error_set(TARN_EINVALID,
+                              "Binder Error: Table \"%s\" does not have a column with name \"%s\"",
+                              t->name, op->column);
+    }
+    lk_column nc;
+    int rc = 0;
+    switch (op->kind) {
+    case LK_ALTER_DROP_COLUMN:
+        if (t->ncols == 1)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot drop column: table only has one column "
+                                  "remaining!");
+        for (size_t k = 0; k < t->nkeys; k++)
+            if (t->keys[k].column_id == c->id)
+                return tarn_error_set(TARN_EINVALID,
+                                      "Catalog Error: Cannot drop column \"%s\" - the table is "
+                                      "partitioned by this column. Reset or change the "
+                                      "partitioning on this table in order to drop this column",
+                                      c->name);
+        rc = lk_sort_uses_column(t, c->name);
+        if (rc)
+            return rc < 0 ? rc
+                          : tarn_error_set(TARN_EINVALID,
+                                           "Catalog Error: Cannot drop column \"%s\" - the table "
+                                           "is sorted by this column. Reset or change the sort "
+                                           "order on this table in order to drop this column",
+                                           c->name);
+        end_column_rows(lake, t, c, 1);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "DROP COLUMN ");
+            quote_ident(&a, c->name);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
+        lk_column_free(c);
+        memmove(c, c + 1, (t->ncols - idx - 1) * sizeof(lk_column));
+        t->ncols--;
+        return 0;
+    case LK_ALTER_RENAME_COLUMN:
+        if (ddl_top_column(t, op->new_name, NULL))
+            return tarn_error_set(
+                TARN_EINVALID, "Catalog Error: Column with name %s already exists", op->new_name);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "RENAME COLUMN ");
+            quote_ident(&a, c->name);
+            buf_puts(&a, " TO ");
+            quote_ident(&a, op->new_name);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
+        rc = sort_renamed(lake, t, c->name, op->new_name);
+        if (rc)
+            return rc;
+        free(c->name);
+        c->name = xstrdup(op->new_name);
+        break;
+    case LK_ALTER_SET_TYPE:
+        rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        if (lk_type_is_nested(c->type) && lk_type_is_nested(nc.type))
+            return evolve_column(lake, con, t, c, &nc);
+        if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) || !widening_ok(con, c, &nc)) {
+            tarn_buf a = {0}, b = {0};
+            lk_type_to_sql(&a, c);
+            lk_type_to_sql(&b, &nc);
+            rc = tarn_error_set(TARN_EINVALID,
+                                "Catalog Error: Cannot change type of column %s from %s to %s - "
+                                "only widening type promotions are allowed",
+                                c->name, buf_cstr(&a), buf_cstr(&b));
+            buf_free(&a);
+            buf_free(&b);
+            lk_column_free(&nc);
+            return rc;
+        }
+        free(c->type);
+        c->type = xstrdup(nc.type);
+        lk_column_free(&nc);
+        {
+            tarn_buf a = {0};
+            buf_puts(&a, "ALTER COLUMN ");
+            quote_ident(&a, c->name);
+            buf_puts(&a, " SET DATA TYPE ");
+            lk_type_to_sql(&a, c);
+            rc = alter_pending(lake, con, t, buf_cstr(&a));
+            buf_free(&a);
+            if (rc)
+                return rc;
+        }
+        break;
+    case LK_ALTER_SET_DEFAULT:
+        rc = shape_column(&nc, con, op->shape);
+        if (rc)
+            return rc;
+        if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
+            lk_column_free(&nc);
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "SET DEFAULT with a non-literal default is not supported by "
+                                  "DuckLake: use a plain literal");
+        }
+        free(c->default_value);
+        free(c->default_value_type);
+        c->default_value = nc.default_value ? xstrdup(nc.default_value) : xstrdup("NULL");
+        c->default_value_type = xstrdup("literal");
+        lk_column_free(&nc);
+        break;
+    case LK_ALTER_DROP_DEFAULT:
+        free(c->default_value);
+        free(c->default_value_type);
+        c->default_value = xstrdup("NULL");
+        c->default_value_type = xstrdup("literal");
+        break;
+    case LK_ALTER_SET_NOT_NULL:
+        if (!c->nulls_allowed)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot SET NOT NULL on column %s - it already "
+                                  "has a NOT NULL constraint",
+                                  c->name);
+        c->nulls_allowed = 0;
+        break;
+    case LK_ALTER_DROP_NOT_NULL:
+        if (c->nulls_allowed)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot DROP NULL on column %s - it has no NOT "
+                                  "NULL constraint defined",
+                                  c->name);
+        c->nulls_allowed = 1;
+        break;
+    default:
+        break;
+    }
+    rewrite_column_row(lake, t, c);
+    return 0;
+}
+
+static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
+{
+    lk_txn *txn = lake->txn;
+    const lk_table *other = lk_catalog_table(&txn->cat, t->schema_id, new_name);
+    if (other && other->id != t->id) /* (itself: a change of case only) */
+        return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists", new_name);
+    ddl_end_rows(lake, "ducklake_table", "table_id", t->id);
+    free(t->name);
+    t->name = xstrdup(new_name);
+    t->begin = txn->snapshot_id;
+    tarn_buf b = {0};
+    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)t->id, t->uuid,
+               (long long)txn->snapshot_id, (long long)t->schema_id);
+    quote_literal(&b, new_name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, t->path);
+    buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");
+    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
+    buf_free(&b);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    ddl_token_name(txn, "created_table", sc ? sc->name : "main", new_name);
+    layout_changed(lake, t, 1);
+    return 0;
+}
+
+static int same_spec(const lk_table *t, const int64_t *ids, const lk_alter *op)
+{
+    if (t->nkeys != op->nkeys)
+        return 0;
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (t->keys[i].column_id != ids[i] || strcmp(t->keys[i].transform, op->key_transforms[i]))
+            return 0;
+    return 1;
+}
+
+/* SET PARTITIONED BY / RESET PARTITIONED BY: the live spec ends and a new
+ * one begins (RESET writes a spec with no keys). Files keep the spec they
+ * were written under. */
+static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    int64_t *ids = xcalloc(op->nkeys ? op->nkeys : 1, sizeof(int64_t));
+    for (size_t i = 0; i < op->nkeys; i++) {
+        lk_column *c = ddl_top_column(t, op->key_columns[i], NULL);
+        int32_t buckets = 0; /* bucket(N) hashes a nested value by its text, as DuckLake does */
+        if (!c ||
+            (lk_type_is_nested(c->type) && !lk_bucket_parse(op->key_transforms[i], &buckets))) {
+            free(ids);
+            return tarn_error_set(TARN_EINVALID,
+                                  "cannot partition by \"%s\": not a top-level column of a "
+                                  "primitive type in table %s",
+                                  op->key_columns[i], t->name);
+        }
+        ids[i] = c->id;
+    }
+    if (same_spec(t, ids, op)) {
+        free(ids);
+        return 1; /* identical spec: nothing changes */
+    }
+    lk_txn_sql(txn,
+               "UPDATE %s.ducklake_partition_info SET end_snapshot = %lld WHERE table_id = %lld "
+               "AND end_snapshot IS NULL",
+               lake->meta, (long long)txn->snapshot_id, (long long)t->id);
+    int64_t pid = lk_txn_new_catalog_id(txn);
+    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+    lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, pid);
+    lk_txn_row(txn, "ducklake_partition_info", "(%lld, %lld, %lld, NULL)", (long long)pid,
+               (long long)t->id, (long long)txn->snapshot_id);
+    for (size_t i = 0; i < t->nkeys; i++)
+        free(t->keys[i].transform);
+    free(t->keys);
+    t->keys = op->nkeys ? xcalloc(op->nkeys, sizeof(lk_partkey)) : NULL;
+    t->nkeys = op->nkeys;
+    t->partition_id = op->nkeys ? pid : -1;
+    for (size_t i = 0; i < op->nkeys; i++) {
+        t->keys[i].column_id = ids[i];
+        t->keys[i].transform = xstrdup(op->key_transforms[i]);
+        tarn_buf b = {0};
+        buf_printf(&b, "(%lld, %lld, %zu, %lld, ", (long long)pid, (long long)t->id, i,
+                   (long long)ids[i]);
+        quote_literal(&b, op->key_transforms[i]);
+        buf_putc(&b, ')');
+        lk_txn_row(txn, "ducklake_partition_column", "%s", buf_cstr(&b));
+        buf_free(&b);
+    }
+    free(ids);
+    return 0;
+}
+
+/* SET SORTED BY / RESET SORTED BY: the working model takes the new order
+ * (keys rendered as DuckDB does, every column checked); the catalog rows
+ * are written at commit from the final order (lk_sort_commit), as DuckLake
+ * writes only a transaction's last order of a table. Each SET takes a
+ * sort id, as DuckLake's does at commit. */
+static int set_sort(lk_lake *lake, lk_table *t, const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    size_t n = op->nsort_keys;
+    lk_sortkey *keys = xcalloc(n ? n : 1, sizeof(lk_sortkey));
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = op->sort_keys[i];
+        keys[i].expr = xstrdup(op->sort_keys[i].expr);
+        keys[i].dialect = (char *)"duckdb";
+    }
+    int rc = lk_sort_normalize(keys, n, t);
+    if (!rc) {
+        int64_t id = -1;
+        if (n) {
+            id = lk_txn_new_catalog_id(txn);
+            lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
+            lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, id);
+        }
+        lk_table_set_sorts(t, id, keys, n);
+        lk_ids_add(&txn->sort_changed, &txn->nsort_changed, t->id);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i].expr);
+    free(keys);
+    return rc;
+}
+
+static int check_not_null(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          const char *column)
+{
+    lk_schema *sc = lk_catalog_schema_by_id(&lake->txn->cat, t->schema_id);
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM ");
+    quote_qualified(&b, lake->alias, sc ? sc->name : "main", t->name);
+    buf_puts(&b, " WHERE ");
+    quote_ident(&b, column);
+    buf_puts(&b, " IS NULL");
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    if (!rc && n > 0)
+        rc = tarn_error_set(TARN_EINVALID,
+                            "Constraint Error: cannot SET NOT NULL on column \"%s\": it has %lld "
+                            "NULL values",
+                            column, (long long)n);
+    return rc;
+}
+
+int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
+                   const lk_alter *op)
+{
+    lk_txn *txn = lake->txn;
+    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_table *t =
+        lk_catalog_table_edit(&txn->cat, s ? lk_catalog_table(&txn->cat, s->id, name) : NULL);
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Catalog Error: Table with name %s does not exist in schema \"%s\" "
+                              "of lake \"%s\"",
+                              name, schema, lake->alias);
+    if (op->kind == LK_ALTER_RENAME_TABLE) {
+        int rc = rename_table(lake, t, op->new_name);
+        if (!rc) {
+            lk_idorder_entry_renamed(txn->ids, schema, name, op->new_name);
+            lk_txn_views_all(txn);
+        }
+        return rc;
+    }
+    lk_idorder_entry_touched(txn->ids, schema, name);
+    lk_txn_view_dirty(txn, t->id);
+    if (op->kind == LK_ALTER_SET_SORT) {
+        int rc = set_sort(lake, t, op);
+        if (!rc)
+            ddl_altered(lake, t);
+        return rc;
+    }
+    if (op->kind == LK_ALTER_SET_PARTITION) {
+        int rc = set_partition(lake, t, op);
+        if (rc)
+            return rc < 0 ? rc : 0;
+        layout_changed(lake, t, 1);
+        ddl_altered(lake, t);
+        return 0;
+    }
+    int rc = 0;
+    if (op->kind == LK_ALTER_SET_NOT_NULL)
+        rc = check_not_null(lake, con, t, op->column);
+    if (!rc && op->npath > 1)
+        rc = alter_nested(lake, con, t, op);
+    else if (!rc)
+        rc = op->kind == LK_ALTER_ADD_COLUMN ? alter_add(lake, con, t, op)
+                                             : alter_column(lake, con, t, op);
+    if (rc)
+        return rc;
+    int columns_changed = op->kind == LK_ALTER_ADD_COLUMN || op->kind == LK_ALTER_DROP_COLUMN ||
+                          op->kind == LK_ALTER_RENAME_COLUMN || op->kind == LK_ALTER_SET_TYPE;
+    layout_changed(lake, t, columns_changed);
+    ddl_altered(lake, t);
+    return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * ddl_int.h — what ddl.c, ddl_alter.c and ddl_view.c share (not for other
+ * files: they use ddl.h). All run inside the open transaction (lake->txn)
+ * and only queue catalog rows and change tokens; nothing is written before
+ * the commit.
+ */
+#ifndef TARN_LAKE_DDL_INT_H
+#define TARN_LAKE_DDL_INT_H
+
+#include "lake/lake.h"
+#include "lake/model.h"
+#include "lake/txn.h"
+
+/* "kind:<schema>" or "kind:<schema>.<name>" (name NULL: the schema alone),
+ * identifiers quoted as DuckLake writes its change tokens; malloc'd. */
+char *ddl_name_token(const char *kind, const char *schema, const char *name);
+/* Records that change token. */
+void ddl_token_name(lk_txn *txn, const char *kind, const char *schema, const char *name);
+/* Records change token "kind:<id>" (dropped_table, altered_table, …) and
+ * marks the catalog changed (a new schema version). */
+void ddl_changed(lk_txn *txn, const char *kind, int64_t id);
+/* Ends the live rows of catalog table `table` whose `key` column is `id`
+ * at the transaction's snapshot. */
+void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id);
+
+/* The columns of DuckDB table `shape` (`SELECT * FROM shape`, quoted by the
+ * caller) become t's columns, with fresh column ids from 1. */
+int ddl_read_shape(lk_table *t, duckdb_connection con, const char *shape);
+/* The defaults and NOT NULL flags of TEMP table `shape_name` (unquoted). */
+int ddl_read_constraints(lk_table *t, duckdb_connection con, const char *shape_name);
+/* Queues the ducklake_column rows of column c (and its children) of t. */
+void ddl_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c);
+/* Queues the inlined-data table of t for schema version sv (its
+ * ducklake_inlined_data_tables row and its CREATE TABLE). */
+void ddl_inlined_table(lk_lake *lake, lk_table *t, int64_t sv);
+
+/* The top-level column of t named `name` (case-insensitive), or NULL;
+ * *index (optional) gets its position. */
+lk_column *ddl_top_column(lk_table *t, const char *name, size_t *index);
+/* Records that t was altered (altered_table:<id>, a new schema version). */
+void ddl_altered(lk_lake *lake, const lk_table *t);
+/* Sets c's and its children's begin snapshot. */
+void ddl_set_begin(lk_column *c, int64_t snapshot);
+
+/* Ends view v's live rows (and its tags) and records dropped_view:<id>. */
+void ddl_drop_view_rows(lk_lake *lake, const lk_view *v);
+
+#endif
