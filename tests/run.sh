@@ -27,6 +27,7 @@
 # TARN_GOLDEN_TIMEOUT (seconds per tarn run in the golden suite, default 60; doubled under SAN),
 # TARN_GOLDEN_SUITE_TIMEOUT (seconds for one whole golden run, default 900),
 # TARN_UNIT_TIMEOUT / TARN_E2E_TIMEOUT (seconds per unit binary / e2e script, default 300),
+# TARN_E2E_JOBS (e2e scripts run side by side, default 2; the logs' e2e-times has each one's seconds),
 # TARN_SKIP_SAN=1 (only the normal build: quicker local runs; CI never sets it).
 set -uo pipefail
 
@@ -42,6 +43,7 @@ GOLDEN_TIMEOUT=${TARN_GOLDEN_TIMEOUT:-60}
 GOLDEN_SUITE_TIMEOUT=${TARN_GOLDEN_SUITE_TIMEOUT:-900}
 UNIT_TIMEOUT=${TARN_UNIT_TIMEOUT:-300}
 E2E_TIMEOUT=${TARN_E2E_TIMEOUT:-300}
+E2E_JOBS=${TARN_E2E_JOBS:-2}
 
 PASSED=0
 FAILED=0
@@ -195,20 +197,46 @@ run_unit() {
     [ "$found" = 1 ] || echo "(no unit tests in tests/unit/)"
 }
 
-# run_e2e TARN LOGDIR — every tests/e2e/test_*.sh against binary TARN.
+# e2e_one SCRIPT TARN LOG — run one e2e script, its output in LOG and its exit status in LOG.rc.
+e2e_one() {
+    (
+        env "${RUN_ENV[@]}" TARN="$2" TARN_LIBDUCKDB="$LIBDUCKDB" \
+            timeout -k 10 "$E2E_TIMEOUT" bash "$1"
+        exit $?
+    ) </dev/null >"$3" 2>&1
+    echo $? >"$3.rc"
+}
+
+# run_e2e TARN LOGDIR — every tests/e2e/test_*.sh against binary TARN, E2E_JOBS scripts at a time
+# (each script works in its own temporary folders, so they can run side by side; the results are
+# reported in name order once all have ended). LOGDIR/e2e-times gets each script's seconds.
 run_e2e() {
-    local tarn=$1 logs=$2 script name log rc npass nfail found=0
+    local tarn=$1 logs=$2 script name log rc npass nfail found=0 times=$2/e2e-times
+    local -a scripts=()
     for script in tests/e2e/test_*.sh; do
-        [ -e "$script" ] || continue
+        [ -e "$script" ] && scripts+=("$script")
+    done
+    : >"$times.new"
+    for script in "${scripts[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$E2E_JOBS" ]; do
+            wait -n
+        done
+        name=$(basename "$script")
+        log=$logs/e2e-${name%.sh}.log
+        rm -f "$log.rc"
+        (
+            local t0=$SECONDS
+            e2e_one "$script" "$tarn" "$log"
+            echo "$((SECONDS - t0)) $name" >>"$times.new"
+        ) &
+    done
+    wait
+    mv -f "$times.new" "$times"
+    for script in "${scripts[@]}"; do
         found=1
         name=$(basename "$script")
         log=$logs/e2e-${name%.sh}.log
-        (
-            env "${RUN_ENV[@]}" TARN="$tarn" TARN_LIBDUCKDB="$LIBDUCKDB" \
-                timeout -k 10 "$E2E_TIMEOUT" bash "$script"
-            exit $?
-        ) </dev/null >"$log" 2>&1
-        rc=$?
+        rc=$(cat "$log.rc" 2>/dev/null || echo 1)
         npass=$(grep -c -E '^ok - ' "$log")
         nfail=$(grep -c -E '^not ok - ' "$log")
         PASSED=$((PASSED + npass))
