@@ -3,21 +3,18 @@
  *
  *   upgrade PATH [--dry-run | --confirm]
  *       migrate a catalog written by an older DuckLake (0.1 … 0.4) to the
- *       1.0 format tarn reads and writes (lake/migrate.h).
+ *       1.0 format tarn reads and writes (tarn/upgrade.h).
  *
- * The catalog is attached directly with DuckDB, not through the lake
- * layer: that layer refuses every version but 1.0, which is the point of
- * this command. Because the upgrade is one-way (the DuckDB/DuckLake that
+ * The catalog file is read directly, not opened as a lake: the lake layer
+ * refuses every version but 1.0, which is the point of this command.
+ * Because the upgrade is one-way (the DuckDB/DuckLake that
  * wrote the lake cannot open it afterwards), it only happens with
  * --confirm; without it the steps are shown and nothing changes.
  */
 #include "cli/cli.h"
 
-#include "duck/duck.h"
-#include "lake/migrate.h"
 #include "tarn/error.h"
-#include "util/buf.h"
-#include "util/quote.h"
+#include "tarn/upgrade.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +34,6 @@ const char cmd_lake_usage[] =
     "  -h, --help  show this help\n"
     "\n"
     "Exit status: 0 done (or already 1.0), 1 failed, 2 usage error or not confirmed.\n";
-
-/* The alias the catalog is attached under in this command's own database. */
-#define META_NAME "__tarn_upgrade_meta"
 
 typedef struct {
     const char *action, *path;
@@ -84,63 +78,6 @@ static int parse(lake_opts *o, int argc, char **argv)
     return 0;
 }
 
-/* A private DuckDB with the catalog file attached read-write (a dry run
- * needs a transaction it can roll back, too). */
-typedef struct {
-    duckdb_database db;
-    duckdb_connection con;
-} duck_conn;
-
-static int conn_open(duck_conn *c, const char *path)
-{
-    int rc = duck_open(&c->db);
-    if (rc)
-        return rc;
-    if (duckdb_connect(c->db, &c->con) != DuckDBSuccess) {
-        duckdb_close(&c->db);
-        return tarn_error_set(TARN_ERROR, "cannot connect to DuckDB");
-    }
-    tarn_buf b = {0};
-    buf_puts(&b, "ATTACH ");
-    quote_literal(&b, path);
-    buf_puts(&b, " AS " META_NAME);
-    rc = duck_exec(c->con, buf_cstr(&b));
-    buf_free(&b);
-    if (rc) {
-        duckdb_disconnect(&c->con);
-        duckdb_close(&c->db);
-        return tarn_error_prefix(rc, "attaching \"%s\"", path);
-    }
-    return 0;
-}
-
-static void conn_close(duck_conn *c)
-{
-    duck_exec(c->con, "DETACH " META_NAME);
-    duckdb_disconnect(&c->con);
-    duckdb_close(&c->db);
-}
-
-/* The catalog's `version`; an error when the file is no DuckLake catalog. */
-static int read_version(duck_conn *c, const char *path, char **out)
-{
-    int64_t n = 0;
-    int rc =
-        duck_query_int64(&n, NULL, c->con,
-                         "SELECT count(*) FROM duckdb_tables() WHERE database_name = '" META_NAME
-                         "' AND table_name = 'ducklake_metadata'");
-    if (!rc && n == 0)
-        return tarn_error_set(TARN_EINVALID, "\"%s\" is not a DuckLake catalog", path);
-    if (!rc)
-        rc =
-            duck_query_string(out, c->con,
-                              "SELECT \"value\" FROM " META_NAME ".ducklake_metadata WHERE \"key\" "
-                              "= 'version' LIMIT 1");
-    if (!rc && !*out)
-        rc = tarn_error_set(TARN_EINVALID, "\"%s\" has no DuckLake version", path);
-    return rc ? tarn_error_prefix(rc, "reading the DuckLake version of \"%s\"", path) : 0;
-}
-
 static void print_steps(const char *report)
 {
     for (const char *p = report; *p;) {
@@ -152,23 +89,19 @@ static void print_steps(const char *report)
 }
 
 /* Runs the upgrade (or its dry run) and prints the steps and the outcome. */
-static int upgrade(duck_conn *c, const lake_opts *o, const char *version)
+static int upgrade(const lake_opts *o, const char *version)
 {
-    tarn_buf report = {0};
+    char *steps = NULL;
     /* The steps are shown in every case, from a rolled-back run, so that
      * even a refused upgrade tells what it would change. */
     int real = o->confirm;
-    lk_catdb db;
-    lk_catdb_duckdb(&db, META_NAME, META_NAME);
-    int rc = lk_migrate(&db, c->con, version, !real, &report);
-    if (rc) {
-        buf_free(&report);
+    if (tarn_upgrade_run(&steps, o->path, version, real) != 0) {
         cli_errorf("%s", tarn_error_last());
         return CLI_FAILED;
     }
     printf("%s:\n", real ? "steps done" : "steps");
-    print_steps(buf_cstr(&report));
-    buf_free(&report);
+    print_steps(steps ? steps : "");
+    free(steps);
     if (o->dry_run) {
         puts("dry run: nothing was changed");
         return CLI_OK;
@@ -181,7 +114,7 @@ static int upgrade(duck_conn *c, const lake_opts *o, const char *version)
         return CLI_USAGE;
     }
     char *now = NULL;
-    if (read_version(c, o->path, &now) != 0) {
+    if (tarn_upgrade_version(&now, o->path) != 0) {
         cli_errorf("%s", tarn_error_last());
         return CLI_FAILED;
     }
@@ -198,14 +131,9 @@ static int run_upgrade(const lake_opts *o)
         cli_errorf("no lake catalog at '%s'", o->path);
         return CLI_FAILED;
     }
-    duck_conn c;
-    if (conn_open(&c, o->path) != 0) {
-        cli_errorf("%s", tarn_error_last());
-        return CLI_FAILED;
-    }
     char *version = NULL;
     int rc = CLI_FAILED;
-    if (read_version(&c, o->path, &version) != 0) {
+    if (tarn_upgrade_version(&version, o->path) != 0) {
         cli_errorf("%s", tarn_error_last());
     } else {
         printf("\"%s\" is a DuckLake %s catalog\n", o->path, version);
@@ -213,11 +141,10 @@ static int run_upgrade(const lake_opts *o)
             puts("already 1.0: nothing to do");
             rc = CLI_OK;
         } else {
-            rc = upgrade(&c, o, version);
+            rc = upgrade(o, version);
         }
     }
     free(version);
-    conn_close(&c);
     return rc;
 }
 
