@@ -12,6 +12,7 @@
 #include "project/annot.h"
 
 #include "util/buf.h"
+#include "util/cron.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -26,8 +27,8 @@ const char *strategy_name(model_strategy s)
     return strategy_names[s];
 }
 
-static const char *const keywords[] = {"materialize", "partitioned", "data_test", "schedule",
-                                       "tags"};
+static const char *const keywords[] = {"materialize", "partitioned", "data_test",
+                                       "schedule",    "freshness",   "tags"};
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char *const materialize_words[] = {
@@ -628,49 +629,81 @@ static void parse_data_test(parser *p, const char *rest)
     }
 }
 
-/* A cron field: digits, *, ranges, steps, lists, and names (MON, JAN). */
-static int cron_field_ok(const char *f)
+static const char SCHEDULE_FIX[] =
+    "write '-- schedule \"<minute> <hour> <day> <month> <weekday>\"' in UTC: minute 0-59, hour "
+    "0-23, day 1-31, month 1-12 or JAN-DEC, weekday 0-7 or SUN-SAT (0 and 7 are Sunday); each a "
+    "value, a range a-b, '*', a step /n or a list, e.g. -- schedule \"0 6 * * 1-5\"";
+
+/* A model is rebuilt on a cron schedule or when its last good build is
+ * older than a freshness, never both: one rule says when it is due. */
+static int second_rule(parser *p, const char *kw)
 {
-    for (const char *c = f; *c; c++)
-        if (!(isalnum((unsigned char)*c) || *c == '*' || *c == ',' || *c == '-' || *c == '/'))
-            return 0;
-    return *f != 0;
+    model_annot *a = p->a;
+    if (a->schedule_line || a->freshness_line) {
+        int first = a->schedule_line ? a->schedule_line : a->freshness_line;
+        const char *had = a->schedule_line ? "schedule" : "freshness";
+        if (strcmp(had, kw) == 0)
+            ERR(p, "a model has one schedule", "second '-- %s' line (the first is line %d)", kw,
+                first);
+        else
+            ERR(p,
+                "keep one of the two: a schedule says when to build, a freshness how old the "
+                "last build may get",
+                "'-- %s' and '-- %s' (line %d) exclude each other", kw, had, first);
+        return 1;
+    }
+    return 0;
 }
 
 static void parse_schedule(parser *p, const char *rest)
 {
     model_annot *a = p->a;
-    const char *fix = "write '-- schedule \"<minute> <hour> <day> <month> <weekday>\"', e.g. "
-                      "-- schedule \"0 6 * * *\"";
-    if (a->schedule_line) {
-        ERR(p, "a model has one schedule", "second '-- schedule' line (the first is line %d)",
-            a->schedule_line);
+    if (second_rule(p, "schedule"))
         return;
-    }
     char *s = trim_dup(rest, strlen(rest));
     size_t l = strlen(s);
     if (l < 2 || s[0] != '"' || s[l - 1] != '"') {
-        ERR(p, fix, "the schedule must be a cron expression in double quotes");
+        ERR(p, SCHEDULE_FIX, "the schedule must be a cron expression in double quotes");
         free(s);
         return;
     }
     char *expr = xstrndup(s + 1, l - 2);
     free(s);
-    strlist f = {0};
-    split_words(&f, expr);
-    int ok = f.n == 5 || (f.n == 1 && expr[0] == '@' &&
-                          (strcmp(expr, "@hourly") == 0 || strcmp(expr, "@daily") == 0 ||
-                           strcmp(expr, "@weekly") == 0 || strcmp(expr, "@monthly") == 0));
-    for (size_t i = 0; ok && f.n == 5 && i < 5; i++)
-        ok = cron_field_ok(f.items[i]);
-    if (!ok) {
-        ERR(p, fix, "\"%s\" is not a cron expression (five fields)", expr);
+    cron_spec spec;
+    char why[200];
+    if (cron_parse(&spec, expr, why, sizeof(why)) != 0) {
+        ERR(p, SCHEDULE_FIX, "\"%s\" is not a valid schedule: %s", expr, why);
         free(expr);
-    } else {
-        a->schedule_line = p->line;
-        a->schedule = expr;
+        return;
     }
-    strlist_free(&f);
+    a->schedule_line = p->line;
+    a->schedule = expr;
+}
+
+/* `-- freshness 6h`: minutes (m), hours (h) or days (d), at least a
+ * minute and at most a year. */
+static void parse_freshness(parser *p, const char *rest)
+{
+    model_annot *a = p->a;
+    const char *fix = "write '-- freshness <n><unit>' with unit m (minutes), h (hours) or d "
+                      "(days), e.g. -- freshness 6h";
+    if (second_rule(p, "freshness"))
+        return;
+    char *s = trim_dup(rest, strlen(rest));
+    char *end = NULL;
+    long n = strtol(s, &end, 10);
+    long unit = !end || end == s        ? 0
+                : strcmp(end, "m") == 0 ? 60
+                : strcmp(end, "h") == 0 ? 3600
+                : strcmp(end, "d") == 0 ? 86400
+                                        : 0;
+    if (!unit || !isdigit((unsigned char)s[0]) || n <= 0 || n > 366L * 86400 / unit) {
+        ERR(p, fix, "'%s' is not a freshness (a number of minutes, hours or days up to a year)", s);
+    } else {
+        a->freshness_line = p->line;
+        a->freshness_s = n * unit;
+    }
+    free(s);
 }
 
 static void parse_tags(parser *p, const char *rest)
@@ -805,6 +838,8 @@ int annot_parse(model_annot *out, diag_list *d, const char *path, const char *te
                     parse_data_test(&p, rest);
                 else if (strcmp(kw, "schedule") == 0)
                     parse_schedule(&p, rest);
+                else if (strcmp(kw, "freshness") == 0)
+                    parse_freshness(&p, rest);
                 else
                     parse_tags(&p, rest);
             }

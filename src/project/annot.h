@@ -9,7 +9,7 @@
  *   -- partitioned hourly|daily|weekly|monthly column=ts   |   -- partitioned dynamic column=c
  *   -- data_test unique a[,b] | not_null a | accepted_values a = x,y | relationships a -> s.t.c
  *   -- data_test tests/file.sql
- *   -- schedule "0 6 * * *"
+ *   -- schedule "0 6 * * *"   |   -- freshness 6h   (one of the two; cron in UTC)
  *   -- tags nightly,finance                  (tarn's addition, for tag:x selectors)
  *
  * Annotations live in the header: the `--` comment lines before the first
@@ -77,9 +77,12 @@ typedef struct {
     /* -- data_test (any number) */
     data_test *tests;
     size_t ntests;
-    /* -- schedule */
+    /* -- schedule (a cron expression, checked by util/cron.h) */
     int schedule_line;
     char *schedule;
+    /* -- freshness (at most one of schedule and freshness) */
+    int freshness_line;
+    long freshness_s;
     /* -- tags */
     strlist tags;
 } model_annot;

@@ -171,7 +171,29 @@ static void test_schedule_and_tags(void **state)
     assert_int_equal(a.tags.n, 3);
     annot_free(&a);
     assert_one_error("-- schedule 0 6 * * *\nSELECT 1", 2, 1, "double quotes", "schedule");
-    assert_one_error("-- schedule \"0 6 * *\"\nSELECT 1", 2, 1, "not a cron expression", NULL);
+    assert_one_error("-- schedule \"0 6 * *\"\nSELECT 1", 2, 1, "not a valid schedule: too few",
+                     "minute 0-59");
+    assert_one_error("-- schedule \"99 6 * * *\"\nSELECT 1", 2, 1,
+                     "\"99 6 * * *\" is not a valid schedule: minute 99 is out of range (0-59)",
+                     "e.g. -- schedule");
+    assert_one_error("-- schedule \"0 6 L * *\"\nSELECT 1", 2, 1, "'L' in the day of month field",
+                     NULL);
+    assert_one_error("-- schedule \"0 6 * * *\"\n-- schedule \"0 7 * * *\"\nSELECT 1", 3, 2,
+                     "second '-- schedule' line (the first is line 1)", NULL);
+    assert_ok("-- freshness 6h\nSELECT 1", 2, &a);
+    assert_int_equal(a.freshness_s, 6 * 3600);
+    assert_null(a.schedule);
+    annot_free(&a);
+    assert_ok("-- freshness 90m\nSELECT 1", 2, &a);
+    assert_int_equal(a.freshness_s, 90 * 60);
+    annot_free(&a);
+    assert_one_error("-- freshness 6 hours\nSELECT 1", 2, 1, "'6 hours' is not a freshness",
+                     "e.g. -- freshness 6h");
+    assert_one_error("-- freshness 0h\nSELECT 1", 2, 1, "is not a freshness", NULL);
+    assert_one_error("-- freshness 400d\nSELECT 1", 2, 1, "is not a freshness", NULL);
+    assert_one_error("-- schedule \"0 6 * * *\"\n-- freshness 6h\nSELECT 1", 3, 2,
+                     "'-- freshness' and '-- schedule' (line 1) exclude each other",
+                     "keep one of the two");
     assert_one_error("-- tags a b\nSELECT 1", 2, 1, "one comma-separated list", NULL);
 }
 
