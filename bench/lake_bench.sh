@@ -11,7 +11,7 @@
 # bench/README.md.
 #
 # Prints a table of figures, then one last line of key=value pairs:
-#   ctas_ratio=… scan_ratio=… commits_per_s=… commits_per_s_parquet=… rss_ratio=… (and a few more)
+#   ctas_ratio=… scan_ratio=… prune_ratio=… commits_per_s=… commits_per_s_parquet=… rss_ratio=… (and a few more)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -240,6 +240,47 @@ commits_per_s=$(calc "$INSERTS / $c_inl_s" %.0f)
 commits_per_s_parquet=$(calc "$INSERTS / $c_pq_s" %.0f)
 commits_per_s_duckdb=$(calc "$INSERTS / $c_ref_s" %.0f)
 
+# ---------------------------------------------------------------- 5: file pruning
+
+# 100 files of ROWS/100 rows each, ids in disjoint ranges: a filter on id whose per-file min/max
+# statistics exclude 90% of the files, against the same aggregate unfiltered
+PFILES=100
+log "5. aggregate with a filter its file statistics exclude 90% of $PFILES files from vs no filter"
+per=$(((ROWS + PFILES - 1) / PFILES))
+cut_at=$((per * PFILES * 9 / 10))
+{
+    echo "$ATTACH;"
+    echo "CREATE TABLE lake.p (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR, ts TIMESTAMP);"
+    for ((f = 0; f < PFILES; f++)); do
+        echo "INSERT INTO lake.p SELECT range AS id, (range % 1000)::INT AS k, random() AS v, 's' || (range % 10000) AS s, TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS ts FROM range($((f * per)), $(((f + 1) * per)));"
+    done
+    echo "SELECT count(*) AS prune_files FROM ducklake_list_files('lake', 'p');"
+} >"$WORK/prune_load.sql"
+rm -rf "$WORK/prune" && mkdir -p "$WORK/prune"
+run_tarn "$WORK/prune" "$WORK/prune_load.sql"
+prune_files=$(csv_after prune_files)
+[ "$prune_files" = "$PFILES" ] || die "the pruning table has $prune_files files, expected $PFILES"
+{
+    echo "$ATTACH;"
+    echo "$MARK"
+    for ((r = 0; r < RUNS; r++)); do
+        echo "SELECT $AGG FROM lake.p;"
+        echo "$MARK"
+        echo "SELECT $AGG FROM lake.p WHERE id >= $cut_at;"
+        echo "$MARK"
+    done
+    echo "EXPLAIN ANALYZE SELECT $AGG FROM lake.p WHERE id >= $cut_at;"
+} >"$WORK/prune_scan.sql"
+run_tarn "$WORK/prune" "$WORK/prune_scan.sql"
+declare -a prune_all_s prune_flt_s
+for ((r = 0; r < RUNS; r++)); do
+    prune_all_s+=("$(mark_span $((2 * r)) $((2 * r + 1)))")
+    prune_flt_s+=("$(mark_span $((2 * r + 1)) $((2 * r + 2)))")
+done
+prune_read=$(grep -o 'Total Files Read: [0-9]*' "$WORK/last.out" | awk '{n += $4} END {print n + 0}')
+m_prune_all=$(median "${prune_all_s[@]}"); m_prune_flt=$(median "${prune_flt_s[@]}")
+prune_ratio=$(calc "$m_prune_flt / $m_prune_all" %.2f)
+
 # ---------------------------------------------------------------- report
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -287,5 +328,10 @@ head_row "4. peak RSS of (1)" tarn baseline ratio ""
 row "max RSS, CTAS process / COPY process" "$(mib "$m_ctas_rss")MiB" "$(mib "$m_copy_rss")MiB" "$rss_ratio"
 row "pure-DuckDB C helper COPY (reference)" "" "$(mib "$m_helper_rss")MiB"
 
+head_row "5. filter excluding 90% of $PFILES files by their statistics vs no filter" filtered unfiltered ratio target
+row "the aggregate, timed inside one process ($RUNS runs each)" "${m_prune_flt}s" "${m_prune_all}s" "$prune_ratio" "<= 0.15 $(verdict "$prune_ratio <= 0.15")"
+row "files the filtered read opened (EXPLAIN ANALYZE): $prune_read of $prune_files"
+row "runs (s): filtered ${prune_flt_s[*]} | unfiltered ${prune_all_s[*]}"
+
 echo
-echo "ctas_ratio=$ctas_ratio scan_ratio=$scan_ratio commits_per_s=$commits_per_s commits_per_s_parquet=$commits_per_s_parquet rss_ratio=$rss_ratio scan_ratio_process=$scan_ratio_raw scan_ratio_process_adjusted=$scan_ratio_adj ctas_ratio_process=$ctas_ratio_p ctas_ratio_cpu=$ctas_ratio_cpu commits_per_s_duckdb=$commits_per_s_duckdb"
+echo "ctas_ratio=$ctas_ratio scan_ratio=$scan_ratio prune_ratio=$prune_ratio prune_files_read=$prune_read commits_per_s=$commits_per_s commits_per_s_parquet=$commits_per_s_parquet rss_ratio=$rss_ratio scan_ratio_process=$scan_ratio_raw scan_ratio_process_adjusted=$scan_ratio_adj ctas_ratio_process=$ctas_ratio_p ctas_ratio_cpu=$ctas_ratio_cpu commits_per_s_duckdb=$commits_per_s_duckdb"

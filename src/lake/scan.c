@@ -28,6 +28,7 @@
 
 #include "duck/duck.h"
 #include "lake/delmask.h"
+#include "lake/prune.h"
 #include "lake/scan_input.h"
 #include "lake/hive.h"
 #include "lake/namemap.h"
@@ -1104,6 +1105,12 @@ int lk_scan_virtual_flags(const lk_table *t, int flags)
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags)
 {
+    return lk_scan_sql_pruned(out, lake, con, cat, t, snapshot, flags, NULL);
+}
+
+int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                       const lk_table *t, int64_t snapshot, int flags, const lk_prune *prune)
+{
     lk_txn *txn = lake->txn;
     int pending = snapshot < 0 && txn != NULL;
     int64_t s = snapshot >= 0 ? snapshot : (txn ? txn->cat.snapshot_id : lake->cat.snapshot_id);
@@ -1127,6 +1134,9 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             local += in.files[i].record_count;
         }
     }
+    /* after the numbering: file_index stays the place in the whole list */
+    size_t nfiles = in.n;
+    lk_prune_files(&in, lake, con, t, prune);
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
     in.has_inline_deletes = in.n > 0 && lk_lake_meta_table_exists(lake, con, idel);
     free(idel);
@@ -1169,13 +1179,13 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
             buf_puts(&b, " UNION ALL ");
         buf_putc(&b, '(');
         inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending,
-                     snapshot < 0 && lake->pinned < 0, (int64_t)(in.n + i));
+                     snapshot < 0 && lake->pinned < 0, (int64_t)(nfiles + i));
         buf_putc(&b, ')');
     }
     if (pending && pending_inserts_exist(lake, con, t)) {
         if (parts++)
             buf_puts(&b, " UNION ALL ");
-        pending_part(&b, lake, t, flags, local, (int64_t)(in.n + t->ninlined));
+        pending_part(&b, lake, t, flags, local, (int64_t)(nfiles + t->ninlined));
     }
     if (!parts)
         empty_part(&b, t, flags);

@@ -14,6 +14,7 @@
 
 #include "lake/handle.h"
 #include "lake/namemap.h"
+#include "lake/prune.h"
 #include "util/buf.h"
 
 enum {
@@ -23,17 +24,18 @@ enum {
                              __tarn_rsnap (snapshot that wrote the row) */
     /* DuckLake's virtual columns (with LK_SCAN_ROWID; each left out when the
      * table has a column of that name, which wins as in DuckDB): */
-    LK_SCAN_SNAPSHOT = 4,    /* snapshot_id: the snapshot that inserted the row (NULL: not
-                                committed yet) */
-    LK_SCAN_FILENAME = 8,    /* filename: its data file, inlined table, or
-                                __ducklake_inlined_transaction_local_data */
-    LK_SCAN_FILE_ROW = 16,   /* file_row_number: its position there */
-    LK_SCAN_FILE_INDEX = 32, /* file_index: the place of that source in the table's list:
-                                files, inlined tables, the transaction's inlined rows */
+    LK_SCAN_SNAPSHOT = 4,      /* snapshot_id: the snapshot that inserted the row (NULL: not
+                                  committed yet) */
+    LK_SCAN_FILENAME = 8,      /* filename: its data file, inlined table, or
+                                  __ducklake_inlined_transaction_local_data */
+    LK_SCAN_FILE_ROW = 16,     /* file_row_number: its position there */
+    LK_SCAN_FILE_INDEX = 32,   /* file_index: the place of that source in the table's list:
+                                  files, inlined tables, the transaction's inlined rows */
     LK_SCAN_LOCAL_ROWIDS = 64, /* rows the open transaction inserted show DuckLake's
                                   transaction-local row ids (10^18 + n), as a user reads them */
 };
-#define LK_SCAN_VIRTUAL (LK_SCAN_SNAPSHOT | LK_SCAN_FILENAME | LK_SCAN_FILE_ROW | LK_SCAN_FILE_INDEX)
+#define LK_SCAN_VIRTUAL                                                                            \
+    (LK_SCAN_SNAPSHOT | LK_SCAN_FILENAME | LK_SCAN_FILE_ROW | LK_SCAN_FILE_INDEX)
 
 /* *out (malloc'd) gets a SELECT producing the table's columns, in order,
  * with their DuckDB types. `snapshot` < 0 means the session's view
@@ -41,6 +43,12 @@ enum {
  * catalog the table was found in (its schema gives the table's directory). */
 int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                 const lk_table *t, int64_t snapshot, int flags);
+
+/* lk_scan_sql leaving out the committed files whose column statistics
+ * prove that no row of theirs satisfies `prune` (prune.h; NULL: none), for
+ * a query that filters the table so and runs now (a view keeps every file). */
+int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                       const lk_table *t, int64_t snapshot, int flags, const lk_prune *prune);
 
 /* `flags` without the virtual columns table `t` has a real column of (a
  * real column wins, as in DuckDB): the ones its scan adds. */
@@ -66,8 +74,7 @@ int lk_scan_prefill(lk_lake *lake, duckdb_connection con, const lk_catalog *cat)
  * read_parquet of file `path` whose columns name mapping `m` gives
  * (namemap.h): by name, hive values from the path, defaults for columns
  * the file lacks. */
-void lk_scan_mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m,
-                            const char *path);
+void lk_scan_mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m, const char *path);
 
 /* Appends an expression converting `expr`, a value of column layout `src`
  * (an older version of the column), to layout `dst`, matching nested

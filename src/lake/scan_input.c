@@ -30,17 +30,21 @@ static int constant_friendly(const char *type)
     return strncmp(type, "decimal", 7) == 0;
 }
 
+void scan_file_free(scan_file *f)
+{
+    free(f->path);
+    free(f->del_path);
+    free(f->pconst);
+    for (size_t k = 0; k < f->npk; k++)
+        free(f->pk_vals[k]);
+    free(f->pk_cols);
+    free(f->pk_vals);
+}
+
 static void scan_input_free_files(scan_input *in)
 {
-    for (size_t i = 0; i < in->n; i++) {
-        free(in->files[i].path);
-        free(in->files[i].del_path);
-        free(in->files[i].pconst);
-        for (size_t k = 0; k < in->files[i].npk; k++)
-            free(in->files[i].pk_vals[k]);
-        free(in->files[i].pk_cols);
-        free(in->files[i].pk_vals);
-    }
+    for (size_t i = 0; i < in->n; i++)
+        scan_file_free(&in->files[i]);
 }
 
 void scan_input_free(scan_input *in)

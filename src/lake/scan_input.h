@@ -38,6 +38,8 @@ typedef struct {
 } scan_input;
 
 void scan_input_free(scan_input *in);
+/* Frees what one file holds (not the file itself). */
+void scan_file_free(scan_file *f);
 /* A new zeroed file at the end of `in`. */
 scan_file *scan_push_file(scan_input *in);
 /* Appends the files transaction `txn` wrote for table `table_id` (begun

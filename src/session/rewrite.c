@@ -10,6 +10,7 @@
 #include "duck/duck.h"
 #include "lake/feed.h"
 #include "session/functions.h"
+#include "session/prune_terms.h"
 #include "lake/scan.h"
 #include "session/session_fnform.h"
 #include "session/session_int.h"
@@ -55,6 +56,7 @@ static const struct {
  * and those that are real columns of a source (a `*` shows those). */
 typedef struct {
     int virt, added, real;
+    int prune; /* the statement runs now: a filtered table may skip files */
 } virt_state;
 
 /* The scan flags for the virtual columns statement `tk` names (0: none):
@@ -231,7 +233,7 @@ static int view_at(char **out, tarn_session *s, lk_lake *l, const char *schema, 
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
 /* (*added, when given, gets the virtual columns the scan adds.) */
 static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,
-                      int64_t snap, int flags, int *added)
+                      int64_t snap, int flags, int *added, const lk_prune *prune)
 {
     const lk_catalog *cat = lk_txn_catalog(l);
     if (snap >= 0 && !unchanged_since(&cat, s, l, schema, name, snap)) {
@@ -253,7 +255,7 @@ static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schem
                                         name, (long long)snap, l->alias)
                        : TARN_ENOTFOUND;
     else
-        rc = lk_scan_sql(out, l, s->con, cat, t, snap, flags);
+        rc = lk_scan_sql_pruned(out, l, s->con, cat, t, snap, flags, prune);
     if (!rc && added)
         *added |= lk_scan_virtual_flags(t, flags);
     return rc;
@@ -284,6 +286,39 @@ static int reserved_word(const sql_token *t)
     return 0;
 }
 
+/* Whether the statement names a column through the table's name with
+ * more than one part (lake.t.c, s.t.c): such a reference reads the view,
+ * and stops reading once the table is a subquery. */
+static int qualified_through(const sql_tokens *tk, const qname *q, const char *name)
+{
+    for (size_t k = 1; k + 1 < tk->n; k++)
+        if ((k < q->start || k >= q->end) && is_op(&tk->toks[k - 1], ".") &&
+            is_op(&tk->toks[k + 1], ".") && strcasecmp(tk->toks[k].text, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The pruning terms (prune_terms.h) of the WHERE clause right after the
+ * table reference at q (its alias, when it has one, at [alias_at,
+ * alias_end) before an AT clause, or at `after`): none unless the table is
+ * the FROM clause's only source and its columns keep their names. */
+static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, const char *name,
+                        size_t alias_at, size_t alias_end, size_t after)
+{
+    const char *qualifier = name;
+    size_t w = after;
+    if (alias_end != alias_at) {
+        qualifier =
+            tk->toks[sql_tok_is_kw(&tk->toks[alias_at], "AS") ? alias_at + 1 : alias_at].text;
+    } else if (alias_follows(tk, after)) {
+        int as = sql_tok_is_kw(&tk->toks[after], "AS");
+        qualifier = tk->toks[after + as].text;
+        w = after + as + 1;
+    }
+    if (w < tk->n && sql_tok_is_kw(&tk->toks[w], "WHERE") && !qualified_through(tk, q, name))
+        session_prune_terms(out, tk, w, qualifier);
+}
+
 /* Tries the table rewrites at token i; returns the token index after the
  * rewritten construct, or i when nothing was rewritten. */
 static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -308,9 +343,10 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
         alias_end = alias_at;
     int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
     int in_view = view_snapshot_at >= 0;
+    int may_prune = v->prune && !in_view && i > 0 && sql_tok_is_kw(&tk->toks[i - 1], "FROM");
     /* a table is named after FROM, JOIN or ','; elsewhere (SELECT count(*)
      * FROM t AT (…): the keyword FROM itself) it is not a table */
-    if (!in_from_position(tk, i) || (!has_at && !in_view && !v->virt))
+    if (!in_from_position(tk, i) || (!has_at && !in_view && !v->virt && !may_prune))
         return 0;
     const char *schema = NULL, *name = NULL;
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
@@ -325,8 +361,16 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
             return rc;
         after = close + 1;
     }
+    lk_prune prune = {0};
+    if (may_prune)
+        where_terms(&prune, tk, &q, name, alias_at, alias_end, after);
+    if (!has_at && !in_view && !v->virt && !prune.n) {
+        lk_prune_free(&prune); /* (alternatives dropped again leave the array) */
+        return 0;
+    }
     char *scan = NULL;
-    int rc = table_scan(&scan, s, l, schema, name, snap, v->virt, &v->added);
+    int rc = table_scan(&scan, s, l, schema, name, snap, v->virt, &v->added, &prune);
+    lk_prune_free(&prune);
     if (rc == TARN_ENOTFOUND && !has_at) {
         tarn_error_clear();
         return 0; /* not a lake table (a CTE in a view): let DuckDB resolve it */
@@ -805,7 +849,19 @@ static char *replace_stars(const char *sql, const size_t *stars, size_t n, int f
     return buf_detach(&b);
 }
 
+static int rewrite_reads_as(char **out, tarn_session *s, const char *sql, int now);
+
 int rewrite_reads(char **out, tarn_session *s, const char *sql)
+{
+    return rewrite_reads_as(out, s, sql, 0);
+}
+
+int rewrite_reads_now(char **out, tarn_session *s, const char *sql)
+{
+    return rewrite_reads_as(out, s, sql, 1);
+}
+
+static int rewrite_reads_as(char **out, tarn_session *s, const char *sql, int now)
 {
     *out = NULL;
     if (!s->lakes) {
@@ -816,7 +872,7 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql)
     int rc = sql_tokenize(&tk, sql);
     if (rc)
         return rc;
-    virt_state v = {.virt = mentions_virtual(&tk)};
+    virt_state v = {.virt = mentions_virtual(&tk), .prune = now};
     size_t *stars = NULL, nstars = 0;
     rc = rewrite_pass(out, s, &tk, sql, &v, &stars, &nstars);
     /* the `*`s leave out the virtual columns the statement's lake tables

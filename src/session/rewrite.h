@@ -5,7 +5,9 @@
  *   - in a statement that mentions `rowid`, lake tables become subqueries
  *     that carry DuckLake's row ids;
  *   - ducklake_snapshots(), ducklake_table_info(), … and the change feed
- *     functions become subqueries over the lake's catalog.
+ *     functions become subqueries over the lake's catalog;
+ *   - in a query that runs now, a lake table filtered by its WHERE clause
+ *     becomes a subquery reading only the files that can match.
  * Everything else in the statement is left byte for byte as written.
  */
 #ifndef TARN_SESSION_REWRITE_H
@@ -17,6 +19,11 @@
 
 /* *out (malloc'd) gets `sql` with the rewrites applied. */
 int rewrite_reads(char **out, tarn_session *s, const char *sql);
+/* The same for a query that runs now, once (not a view, macro or prepared
+ * statement): a lake table that is the only source of a query block with
+ * a WHERE clause is read from the files that clause can match
+ * (lk_scan_sql_pruned). */
+int rewrite_reads_now(char **out, tarn_session *s, const char *sql);
 
 /* Parses the arguments of a DuckLake function call between tokens [from, to) (exclusive of parens).
  */

@@ -264,6 +264,15 @@ static int aborts_transaction(void)
              strstr(m, "does not exist"));
 }
 
+/* Whether a statement that starts with `kw` is a query run once, now:
+ * not one that keeps its SQL (CREATE VIEW, PREPARE, CREATE MACRO), whose
+ * lake reads must see the files of later commits. */
+static int runs_now(const char *kw)
+{
+    return strcmp(kw, "SELECT") == 0 || strcmp(kw, "WITH") == 0 || strcmp(kw, "FROM") == 0 ||
+           strcmp(kw, "EXPLAIN") == 0;
+}
+
 static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                     tarn_output_kind kind, const tarn_sink *sink)
 {
@@ -288,7 +297,7 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
     if (handled || rc)
         return rc;
     char *rewritten = NULL;
-    rc = rewrite_reads(&rewritten, s, sql);
+    rc = runs_now(kw) ? rewrite_reads_now(&rewritten, s, sql) : rewrite_reads(&rewritten, s, sql);
     if (rc)
         return rc;
     rc = run_plain(s, rewritten, kind, sink);

@@ -81,7 +81,7 @@ static int do_insert_query(tarn_session *s, lk_lake *l, const sql_tokens *tk, co
     int64_t table_id = t->id;
     char *query = session_token_text(tk, sql, q->end, tk->n);
     char *rewritten = NULL;
-    int rc = rewrite_reads(&rewritten, s, query);
+    int rc = rewrite_reads_now(&rewritten, s, query);
     free(query);
     if (rc)
         return rc;

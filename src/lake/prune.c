@@ -1,0 +1,221 @@
+/*
+ * prune.c — data files left out of a scan by their column statistics (see
+ * prune.h).
+ *
+ * Reads ducklake_file_column_stats (min_value, max_value, null_count,
+ * contains_nan of the files' top-level columns). Writes nothing.
+ *
+ * One catalog query per pruned scan lists the files some term excludes:
+ * each term becomes a condition on a file's statistics that is TRUE only
+ * when no row of the file can satisfy it. SQL's three-valued logic keeps
+ * a file whenever a statistic is NULL: a NULL comparison is never TRUE.
+ */
+#include "lake/prune.h"
+
+#include "lake/types.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void lk_prune_add(lk_prune *p, int group, const char *column, lk_prune_op op, char **values,
+                  size_t nvalues)
+{
+    p->terms = xrealloc(p->terms, (p->n + 1) * sizeof(lk_prune_term));
+    p->terms[p->n++] = (lk_prune_term){group, xstrdup(column), op, values, nvalues};
+}
+
+void lk_prune_truncate(lk_prune *p, size_t n)
+{
+    for (size_t i = n; i < p->n; i++) {
+        free(p->terms[i].column);
+        for (size_t k = 0; k < p->terms[i].nvalues; k++)
+            free(p->terms[i].values[k]);
+        free(p->terms[i].values);
+    }
+    if (n < p->n)
+        p->n = n;
+}
+
+void lk_prune_free(lk_prune *p)
+{
+    lk_prune_truncate(p, 0);
+    free(p->terms);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Types whose min/max statistics are the exact extremes of the values, in
+ * the order DuckDB compares them (floats only without NaN: see below). */
+static int ordered_type(const char *type)
+{
+    static const char *const OK[] = {
+        "int8",    "int16",     "int32",       "int64",        "int128",      "uint8", "uint16",
+        "uint32",  "uint64",    "uint128",     "float32",      "float64",     "date",  "time",
+        "varchar", "timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns"};
+    for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++)
+        if (strcmp(type, OK[i]) == 0)
+            return 1;
+    return strncmp(type, "decimal", 7) == 0;
+}
+
+static const lk_column *top_column(const lk_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (strcasecmp(t->cols[i].name, name) == 0)
+            return &t->cols[i];
+    return NULL;
+}
+
+/* The condition, on stats row s of a file with f.n rows, that no row of
+ * the file satisfies term `x` on column `c`; 0 when none can be said. */
+static int excluded_sql(tarn_buf *b, const lk_prune_term *x, const lk_column *c)
+{
+    if (x->op == LK_PRUNE_IS_NULL) {
+        buf_printf(b, "(s.column_id = %lld AND s.null_count = 0)", (long long)c->id);
+        return 1;
+    }
+    if (x->op == LK_PRUNE_NOT_NULL) {
+        buf_printf(b, "(s.column_id = %lld AND s.null_count = f.n)", (long long)c->id);
+        return 1;
+    }
+    if (!ordered_type(c->type))
+        return 0;
+    /* a string column compared with anything but a string is cast to the
+     * other type, in an order its min/max do not bound ('10' < '9') */
+    for (size_t k = 0; strcmp(c->type, "varchar") == 0 && k < x->nvalues; k++)
+        if (x->values[k][0] != '\'')
+            return 0;
+    tarn_buf mn = {0}, mx = {0};
+    buf_puts(&mn, "TRY_CAST(s.min_value AS ");
+    lk_type_to_sql(&mn, c);
+    buf_putc(&mn, ')');
+    buf_puts(&mx, "TRY_CAST(s.max_value AS ");
+    lk_type_to_sql(&mx, c);
+    buf_putc(&mx, ')');
+    const char *lo = buf_cstr(&mn), *hi = buf_cstr(&mx), *const *v = (const char *const *)x->values;
+    buf_printf(b, "(s.column_id = %lld", (long long)c->id);
+    /* NaN sorts above every number in DuckDB, and Parquet's max leaves it
+     * out: a float file is pruned only when it is known to have none */
+    if (strncmp(c->type, "float", 5) == 0)
+        buf_puts(b, " AND s.contains_nan = false");
+    buf_puts(b, " AND ");
+    switch (x->op) {
+    case LK_PRUNE_EQ:
+        buf_printf(b, "(%s > %s OR %s < %s)", lo, v[0], hi, v[0]);
+        break;
+    case LK_PRUNE_NE: /* every value is v (NULLs match no comparison) */
+        buf_printf(b, "(%s = %s AND %s = %s)", lo, v[0], hi, v[0]);
+        break;
+    case LK_PRUNE_LT:
+        buf_printf(b, "%s >= %s", lo, v[0]);
+        break;
+    case LK_PRUNE_LE:
+        buf_printf(b, "%s > %s", lo, v[0]);
+        break;
+    case LK_PRUNE_GT:
+        buf_printf(b, "%s <= %s", hi, v[0]);
+        break;
+    case LK_PRUNE_GE:
+        buf_printf(b, "%s < %s", hi, v[0]);
+        break;
+    case LK_PRUNE_BETWEEN:
+        buf_printf(b, "(%s < %s OR %s > %s)", hi, v[0], lo, v[1]);
+        break;
+    default: /* LK_PRUNE_IN */
+        buf_puts(b, "NOT (");
+        for (size_t k = 0; k < x->nvalues; k++)
+            buf_printf(b, "%s(%s <= %s AND %s <= %s)", k ? " OR " : "", lo, v[k], v[k], hi);
+        buf_putc(b, ')');
+        break;
+    }
+    buf_putc(b, ')');
+    buf_free(&mn);
+    buf_free(&mx);
+    return 1;
+}
+
+static int is_excluded(const duck_table *r, int64_t id)
+{
+    for (size_t i = 0; i < r->nrows; i++) {
+        const char *v = duck_table_get(r, i, 0);
+        if (v && strtoll(v, NULL, 10) == id)
+            return 1;
+    }
+    return 0;
+}
+
+/* Drops the files listed in r (data_file_id) from `in`. */
+static void drop_files(scan_input *in, const duck_table *r)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        scan_file *f = &in->files[i];
+        if (!f->pending && is_excluded(r, f->id)) {
+            scan_file_free(f);
+            continue;
+        }
+        in->files[kept++] = *f;
+    }
+    in->n = kept;
+}
+
+/* The HAVING condition, over the stats rows of one file, that some group
+ * of `p` excludes the file: every term of the group is excluded by its
+ * column's row. A group with a term that cannot be decided excludes
+ * nothing. */
+static void groups_sql(tarn_buf *b, const lk_table *t, const lk_prune *p)
+{
+    int ngroups = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->terms[i].group >= ngroups)
+            ngroups = p->terms[i].group + 1;
+    for (int g = 0; g < ngroups; g++) {
+        tarn_buf one = {0};
+        int ok = 1, terms = 0;
+        for (size_t i = 0; i < p->n && ok; i++) {
+            if (p->terms[i].group != g)
+                continue;
+            const lk_column *c = top_column(t, p->terms[i].column);
+            tarn_buf x = {0};
+            ok = c && !c->nchildren && excluded_sql(&x, &p->terms[i], c);
+            if (ok)
+                buf_printf(&one, "%sbool_or(%s)", terms++ ? " AND " : "", buf_cstr(&x));
+            buf_free(&x);
+        }
+        if (ok && terms)
+            buf_printf(b, "%s(%s)", b->len ? " OR " : "", buf_cstr(&one));
+        buf_free(&one);
+    }
+}
+
+void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                    const lk_prune *p)
+{
+    if (!p || !p->n)
+        return;
+    tarn_buf cond = {0}, files = {0};
+    groups_sql(&cond, t, p);
+    for (size_t i = 0; i < in->n; i++)
+        if (!in->files[i].pending && in->files[i].id >= 0)
+            buf_printf(&files, "%s(%lld, %lld)", files.len ? ", " : "", (long long)in->files[i].id,
+                       (long long)in->files[i].record_count);
+    if (cond.len && files.len) {
+        char *sql = xasprintf("SELECT s.data_file_id FROM %s.ducklake_file_column_stats s JOIN "
+                              "(VALUES %s) f(i, n) ON s.data_file_id = f.i WHERE s.table_id = "
+                              "%lld GROUP BY s.data_file_id HAVING %s",
+                              lk_catdb_name(&lake->db), buf_cstr(&files), (long long)t->id,
+                              buf_cstr(&cond));
+        duck_table r;
+        if (lk_catdb_query(&r, &lake->db, con, sql) == 0) {
+            drop_files(in, &r);
+            duck_table_free(&r);
+        }
+        tarn_error_clear(); /* a constant that does not cast: the query says so itself */
+        free(sql);
+    }
+    buf_free(&cond);
+    buf_free(&files);
+}

@@ -1,0 +1,65 @@
+/*
+ * prune.h — skipping data files that a query's filter cannot match, from
+ * their per-file column statistics.
+ *
+ * The caller (the session, which reads the query) hands the scan the
+ * simple conjuncts of a WHERE clause that reads one lake table —
+ * `col op constant`, `col BETWEEN a AND b`, `col IN (…)`, `col IS [NOT]
+ * NULL`, and alternatives of those joined by OR — each constant as SQL
+ * literal text. A file is left out of the scan
+ * only when its ducklake_file_column_stats rows prove that no row of it can
+ * satisfy one of them (every alternative of one group); DuckDB itself evaluates that proof, with
+ * the column's type, so it compares as the query would. Unknown statistics (none, NULL, a cast that
+ * fails, NaN possible) keep the file.
+ */
+#ifndef TARN_LAKE_PRUNE_H
+#define TARN_LAKE_PRUNE_H
+
+#include "lake/handle.h"
+#include "lake/scan_input.h"
+
+#include <stddef.h>
+
+typedef enum {
+    LK_PRUNE_EQ,
+    LK_PRUNE_NE,
+    LK_PRUNE_LT,
+    LK_PRUNE_LE,
+    LK_PRUNE_GT,
+    LK_PRUNE_GE,
+    LK_PRUNE_BETWEEN, /* values[0] AND values[1] */
+    LK_PRUNE_IN,      /* any of values[] */
+    LK_PRUNE_IS_NULL,
+    LK_PRUNE_NOT_NULL,
+} lk_prune_op;
+
+typedef struct {
+    int group;    /* terms of one group are alternatives (OR) */
+    char *column; /* a top-level column's name, matched case-insensitively */
+    lk_prune_op op;
+    char **values; /* SQL literals: a number, a 'string' or a typed literal
+                      (DATE '…'), quoted by the caller */
+    size_t nvalues;
+} lk_prune_term;
+
+/* A conjunction of groups of alternatives: a row matches only when, in
+ * every group, one of the terms holds. */
+typedef struct {
+    lk_prune_term *terms;
+    size_t n;
+} lk_prune;
+
+/* Appends a term; takes `values` (malloc'd array of malloc'd strings). */
+void lk_prune_add(lk_prune *p, int group, const char *column, lk_prune_op op, char **values,
+                  size_t nvalues);
+/* Drops the terms from index n on. */
+void lk_prune_truncate(lk_prune *p, size_t n);
+void lk_prune_free(lk_prune *p);
+
+/* Removes from `in` the committed files of table `t` whose statistics
+ * exclude `p` (pending files stay). Never fails: when the statistics
+ * cannot be read, every file stays. */
+void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                    const lk_prune *p);
+
+#endif
