@@ -63,6 +63,8 @@ typedef struct lk_lake {
     int64_t *made_ids;           /* per table id: the statement that last built its view */
     char **made_sql;             /* (and its comments), to skip rebuilding it unchanged */
     size_t nmade;
+    int64_t *broken_ids; /* tables whose view is the failing one of views.c (a data */
+    size_t nbroken;      /* file could not be read): a pruned read must not skip it */
     struct lk_lake *next;
 } lk_lake;
 

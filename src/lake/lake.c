@@ -308,6 +308,7 @@ static void lake_free(lk_lake *lake)
     lk_lake_caches_forget(lake);
     free(lake->row_ids);
     free(lake->row_vals);
+    free(lake->broken_ids);
     free(lake->alias);
     free(lake->meta_name);
     free(lake->meta);

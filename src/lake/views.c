@@ -246,6 +246,30 @@ static void comments_key(tarn_buf *b, const lk_table *t)
     }
 }
 
+int lk_lake_view_broken(const lk_lake *lake, int64_t table_id)
+{
+    for (size_t i = 0; i < lake->nbroken; i++)
+        if (lake->broken_ids[i] == table_id)
+            return 1;
+    return 0;
+}
+
+/* Remembers (broken) or forgets that table `id`'s view is the failing one. */
+static void mark_broken(lk_lake *lake, int64_t id, int broken)
+{
+    for (size_t i = 0; i < lake->nbroken; i++) {
+        if (lake->broken_ids[i] == id) {
+            if (!broken)
+                lake->broken_ids[i] = lake->broken_ids[--lake->nbroken];
+            return;
+        }
+    }
+    if (!broken)
+        return;
+    lake->broken_ids = xrealloc(lake->broken_ids, (lake->nbroken + 1) * sizeof(int64_t));
+    lake->broken_ids[lake->nbroken++] = id;
+}
+
 /* The view of a table whose files cannot be read (one missing, or not
  * Parquet): it has the table's columns, so the lake attaches, DESCRIBE
  * works and the table can be dropped or rebuilt, but reading a row fails
@@ -323,12 +347,15 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
         rc = broken_view(lake, con, sc->name, t, why);
         free(why);
         if (!rc) { /* not remembered as made: the next change rebuilds it for real */
+            mark_broken(lake, t->id, 1);
             free(key);
             return comment_view(lake, con, sc->name, t);
         }
     }
-    if (!rc)
+    if (!rc) {
+        mark_broken(lake, t->id, 0);
         rc = comment_view(lake, con, sc->name, t);
+    }
     if (rc) {
         free(key);
         return tarn_error_prefix(rc, "building the view of %s.%s", sc->name, t->name);

@@ -25,6 +25,12 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
  * changed or dropped views otherwise: a rollback, a DROP). */
 void lk_lake_views_forget(lk_lake *lake);
 
+/* Whether table `table_id`'s view is the one that fails when read (one of
+ * its data files could not be read when the view was built): a read of
+ * its files (a pruned one) would fail with DuckDB's bare error instead of
+ * the view's, or not at all when the broken file is pruned. */
+int lk_lake_view_broken(const lk_lake *lake, int64_t table_id);
+
 /* Rebuilds the view of one table (its data changed, its definition not). */
 int lk_lake_refresh_table_view(lk_lake *lake, duckdb_connection con, int64_t table_id);
 

@@ -15,6 +15,7 @@
 #include "session/session_fnform.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
+#include "lake/views.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -319,6 +320,17 @@ static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, con
         session_prune_terms(out, tk, w, qualifier);
 }
 
+/* Whether the session's view of lake table schema.name is the one that
+ * fails when read (views.h): a filtered read keeps reading that view, so
+ * it fails with the same error naming the table and the file. */
+static int broken_now(lk_lake *l, const char *schema, const char *name)
+{
+    const lk_catalog *cat = lk_txn_catalog(l);
+    lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema);
+    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    return t && lk_lake_view_broken(l, t->id);
+}
+
 /* Tries the table rewrites at token i; returns the token index after the
  * rewritten construct, or i when nothing was rewritten. */
 static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -362,7 +374,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
         after = close + 1;
     }
     lk_prune prune = {0};
-    if (may_prune)
+    if (may_prune && !broken_now(l, schema, name))
         where_terms(&prune, tk, &q, name, alias_at, alias_end, after);
     if (!has_at && !in_view && !v->virt && !prune.n) {
         lk_prune_free(&prune); /* (alternatives dropped again leave the array) */

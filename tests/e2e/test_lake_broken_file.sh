@@ -4,7 +4,8 @@
 # something that is not Parquet:
 #   - ATTACH succeeds and the other tables read as before;
 #   - the broken table is still described (DESCRIBE) but reading it fails,
-#     naming the table and the file;
+#     naming the table and the file, filtered or not (its files are not
+#     pruned);
 #   - DROP TABLE of it works, and so does rebuilding it (CREATE OR REPLACE
 #     TABLE … AS), after which it reads again;
 #   - a model build that replaces it works too.
@@ -63,6 +64,10 @@ b" "$OUT"
     contains "$kind: a filtered read fails too" "cannot be read" "$ERR"
     check_eq "$kind: while the same session still reads the rest" "count_star()
 3000" "$(printf '%s\n' "$OUT" | head -n 2)"
+    # the statistics exclude the broken file here: reading it still fails
+    sql "$d" "SELECT count(*) FROM l.s.broken WHERE a > 100000"
+    contains "$kind: a filter its statistics exclude fails the same way" \
+        "table s.broken cannot be read" "$ERR"
 
     cp -r "$d" "$d.drop"
     sql "$d.drop" "DROP TABLE l.s.broken"
