@@ -24,6 +24,10 @@ int cmd_sql(int argc, char **argv);
 extern const char cmd_sql_usage[];
 int cmd_maintain(int argc, char **argv);
 extern const char cmd_maintain_usage[];
+int cmd_scheduler(int argc, char **argv);
+extern const char cmd_scheduler_usage[];
+int cmd_schedule(int argc, char **argv);
+extern const char cmd_schedule_usage[];
 int cmd_lake(int argc, char **argv);
 extern const char cmd_lake_usage[];
 

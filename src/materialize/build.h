@@ -161,6 +161,9 @@ typedef struct {
     int allow_empty;               /* --allow-empty: as the annotation on every model */
     int force;                     /* --force: build even what is unchanged */
     const char *selectors;         /* the selector text, for the run record */
+    const char *trigger;           /* what started the run: NULL (manual), "scheduler", … */
+    const char *occurrence;        /* a scheduler run: the occurrences it serves, or NULL */
+    int config_ran;                /* the caller ran config/ in the session already */
     const char *tarn_version;
     void (*on_event)(void *ctx, const build_event *ev);
     void *ctx;

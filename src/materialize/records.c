@@ -29,7 +29,8 @@ int records_ensure(tarn_session *s, const char *cat)
                      "status VARCHAR, selectors VARCHAR, start_snapshot_id BIGINT, "
                      "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
                      "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR, "
-                     "models_unchanged INTEGER, host VARCHAR, pid BIGINT, process_start VARCHAR)"},
+                     "models_unchanged INTEGER, host VARCHAR, pid BIGINT, process_start VARCHAR, "
+                     "\"trigger\" VARCHAR, occurrence VARCHAR)"},
         {"tarn_model_run",
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
@@ -55,13 +56,21 @@ int records_ensure(tarn_session *s, const char *cat)
     /* Columns added after the first release of these tables: a lake built
      * by an older tarn gets them on its next run. */
     static const char *const added[][2] = {
-        {"tarn_model_run", "note VARCHAR"},          {"tarn_model_run", "tests VARCHAR"},
-        {"tarn_model_run", "details VARCHAR"},       {"tarn_model_run", "run_reason VARCHAR"},
-        {"tarn_model_run", "config_hash VARCHAR"},   {"tarn_model_run", "target_version BIGINT"},
-        {"tarn_model_run", "source_files VARCHAR"},  {"tarn_run", "models_unchanged INTEGER"},
-        {"tarn_model_run", "strategy_spec VARCHAR"}, {"tarn_partition", "model_hash VARCHAR"},
-        {"tarn_run", "host VARCHAR"},                {"tarn_run", "pid BIGINT"},
+        {"tarn_model_run", "note VARCHAR"},
+        {"tarn_model_run", "tests VARCHAR"},
+        {"tarn_model_run", "details VARCHAR"},
+        {"tarn_model_run", "run_reason VARCHAR"},
+        {"tarn_model_run", "config_hash VARCHAR"},
+        {"tarn_model_run", "target_version BIGINT"},
+        {"tarn_model_run", "source_files VARCHAR"},
+        {"tarn_run", "models_unchanged INTEGER"},
+        {"tarn_model_run", "strategy_spec VARCHAR"},
+        {"tarn_partition", "model_hash VARCHAR"},
+        {"tarn_run", "host VARCHAR"},
+        {"tarn_run", "pid BIGINT"},
         {"tarn_run", "process_start VARCHAR"},
+        {"tarn_run", "\"trigger\" VARCHAR"},
+        {"tarn_run", "occurrence VARCHAR"},
     };
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
@@ -90,7 +99,7 @@ static void put_int(tarn_buf *b, int64_t v, int null_if_negative)
 }
 
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
-                        const char *version)
+                        const char *version, const char *trigger, const char *occurrence)
 {
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
@@ -100,7 +109,8 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     buf_printf(&b,
                " (run_id, started_at, finished_at, status, selectors, start_snapshot_id, "
                "end_snapshot_id, models_total, models_succeeded, models_failed, models_skipped, "
-               "tarn_version, models_unchanged, host, pid, process_start) VALUES (%lld, ",
+               "tarn_version, models_unchanged, host, pid, process_start, \"trigger\", occurrence) "
+               "VALUES (%lld, ",
                (long long)sum->run_id);
     put_time(&b, sum->started_at);
     buf_puts(&b, ", NULL, 'running', ");
@@ -114,6 +124,13 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     quote_literal(&b, host);
     buf_printf(&b, ", %ld, ", pid);
     quote_literal(&b, start);
+    buf_puts(&b, ", ");
+    quote_literal(&b, trigger ? trigger : "manual");
+    buf_puts(&b, ", ");
+    if (occurrence)
+        quote_literal(&b, occurrence);
+    else
+        buf_puts(&b, "NULL");
     buf_puts(&b, ")");
     free(host);
     free(start);

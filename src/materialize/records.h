@@ -4,7 +4,9 @@
  *
  *   tarn_run        one row per `tarn run`: when, selectors, status
  *                   (running, success, failed, cancelled, interrupted), counts,
- *                   and the process (host, pid, process_start) that ran it
+ *                   the process (host, pid, process_start) that ran it, and
+ *                   its trigger (manual, scheduler, backfill) with the
+ *                   occurrence a scheduler run serves
  *   tarn_model_run  one row per model per run: status, snapshot, rows,
  *                   partitions, upstream snapshots (and table versions) read,
  *                   hash, timings, error, note (e.g. a build that changed
@@ -37,9 +39,11 @@
 /* Creates the three tables in catalog database `cat` if missing. */
 int records_ensure(tarn_session *s, const char *cat);
 
-/* INSERT of the tarn_run row at the start of a run (status 'running'). */
+/* INSERT of the tarn_run row at the start of a run (status 'running'),
+ * with what triggered it ("manual" for NULL, "scheduler", "backfill") and,
+ * for the scheduler, the occurrences it serves (text, or NULL). */
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
-                        const char *version);
+                        const char *version, const char *trigger, const char *occurrence);
 /* The runs recorded 'running' whose process is gone (tarn_run's host,
  * pid and process_start; a run of another host counts as gone, since
  * whoever can read the catalog holds its lock, which a live run holds):

@@ -722,7 +722,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
 {
     tarn_project *p = c->p;
     build_summary *sum = c->sum;
-    int rc = build_run_config(p, c->s);
+    int rc = c->o->config_ran ? 0 : build_run_config(p, c->s);
     if (rc)
         return rc;
     c->lake = p->lake_alias;
@@ -762,7 +762,8 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     if (rc)
         return rc;
     char *ins = records_run_start(c->cat, sum, c->o->selectors ? c->o->selectors : "",
-                                  c->o->tarn_version ? c->o->tarn_version : "");
+                                  c->o->tarn_version ? c->o->tarn_version : "", c->o->trigger,
+                                  c->o->occurrence);
     rc = query_exec(c->s, ins, NULL);
     free(ins);
     return rc;
