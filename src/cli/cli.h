@@ -24,6 +24,8 @@ int cmd_sql(int argc, char **argv);
 extern const char cmd_sql_usage[];
 int cmd_maintain(int argc, char **argv);
 extern const char cmd_maintain_usage[];
+int cmd_runs(int argc, char **argv);
+extern const char cmd_runs_usage[];
 int cmd_scheduler(int argc, char **argv);
 extern const char cmd_scheduler_usage[];
 int cmd_schedule(int argc, char **argv);

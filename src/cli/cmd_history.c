@@ -57,29 +57,6 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
     free(ids);
 }
 
-/* How many columns tarn_model_run of catalog `cat` has (named `name`, when
- * not NULL); 0 when the table does not exist. */
-static int64_t runs_columns(cli_project *cp, const char *cat, const char *name)
-{
-    tarn_buf sql = {0}, runs = {0};
-    quote_qualified(&runs, cat, "main", "tarn_model_run");
-    buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
-    quote_literal(&sql, buf_cstr(&runs));
-    buf_putc(&sql, ')');
-    if (name) {
-        buf_puts(&sql, " WHERE name = ");
-        quote_literal(&sql, name);
-    }
-    int64_t n = 0;
-    if (query_int64(&n, cp->s, buf_cstr(&sql)) != 0) {
-        tarn_error_clear();
-        n = 0;
-    }
-    buf_free(&runs);
-    buf_free(&sql);
-    return n;
-}
-
 int cmd_history(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
@@ -133,12 +110,12 @@ int cmd_history(int argc, char **argv)
                 cp.p->lake_alias, cp.p->lake_path);
     /* the catalog database is left out of duckdb_tables() (DuckLake hides
      * it): ask for the table's columns instead */
-    if (cat && runs_columns(&cp, cat, NULL) == 0) {
+    if (cat && cli_catalog_columns(&cp, cat, "tarn_model_run", NULL) == 0) {
         fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp.p->lake_alias);
         cat = NULL;
     }
     /* A lake last built by an older tarn has no run_reason column yet. */
-    int has_reason = cat && runs_columns(&cp, cat, "run_reason") > 0;
+    int has_reason = cat && cli_catalog_columns(&cp, cat, "tarn_model_run", "run_reason") > 0;
     tarn_buf sql = {0};
     if (cat) {
         buf_printf(&sql,

@@ -16,6 +16,8 @@
 #include "project/project.h"
 #include "tarn/session.h"
 
+#include <stdint.h>
+
 /* 1 after printing `usage` on stdout when `arg` is -h or --help; else 0. */
 int cli_opt_help(const char *arg, const char *usage);
 
@@ -63,6 +65,11 @@ void cli_project_close(cli_project *cp);
  * as `fmt` says (history, show); CLI_OK, or CLI_FAILED after reporting
  * the error. */
 int cli_project_print(cli_project *cp, const char *sql, render_format fmt);
+
+/* How many columns table `table` of catalog database `cat` has (named
+ * `name`, when not NULL); 0 when the table does not exist (a lake no run
+ * recorded into yet, or one an older tarn wrote). */
+int64_t cli_catalog_columns(cli_project *cp, const char *cat, const char *table, const char *name);
 
 /* When `msg` is DuckDB's "Could not set lock on file" error: a message
  * naming the catalog, the process holding it (pid, and its command line

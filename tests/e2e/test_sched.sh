@@ -11,7 +11,7 @@
 #   - a failing model: exit 1, recorded, and the next tick still fires; a broken project edit: the
 #     tick is skipped (exit 2) and, fixed, the occurrence missed meanwhile is served;
 #   - `tarn schedule` lists rule, next occurrence, last fire and result; `tarn run` records
-#     trigger 'manual';
+#     trigger 'manual'; `tarn runs` lists runs with their trigger, `tarn runs show ID` a run's models;
 #   - a real `tarn scheduler` process fires a `* * * * *` model within two minutes and stops
 #     cleanly on SIGTERM.
 . "$(dirname "$0")/lib.sh"
@@ -130,6 +130,18 @@ run_rc "--now without --once is a usage error" 2 "$d" scheduler --now 2026-06-01
 run_ok "tarn run" "$d" run
 check_eq "tarn run records trigger manual" "manual" \
     "$(lakeq "$d" "SELECT \"trigger\" FROM __ducklake_metadata_lake.tarn_run ORDER BY run_id DESC LIMIT 1")"
+
+# tarn runs: one line per run with its trigger; runs show: its models.
+run_ok "tarn runs" "$d" runs --format csv --limit 2
+check_eq "tarn runs lists the newest runs with their trigger and counts" \
+    "$(lakeq "$d" "SELECT max(run_id) FROM __ducklake_metadata_lake.tarn_run"),manual,success" \
+    "$(sed -n 2p <<<"$OUT" | cut -d, -f1-3)"
+contains "a scheduler run shows its occurrence" "scheduler,success" "$(sed -n 3p <<<"$OUT")"
+run_ok "tarn runs show 1" "$d" runs show 1 --format csv
+check_eq "tarn runs show lists the run's models" "marts.summary,success
+staging.items,success" "$(tail -n +2 <<<"$OUT" | cut -d, -f1-2 | sort)"
+run_rc "tarn runs show of a run that does not exist fails" 1 "$d" runs show 999
+contains "and says so" "no run 999" "$ERR"
 
 # A real scheduler process: a `* * * * *` model arms on the first tick and fires at the next
 # minute, within two minutes; SIGTERM ends the process.
