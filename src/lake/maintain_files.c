@@ -12,6 +12,7 @@
 #include "lake/deletes.h"
 #include "lake/filestats.h"
 #include "lake/maintain_int.h"
+#include "lake/pqopts.h"
 #include "lake/write.h"
 #include "lake/types.h"
 #include "tarn/error.h"
@@ -36,7 +37,7 @@ static char *new_name(duckdb_connection con, const char *suffix)
     return name;
 }
 
-static void copy_sql(tarn_buf *b, const mt_file_spec *sp, const char *abs)
+static void copy_sql(tarn_buf *b, const mt_call *c, const mt_file_spec *sp, const char *abs)
 {
     buf_puts(b, "COPY (SELECT ");
     for (size_t i = 0; i < sp->t->ncols; i++) {
@@ -49,7 +50,10 @@ static void copy_sql(tarn_buf *b, const mt_file_spec *sp, const char *abs)
         buf_puts(b, ", __snap AS _ducklake_internal_snapshot_id");
     buf_printf(b, " FROM (%s) __src ORDER BY %s) TO ", sp->source, sp->order_by);
     quote_literal(b, abs);
-    buf_puts(b, " (FORMAT parquet, FIELD_IDS {");
+    /* the table's codec and row groups, as its inserts write them */
+    buf_puts(b, " (FORMAT parquet, ");
+    lk_pqopts_sql(b, c->lake, c->con, sp->cur);
+    buf_puts(b, "FIELD_IDS {");
     for (size_t i = 0; i < sp->t->ncols; i++) {
         buf_puts(b, i ? ", " : "");
         lk_type_field_ids(b, &sp->t->cols[i]);
@@ -163,7 +167,7 @@ int mt_write_data_file(const mt_call *c, const mt_file_spec *sp, mt_written *out
     size_t nfiles = 0;
     if (!rc) {
         tarn_buf b = {0};
-        copy_sql(&b, sp, abs);
+        copy_sql(&b, c, sp, abs);
         lk_txn_wrote(txn, abs);
         rc = lk_copy_with_stats(&files, &nfiles, c->con, buf_cstr(&b));
         buf_free(&b);

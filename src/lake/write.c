@@ -8,6 +8,7 @@
 #include "lake/colstats.h"
 #include "lake/deletes.h"
 #include "lake/filestats.h"
+#include "lake/pqopts.h"
 #include "lake/sort.h"
 #include "lake/txn.h"
 #include "lake/types.h"
@@ -17,6 +18,9 @@
 #include "util/quote.h"
 #include "util/uuid.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -213,12 +217,15 @@ static void source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const cha
     stage_order(b, t, with_rowid, 1);
 }
 
-/* FIELD_IDS {…}, GEOPARQUET_VERSION, RETURN_STATS): the end of a COPY's
- * options. GEOMETRY columns are written as Parquet's native geometry type,
- * as DuckLake writes them (DuckDB's default is GeoParquet 1.0 metadata over
- * plain WKB, which DuckLake refuses to read as GEOMETRY). */
-static void copy_sql_tail(tarn_buf *b, const lk_table *t, int with_rowid)
+/* The table's writer options (pqopts.h), FIELD_IDS {…}, GEOPARQUET_VERSION,
+ * RETURN_STATS): the end of a COPY's options. GEOMETRY columns are written
+ * as Parquet's native geometry type, as DuckLake writes them (DuckDB's
+ * default is GeoParquet 1.0 metadata over plain WKB, which DuckLake
+ * refuses to read as GEOMETRY). */
+static void copy_sql_tail(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          int with_rowid)
 {
+    lk_pqopts_sql(b, lake, con, t);
     buf_puts(b, "FIELD_IDS {");
     for (size_t i = 0; i < t->ncols; i++) {
         if (i)
@@ -232,18 +239,18 @@ static void copy_sql_tail(tarn_buf *b, const lk_table *t, int with_rowid)
 
 /* COPY (source) TO path with the table's field ids. `source` is a full
  * SELECT producing the table's columns (and __tarn_rowid with_rowid). */
-static void copy_sql(tarn_buf *b, const lk_table *t, const char *path, int with_rowid,
-                     const char *source)
+static void copy_sql(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                     const char *path, int with_rowid, const char *source)
 {
     buf_puts(b, "COPY (");
     source_sql(b, t, with_rowid, source);
     buf_puts(b, ") TO ");
     quote_literal(b, path);
     buf_puts(b, " (FORMAT parquet, ");
-    copy_sql_tail(b, t, with_rowid);
+    copy_sql_tail(b, lake, con, t, with_rowid);
 }
 
-static char *new_file_name(duckdb_connection con, const char *suffix)
+static char *new_file_name(const char *suffix)
 {
     char *uuid = uuid_v7();
     char *name = xasprintf("ducklake-%s%s.parquet", uuid, suffix);
@@ -443,61 +450,167 @@ static void remove_dirs(const char *list)
     free(copy);
 }
 
-/* One Parquet file a COPY wrote, not yet part of the transaction. */
+/* The Parquet files of one write, not yet part of the transaction: one
+ * file in a partition's directory, else as many as DuckLake's target file
+ * size and per_thread_output cut the rows into. */
 typedef struct {
-    char *dir; /* the table's directory */
-    char *rel; /* the file, relative to dir */
-    char *abs;
+    char *dir;            /* the table's directory */
+    char **rel, **abs;    /* file i, relative to dir and as written */
+    lk_file_stats *stats; /* stats[i]: what DuckDB measured of file i */
+    size_t n;
+    int64_t count; /* rows in all of them */
     tarn_buf made; /* directories the write created (missing_dirs) */
-    lk_file_stats *stats;
-    size_t nstats;
-} new_file;
+} new_files;
 
-static void new_file_free(new_file *f)
+static void new_files_free(new_files *f)
 {
-    free(f->dir);
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->rel[i]);
+        free(f->abs[i]);
+    }
     free(f->rel);
     free(f->abs);
+    free(f->dir);
     buf_free(&f->made);
-    lk_file_stats_free(f->stats, f->nstats);
+    lk_file_stats_free(f->stats, f->n);
     memset(f, 0, sizeof(*f));
 }
 
-/* Deletes the file again, and the directories made for it. */
-static void new_file_discard(new_file *f)
+/* Deletes the files again, and the directories made for them. */
+static void new_files_discard(new_files *f)
 {
-    unlink(f->abs);
+    for (size_t i = 0; i < f->n; i++)
+        unlink(f->abs[i]);
     remove_dirs(buf_cstr(&f->made));
 }
 
-/* COPY (source) into one new file under the table's directory (`subdir`:
- * hive partition directories, may be ""); f->stats gets what DuckDB
- * measured. */
-static int new_file_write(new_file *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          int with_rowid, const char *source, const char *subdir)
+static void new_files_take(new_files *f, lk_file_stats *stats, size_t n)
 {
-    lk_txn *txn = lake->txn;
-    memset(f, 0, sizeof(*f));
-    f->dir = lk_lake_table_dir(lake, &txn->cat, t);
+    f->stats = stats;
+    f->n = n;
+    f->rel = xcalloc(n ? n : 1, sizeof(char *));
+    f->abs = xcalloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        f->count += stats[i].count;
+}
+
+/* Empties and removes a scratch directory of a write. */
+static void scratch_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = xasprintf("%s/%s", dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* COPY (source) into one file in partition directory `subdir` (under the
+ * table's directory). */
+static int write_single(new_files *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                        int with_rowid, const char *source, const char *subdir)
+{
     char *fdir = xasprintf("%s%s", f->dir, subdir);
-    char *name = new_file_name(con, "");
+    char *name = new_file_name("");
     missing_dirs(&f->made, fdir);
-    int rc = name ? fs_mkdir_p(fdir) : TARN_ERROR;
-    f->rel = xasprintf("%s%s", subdir, name ? name : "");
-    f->abs = xasprintf("%s%s", f->dir, f->rel);
+    int rc = fs_mkdir_p(fdir);
+    char *rel = xasprintf("%s%s", subdir, name);
+    char *abs = xasprintf("%s%s", f->dir, rel);
+    lk_file_stats *stats = NULL;
+    size_t n = 0;
     if (!rc) {
         tarn_buf b = {0};
-        copy_sql(&b, t, f->abs, with_rowid, source);
-        lk_txn_wrote(txn, f->abs);
-        rc = lk_copy_with_stats(&f->stats, &f->nstats, con, buf_cstr(&b));
+        copy_sql(&b, lake, con, t, abs, with_rowid, source);
+        lk_txn_wrote(lake->txn, abs);
+        rc = lk_copy_with_stats(&stats, &n, con, buf_cstr(&b));
         buf_free(&b);
     }
-    if (!rc && f->nstats != 1)
-        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu",
-                            f->nstats);
+    if (!rc && n != 1)
+        rc = tarn_error_set(TARN_ERROR, "expected one Parquet file from the write, got %zu", n);
+    if (!rc) {
+        new_files_take(f, stats, n);
+        f->rel[0] = rel;
+        f->abs[0] = abs;
+    } else {
+        lk_file_stats_free(stats, n);
+        free(rel);
+        free(abs);
+    }
     free(name);
     free(fdir);
     return rc;
+}
+
+/* COPY (source) into the table's directory as DuckLake writes an insert:
+ * a new file whenever one reaches the target file size, one per thread
+ * with per_thread_output. DuckDB names the files (ducklake-<uuidv7>) in a
+ * scratch directory of the write, from which they move into the table's
+ * directory once written, so that a failed COPY leaves none behind. */
+static int write_rotating(new_files *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          int with_rowid, const char *source)
+{
+    missing_dirs(&f->made, f->dir);
+    char *uuid = uuid_v7();
+    char *scratch = xasprintf("%s.tarn-write-%s", f->dir, uuid);
+    free(uuid);
+    int rc = fs_mkdir_p(scratch);
+    lk_file_stats *stats = NULL;
+    size_t n = 0;
+    if (!rc) {
+        tarn_buf b = {0};
+        buf_puts(&b, "COPY (");
+        source_sql(&b, t, with_rowid, source);
+        buf_puts(&b, ") TO ");
+        quote_literal(&b, scratch);
+        buf_printf(&b,
+                   " (FORMAT parquet, FILE_SIZE_BYTES %lld, FILENAME_PATTERN 'ducklake-{uuidv7}', "
+                   "%s",
+                   (long long)lk_pqopts_target_file_size(lake, con, t),
+                   lk_pqopts_per_thread(lake, con, t) ? "PER_THREAD_OUTPUT, " : "");
+        copy_sql_tail(&b, lake, con, t, with_rowid);
+        rc = lk_copy_with_stats(&stats, &n, con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    size_t slen = strlen(scratch);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (strncmp(stats[i].filename, scratch, slen) != 0 || stats[i].filename[slen] != '/')
+            rc = tarn_error_set(TARN_ERROR, "the write returned %s, outside %s", stats[i].filename,
+                                scratch);
+    if (!rc) {
+        new_files_take(f, stats, n);
+        for (size_t i = 0; i < n && !rc; i++) {
+            f->rel[i] = xstrdup(stats[i].filename + slen + 1);
+            f->abs[i] = xasprintf("%s%s", f->dir, f->rel[i]);
+            if (rename(stats[i].filename, f->abs[i]) != 0)
+                rc = tarn_error_set(TARN_ERROR, "cannot move %s to %s: %s", stats[i].filename,
+                                    f->abs[i], strerror(errno));
+            else
+                lk_txn_wrote(lake->txn, f->abs[i]);
+        }
+    } else {
+        lk_file_stats_free(stats, n);
+    }
+    scratch_remove(scratch);
+    free(scratch);
+    return rc;
+}
+
+/* COPY (source) into new files under the table's directory (`subdir`:
+ * hive partition directories, one file; "": as many as the table's
+ * target file size makes); f->stats gets what DuckDB measured. */
+static int new_files_write(new_files *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                           int with_rowid, const char *source, const char *subdir)
+{
+    memset(f, 0, sizeof(*f));
+    f->dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
+    if (*subdir)
+        return write_single(f, lake, con, t, with_rowid, source, subdir);
+    return write_rotating(f, lake, con, t, with_rowid, source);
 }
 
 /* Makes a written file (fs: its stats) part of the transaction: a data
@@ -525,20 +638,37 @@ static int new_file_register(lk_lake *lake, duckdb_connection con, const lk_tabl
     return rc;
 }
 
-/* Writes the rows of `source` into one new Parquet file under the table's
- * directory (`subdir`: hive partition directories, may be "") and records
- * it in the transaction. An empty result writes nothing. */
-static int write_one_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int with_rowid, const char *source, const char *subdir,
-                          const file_partition *part)
+/* Registers every file of a write that holds rows, in the order DuckDB
+ * returned them (DuckLake numbers them and gives them row ids in that
+ * order); an empty one is deleted. */
+static int new_files_register(new_files *f, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                              lk_table_delta *d, int with_rowid, const file_partition *part)
 {
-    new_file f;
-    int rc = new_file_write(&f, lake, con, t, with_rowid, source, subdir);
-    if (!rc && f.stats[0].count == 0)
-        new_file_discard(&f); /* an empty result writes no file and no snapshot */
+    int rc = 0;
+    for (size_t i = 0; i < f->n && !rc; i++) {
+        if (f->stats[i].count == 0)
+            unlink(f->abs[i]);
+        else
+            rc = new_file_register(lake, con, t, d, with_rowid, f->rel[i], f->abs[i], &f->stats[i],
+                                   part);
+    }
+    return rc;
+}
+
+/* Writes the rows of `source` into new Parquet files under the table's
+ * directory (`subdir`: hive partition directories, may be "") and records
+ * them in the transaction. An empty result writes nothing. */
+static int write_files(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_table_delta *d,
+                       int with_rowid, const char *source, const char *subdir,
+                       const file_partition *part)
+{
+    new_files f;
+    int rc = new_files_write(&f, lake, con, t, with_rowid, source, subdir);
+    if (!rc && f.count == 0)
+        new_files_discard(&f); /* an empty result writes no file and no snapshot */
     else if (!rc)
-        rc = new_file_register(lake, con, t, d, with_rowid, f.rel, f.abs, &f.stats[0], part);
-    new_file_free(&f);
+        rc = new_files_register(&f, lake, con, t, d, with_rowid, part);
+    new_files_free(&f);
     return rc;
 }
 
@@ -678,7 +808,7 @@ static int insert_per_partition(lk_lake *lake, duckdb_connection con, const lk_t
         buf_printf(&src, " FROM temp.main.__tarn_psrc WHERE %s ORDER BY rowid", buf_cstr(&where));
         fp.values = parts.cells + r * parts.ncols;
         lk_write_hive_dir(&dir, t, (const char *const *)fp.values);
-        rc = write_one_file(lake, con, t, d, with_rowid, buf_cstr(&src), buf_cstr(&dir), &fp);
+        rc = write_files(lake, con, t, d, with_rowid, buf_cstr(&src), buf_cstr(&dir), &fp);
         buf_free(&where);
         buf_free(&src);
         buf_free(&dir);
@@ -724,8 +854,8 @@ static int spec_one_copy(const lk_table *t)
  * DuckLake builds it: identity keys partition on the columns, which the
  * files keep; otherwise every key is computed as an extra column named as
  * its hive directory and not written. */
-static int copy_partitioned(tarn_buf *b, const lk_table *t, int with_rowid, const char *source,
-                            const char *dir)
+static int copy_partitioned(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                            int with_rowid, const char *source, const char *dir)
 {
     int identity = spec_all_identity(t);
     tarn_buf names = {0};
@@ -751,7 +881,7 @@ static int copy_partitioned(tarn_buf *b, const lk_table *t, int with_rowid, cons
                " (FORMAT parquet, PARTITION_BY (%s), %sFILENAME_PATTERN 'ducklake-{uuidv7}', "
                "OVERWRITE_OR_IGNORE, ",
                buf_cstr(&names), identity ? "WRITE_PARTITION_COLUMNS, " : "");
-    copy_sql_tail(b, t, with_rowid);
+    copy_sql_tail(b, lake, con, t, with_rowid);
     buf_free(&names);
     return rc;
 }
@@ -804,7 +934,7 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
     missing_dirs(&made, dir);
     int rc = fs_mkdir_p(dir);
     if (!rc)
-        rc = copy_partitioned(&b, t, with_rowid, source, dir);
+        rc = copy_partitioned(&b, lake, con, t, with_rowid, source, dir);
     lk_file_stats *files = NULL;
     size_t nfiles = 0;
     if (!rc)
@@ -853,7 +983,7 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
     }
     if (t->nkeys > 0)
         return insert_partitioned(lake, con, t, d, with_rowid, source);
-    return write_one_file(lake, con, t, d, with_rowid, source, "", NULL);
+    return write_files(lake, con, t, d, with_rowid, source, "", NULL);
 }
 
 /* The stage's `n` rows into table `t`: inlined within the limit, else
@@ -995,30 +1125,33 @@ static int insert_query_staged(lk_lake *lake, duckdb_connection con, const lk_ta
 static int insert_query_file_first(lk_lake *lake, duckdb_connection con, const lk_table *t,
                                    const char *src, int64_t limit, int64_t *count)
 {
-    new_file f;
-    int rc = new_file_write(&f, lake, con, t, 0, src, "");
-    int64_t n = rc ? 0 : f.stats[0].count;
+    new_files f;
+    int rc = new_files_write(&f, lake, con, t, 0, src, "");
+    int64_t n = rc ? 0 : f.count;
     if (!rc && n > limit) {
         lk_table_delta *d = lk_txn_delta(lake, con, t->id);
-        rc = new_file_register(lake, con, t, d, 0, f.rel, f.abs, &f.stats[0], NULL);
+        rc = new_files_register(&f, lake, con, t, d, 0, NULL);
         *count = n;
     } else if (!rc && n > 0) {
         tarn_buf b = {0};
-        buf_puts(&b, "INSERT INTO " STAGE " SELECT * FROM read_parquet(");
-        quote_literal(&b, f.abs);
-        buf_putc(&b, ')');
+        buf_puts(&b, "INSERT INTO " STAGE " SELECT * FROM read_parquet([");
+        for (size_t i = 0; i < f.n; i++) {
+            buf_puts(&b, i ? ", " : "");
+            quote_literal(&b, f.abs[i]);
+        }
+        buf_puts(&b, "])");
         rc = lk_stage_create(lake, con, t, 0);
         if (!rc)
             rc = duck_exec(con, buf_cstr(&b));
         buf_free(&b);
-        new_file_discard(&f);
+        new_files_discard(&f);
         *count = n; /* the COPY counted them: no count(*) of the stage */
         if (!rc)
             rc = insert_staged(lake, con, t, n);
     } else if (!rc) {
-        new_file_discard(&f);
+        new_files_discard(&f);
     }
-    new_file_free(&f);
+    new_files_free(&f);
     return rc;
 }
 

@@ -137,6 +137,19 @@ static int alter_view(tarn_session *s, lk_lake *l, const sql_tokens *tk, const d
 }
 
 /* CREATE [OR REPLACE] TABLE [IF NOT EXISTS] name (…) | AS query */
+/* A column list's `USING COMPRESSION codec` (tokens from..to): DuckDB keeps
+ * it out of the table's SQL, and DuckLake refuses it, its data files being
+ * written with the lake's parquet_compression option instead. */
+static int refuse_column_compression(const sql_tokens *tk, size_t from, size_t to)
+{
+    for (size_t i = from; i + 1 < to; i++)
+        if (sql_tok_is_kw(&tk->toks[i], "USING") && sql_tok_is_kw(&tk->toks[i + 1], "COMPRESSION"))
+            return tarn_error_set(TARN_EUNSUPPORTED,
+                                  "Not implemented Error: Defining a compression type for a "
+                                  "column is not supported in DuckLake");
+    return 0;
+}
+
 static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                         const ddl_head *h, const qname *q, const char *schema, const char *name,
                         const tarn_sink *sink)
@@ -160,6 +173,8 @@ static int create_table(tarn_session *s, lk_lake *l, const sql_tokens *tk, const
         end -= 2;
     }
     int rc = h->or_replace ? lk_entry_conflict(l, schema, name, 0, "replace with") : 0;
+    if (!rc && !is_ctas)
+        rc = refuse_column_compression(tk, q->end, end);
     if (rc)
         return rc;
     char *rest = session_token_text(tk, sql, is_ctas ? q->end + 1 : q->end, end);
@@ -494,6 +509,9 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
             i += 3;
         }
         op->kind = LK_ALTER_ADD_COLUMN;
+        int bad = refuse_column_compression(tk, i, tk->n);
+        if (bad)
+            return bad;
         if (nested_path(tk, i, op)) {
             /* ADD COLUMN s.f TYPE: the shape is "f TYPE" */
             size_t after = i + 2 * op->npath - 1;
