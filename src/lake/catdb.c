@@ -17,7 +17,8 @@ static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int 
     tarn_buf b = {0};
     buf_puts(&b, "ATTACH ");
     quote_literal(&b, path);
-    buf_printf(&b, " AS %s", db->name);
+    buf_puts(&b, " AS ");
+    quote_ident(&b, db->raw_name);
     /* DuckLake attaches its DuckDB catalog at the latest storage version:
      * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
     buf_puts(&b, read_only ? " (READ_ONLY, STORAGE_VERSION 'latest')"
@@ -29,9 +30,11 @@ static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int 
 
 static void file_close(lk_catdb *db, duckdb_connection con)
 {
-    char *sql = xasprintf("DETACH DATABASE IF EXISTS %s", db->name);
-    duck_exec(con, sql); /* IF EXISTS: nothing to do when it was never attached */
-    free(sql);
+    tarn_buf b = {0};
+    buf_puts(&b, "DETACH DATABASE IF EXISTS ");
+    quote_ident(&b, db->raw_name);
+    duck_exec(con, buf_cstr(&b)); /* IF EXISTS: nothing to do when it was never attached */
+    buf_free(&b);
 }
 
 static int file_exec(lk_catdb *db, duckdb_connection con, const char *sql)
@@ -53,19 +56,47 @@ static int file_query(duck_table *out, lk_catdb *db, duckdb_connection con, cons
     return duck_table_query(out, con, sql);
 }
 
+/* duckdb_tables()'s filter for the catalog's schema */
+static void file_schema_where(tarn_buf *b, const lk_catdb *db)
+{
+    buf_puts(b, " WHERE database_name = ");
+    quote_literal(b, db->raw_name);
+    buf_puts(b, " AND schema_name = ");
+    quote_literal(b, db->schema ? db->schema : "main");
+}
+
 static int file_table_exists(lk_catdb *db, duckdb_connection con, const char *table)
 {
-    return duck_table_exists(con, db->raw_name, table);
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT count(*) FROM duckdb_tables()");
+    file_schema_where(&b, db);
+    buf_puts(&b, " AND table_name = ");
+    quote_literal(&b, table);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
+    buf_free(&b);
+    if (rc)
+        tarn_error_clear();
+    return !rc && n > 0;
 }
 
 static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "SELECT table_name FROM duckdb_tables() WHERE database_name = ");
-    quote_literal(&b, db->raw_name);
-    buf_puts(&b, " AND schema_name = 'main'");
+    buf_puts(&b, "SELECT table_name FROM duckdb_tables()");
+    file_schema_where(&b, db);
     int rc = duck_table_query(out, con, buf_cstr(&b));
     buf_free(&b);
+    return rc;
+}
+
+static int file_prepare_new(lk_catdb *db, duckdb_connection con)
+{
+    if (!db->schema)
+        return 0;
+    char *sql = xasprintf("CREATE SCHEMA IF NOT EXISTS %s", db->name);
+    int rc = duck_exec(con, sql);
+    free(sql);
     return rc;
 }
 
@@ -78,18 +109,39 @@ static const lk_catdb_ops DUCKDB_OPS = {
     .query = file_query,
     .table_exists = file_table_exists,
     .tables = file_tables,
+    .prepare_new = file_prepare_new,
 };
 
-void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name)
+void lk_catdb_duckdb(lk_catdb *db, const char *database, const char *schema)
 {
     db->ops = &DUCKDB_OPS;
-    db->name = name;
-    db->raw_name = raw_name;
+    db->raw_name = xstrdup(database);
+    db->schema = schema ? xstrdup(schema) : NULL;
+    tarn_buf b = {0};
+    quote_ident(&b, database);
+    if (schema) {
+        buf_putc(&b, '.');
+        quote_ident(&b, schema);
+    }
+    db->name = buf_detach(&b);
+}
+
+void lk_catdb_release(lk_catdb *db)
+{
+    free(db->name);
+    free(db->raw_name);
+    free(db->schema);
+    db->name = db->raw_name = db->schema = NULL;
 }
 
 const char *lk_catdb_name(const lk_catdb *db)
 {
     return db->name;
+}
+
+const char *lk_catdb_database(const lk_catdb *db)
+{
+    return db->raw_name;
 }
 
 int lk_catdb_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only)
@@ -153,6 +205,11 @@ int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table
 int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con)
 {
     return db->ops->tables(out, db, con);
+}
+
+int lk_catdb_prepare_new(lk_catdb *db, duckdb_connection con)
+{
+    return db->ops->prepare_new(db, con);
 }
 
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con)

@@ -12,9 +12,14 @@
  *   - next, PostgreSQL through libpq: the statements the lake issues are
  *     plain SQL over the ducklake_* tables, qualified by lk_catdb_name().
  *
- * Ownership: an lk_catdb belongs to its lake (lk_lake.db) and borrows the
- * connection it was opened with. Errors go through tarn_error_set() with
- * the backend's message, as duck.h's calls do.
+ * Where the tables are: a database, and in it a schema (DuckLake's
+ * METADATA_SCHEMA; the database's default schema when none is given, so
+ * that several lakes can share one catalog database). lk_catdb_name() is
+ * the prefix that qualifies a catalog table in SQL, the schema included.
+ *
+ * Ownership: an lk_catdb belongs to its lake (lk_lake.db), owns its names
+ * (lk_catdb_release) and borrows the connection it was opened with. Errors go through
+ * tarn_error_set() with the backend's message, as duck.h's calls do.
  */
 #ifndef TARN_LAKE_CATDB_H
 #define TARN_LAKE_CATDB_H
@@ -35,17 +40,21 @@ typedef struct {
     int (*query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
     int (*table_exists)(lk_catdb *db, duckdb_connection con, const char *table);
     int (*tables)(duck_table *out, lk_catdb *db, duckdb_connection con);
+    int (*prepare_new)(lk_catdb *db, duckdb_connection con);
 } lk_catdb_ops;
 
 struct lk_catdb {
     const lk_catdb_ops *ops;
-    const char *name;     /* the catalog database in SQL (quoted), borrowed */
-    const char *raw_name; /* its name unquoted, borrowed */
+    char *name;     /* "database"[."schema"]: what qualifies a catalog table in SQL */
+    char *raw_name; /* the database's name, unquoted */
+    char *schema;   /* the schema's name, unquoted; NULL: the database's default */
 };
 
-/* The DuckDB-file backend over a catalog database attached as raw_name
- * (quoted: name). */
-void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name);
+/* The DuckDB-file backend over a catalog database attached as `database`,
+ * its tables in `schema` (NULL: the database's default schema, main). */
+void lk_catdb_duckdb(lk_catdb *db, const char *database, const char *schema);
+/* Frees the names (the database is closed by lk_catdb_close). */
+void lk_catdb_release(lk_catdb *db);
 
 /* Opens the catalog database at `path` (a DuckDB file, created when
  * missing) read-write or read-only; closes it (quietly, also when it was
@@ -53,8 +62,11 @@ void lk_catdb_duckdb(lk_catdb *db, const char *name, const char *raw_name);
 int lk_catdb_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only);
 void lk_catdb_close(lk_catdb *db, duckdb_connection con);
 
-/* The catalog database's name for qualifying its tables in SQL. */
+/* The prefix qualifying the catalog's tables in SQL: the quoted database,
+ * and the quoted schema when one was given ("db"."schema"). */
 const char *lk_catdb_name(const lk_catdb *db);
+/* The catalog database's name, unquoted (its name in duckdb_databases()). */
+const char *lk_catdb_database(const lk_catdb *db);
 
 /* Runs one catalog statement (or a batch of them) / reads a result as
  * text. con: the session's DuckDB connection (backends that are not DuckDB
@@ -69,10 +81,13 @@ int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, in
 int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
                          const char *sql);
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql);
-/* Whether the catalog database holds table `table` (unquoted name). */
+/* Whether the catalog's schema holds table `table` (unquoted name). */
 int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table);
-/* The names of the catalog database's tables (one column, table_name). */
+/* The names of the tables in the catalog's schema (one column, table_name). */
 int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con);
+/* Makes the place a new lake's tables go: a METADATA_SCHEMA is created
+ * when missing, as DuckLake creates it. */
+int lk_catdb_prepare_new(lk_catdb *db, duckdb_connection con);
 
 /* The catalog transaction of a commit. */
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con);

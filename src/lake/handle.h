@@ -31,7 +31,8 @@ typedef struct lk_lake {
     char *alias;     /* the user's name for the lake */
     char *meta_name; /* name of the attached catalog database */
     int meta_hidden; /* not named by METADATA_CATALOG: listings leave it out, as in DuckLake */
-    char *meta;      /* meta_name, quoted for SQL */
+    const char *meta; /* lk_catdb_name(&db): what qualifies a catalog table in SQL
+                         ("catalog"[."METADATA_SCHEMA"]), owned by db */
     lk_catdb db;     /* the catalog database: every catalog statement goes through it */
     char *meta_path; /* catalog file path as given */
     char *data_path; /* data path as stored in ducklake_metadata ("data/") */

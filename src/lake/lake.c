@@ -122,7 +122,10 @@ static char *normalize_data_path(const char *given)
 
 static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path)
 {
-    int rc = lk_catdb_begin(&lake->db, con);
+    int rc = lk_catdb_prepare_new(&lake->db, con);
+    if (rc)
+        return tarn_error_prefix(rc, "creating the DuckLake catalog");
+    rc = lk_catdb_begin(&lake->db, con);
     for (size_t i = 0; i < NDDL && !rc; i++) {
         char *sql = xasprintf(CATALOG_DDL[i], lake->meta);
         rc = lk_catdb_exec(&lake->db, con, sql);
@@ -311,7 +314,7 @@ static void lake_free(lk_lake *lake)
     free(lake->broken_ids);
     free(lake->alias);
     free(lake->meta_name);
-    free(lake->meta);
+    lk_catdb_release(&lake->db);
     free(lake->meta_path);
     free(lake->data_path);
     free(lake->data_abs);
@@ -332,10 +335,8 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->meta_name = opts->metadata_catalog ? xstrdup(opts->metadata_catalog)
                                              : xasprintf("__ducklake_metadata_%s", opts->alias);
     lake->meta_hidden = opts->metadata_catalog == NULL;
-    tarn_buf q = {0};
-    quote_ident(&q, lake->meta_name);
-    lake->meta = buf_detach(&q);
-    lk_catdb_duckdb(&lake->db, lake->meta, lake->meta_name);
+    lk_catdb_duckdb(&lake->db, lake->meta_name, opts->metadata_schema);
+    lake->meta = lk_catdb_name(&lake->db);
     lake->meta_path = xstrdup(opts->path);
     lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
     lake->inline_limit = opts->inline_limit;

@@ -26,6 +26,7 @@ typedef struct {
     const char *snapshot_time;    /* NULL: not given */
     int64_t inline_limit;         /* -1: not given */
     const char *metadata_catalog; /* NULL: __ducklake_metadata_<alias> */
+    const char *metadata_schema;  /* NULL: the catalog database's default schema */
     int automatic_migration;
     int override_data_path; /* DATA_PATH replaces the stored one for this session */
     int no_create;          /* CREATE_IF_NOT_EXISTS false: a missing lake is an error */

@@ -38,7 +38,7 @@ static int64_t opt_i64(const char *v)
 static int inline_deletes_exist(const mt_call *c, int64_t table_id)
 {
     char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)table_id);
-    int exists = duck_table_exists(c->con, c->lake->meta_name, name);
+    int exists = lk_catdb_table_exists(&c->lake->db, c->con, name);
     free(name);
     return exists;
 }

@@ -28,7 +28,7 @@
 
 static int table_in_meta(const mt_call *c, const char *name)
 {
-    return duck_table_exists(c->con, c->lake->meta_name, name);
+    return lk_catdb_table_exists(&c->lake->db, c->con, name);
 }
 
 /* The table as it was at schema version `sv` (the layout of its inlined

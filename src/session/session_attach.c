@@ -85,6 +85,8 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
             o->inline_limit = strtoll(val->text, NULL, 10);
         else if (strcasecmp(k, "METADATA_CATALOG") == 0 && val)
             o->metadata_catalog = val->text;
+        else if (strcasecmp(k, "METADATA_SCHEMA") == 0 && val)
+            o->metadata_schema = val->text;
         else if (strcasecmp(k, "AUTOMATIC_MIGRATION") == 0)
             o->automatic_migration = val ? (bool_value(val, &b), b) : 1;
         else if (strcasecmp(k, "TYPE") == 0 && val && strcasecmp(val->text, "ducklake") == 0)
@@ -101,7 +103,7 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
             return tarn_error_set(TARN_EINVALID,
                                   "ATTACH: unsupported option %s for a DuckLake lake (supported: "
                                   "DATA_PATH, READ_ONLY, SNAPSHOT_VERSION, SNAPSHOT_TIME, "
-                                  "DATA_INLINING_ROW_LIMIT, METADATA_CATALOG, "
+                                  "DATA_INLINING_ROW_LIMIT, METADATA_CATALOG, METADATA_SCHEMA, "
                                   "AUTOMATIC_MIGRATION, OVERRIDE_DATA_PATH, "
                                   "CREATE_IF_NOT_EXISTS, META_TYPE)",
                                   k);

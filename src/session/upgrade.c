@@ -96,8 +96,9 @@ int tarn_upgrade_run(char **steps, const char *path, const char *from, int apply
         return rc;
     tarn_buf report = {0};
     lk_catdb db;
-    lk_catdb_duckdb(&db, META_NAME, META_NAME);
+    lk_catdb_duckdb(&db, META_NAME, NULL);
     rc = lk_migrate(&db, p.con, from, !apply, &report);
+    lk_catdb_release(&db);
     private_close(&p);
     if (rc) {
         buf_free(&report);
