@@ -73,6 +73,7 @@ void tarn_session_close(tarn_session *s)
     }
     free(s->use_lake);
     free(s->use_schema);
+    session_secrets_free(s);
     duckdb_disconnect(&s->con);
     duckdb_close(&s->db);
     free(s);
@@ -283,10 +284,13 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
     else if (strcmp(kw, "USE") == 0)
         return stmt_use(s, tk, sql);
     else if (strcmp(kw, "CREATE") == 0 || strcmp(kw, "DROP") == 0 || strcmp(kw, "ALTER") == 0 ||
-             strcmp(kw, "COMMENT") == 0)
-        rc = session_ddl_stmt(s, tk, sql, kw, sink, &handled);
-    else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 || strcmp(kw, "UPDATE") == 0 ||
-             strcmp(kw, "TRUNCATE") == 0 || strcmp(kw, "COPY") == 0 || strcmp(kw, "MERGE") == 0)
+             strcmp(kw, "COMMENT") == 0) {
+        rc = session_secret_stmt(s, tk, kw, &handled);
+        if (!handled && !rc)
+            rc = session_ddl_stmt(s, tk, sql, kw, sink, &handled);
+    } else if (strcmp(kw, "INSERT") == 0 || strcmp(kw, "DELETE") == 0 ||
+               strcmp(kw, "UPDATE") == 0 || strcmp(kw, "TRUNCATE") == 0 ||
+               strcmp(kw, "COPY") == 0 || strcmp(kw, "MERGE") == 0)
         rc = session_dml_stmt(s, tk, sql, kw, sink, &handled);
     else if (strcmp(kw, "CALL") == 0)
         rc = session_call_stmt(s, tk, sql, &handled);

@@ -162,12 +162,19 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
     int is_lake = strncmp(target, "ducklake:", 9) == 0;
     lk_attach_opts o = {.snapshot_version = -1, .inline_limit = -1};
     o.path = is_lake ? target + 9 : target;
+    const char *given = o.path; /* a secret's name: the alias is made from it */
     char *alias = NULL;
     if (i + 1 < tk->n && sql_tok_is_kw(&tk->toks[i], "AS")) {
         alias = xstrdup(tk->toks[i + 1].text);
         i += 2;
     }
-    int rc = parse_options(tk, i, &o, &is_lake);
+    /* a secret's options first, the ATTACH's own over them (DuckLake's order) */
+    const char *meta_type = NULL;
+    int rc = is_lake ? session_secret_attach(s, &o, &meta_type) : 0;
+    if (!rc)
+        rc = parse_options(tk, i, &o, &is_lake);
+    if (!rc && meta_type && strcasecmp(meta_type, "duckdb") != 0)
+        rc = meta_type_refused(meta_type);
     if (!is_lake) {
         free(alias);
         return 0;
@@ -177,7 +184,7 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
         rc = tarn_error_set(TARN_EINVALID, "a lake cannot be attached inside an open transaction: "
                                            "ATTACH it before BEGIN");
     if (!alias)
-        alias = alias_from_path(o.path);
+        alias = alias_from_path(*given ? given : o.path);
     o.alias = alias;
     if (!rc && replace && session_lake(s, alias))
         rc = drop_lake(s, session_lake(s, alias));

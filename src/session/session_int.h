@@ -12,6 +12,8 @@
 
 #include <duckdb.h>
 
+typedef struct session_secret session_secret;
+
 struct tarn_session {
     duckdb_database db;
     duckdb_connection con;
@@ -20,6 +22,7 @@ struct tarn_session {
     int txn_failed;   /* a statement failed inside it: only ROLLBACK/COMMIT work */
     char *use_lake;   /* USE lake[.schema]: the lake of unqualified names */
     char *use_schema;
+    session_secret *secrets; /* CREATE SECRET … (TYPE ducklake), newest first */
 };
 
 /* A possibly qualified name read from the token stream: 1 to 3 parts,
@@ -63,6 +66,16 @@ int session_merge_stmt(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
 /* [FORCE] CHECKPOINT [name] of a lake (session_call.c). */
 int session_checkpoint_stmt(tarn_session *s, const sql_tokens *tk, int *handled);
 int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, int *handled);
+
+/* CREATE SECRET / DROP SECRET of a DuckLake secret (session_secret.c);
+ * other secrets are DuckDB's (*handled stays 0). */
+int session_secret_stmt(tarn_session *s, const sql_tokens *tk, const char *kw, int *handled);
+/* ATTACH 'ducklake:' (the default secret) or 'ducklake:name' (a path of
+ * letters, digits and '_'): the secret's options into o (strings owned by
+ * the secret), its METADATA_PARAMETERS TYPE into *meta_type; a missing
+ * secret is an error. Other paths leave o alone. */
+int session_secret_attach(tarn_session *s, lk_attach_opts *o, const char **meta_type);
+void session_secrets_free(tarn_session *s);
 
 /* The source text of tokens [from, to) of `sql`. */
 char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to);
