@@ -95,12 +95,20 @@ int lk_bucket_check_count(const char *text, int32_t *n)
     return 0;
 }
 
-void lk_bucket_key_expr(tarn_buf *b, const char *column, const char *lake_type, int32_t n)
+void lk_bucket_key_of(tarn_buf *b, const char *expr, const char *lake_type, int32_t n)
 {
     int text = lk_bucket_form(lake_type) == LK_HASH_TEXT;
     buf_puts(b, text ? "(murmur3_32(CAST(" : "(murmur3_32(");
-    quote_ident(b, column);
+    buf_puts(b, expr);
     buf_printf(b, "%s) & 2147483647) %% %d", text ? " AS VARCHAR)" : "", (int)n);
+}
+
+void lk_bucket_key_expr(tarn_buf *b, const char *column, const char *lake_type, int32_t n)
+{
+    tarn_buf col = {0};
+    quote_ident(&col, column);
+    lk_bucket_key_of(b, buf_cstr(&col), lake_type, n);
+    buf_free(&col);
 }
 
 /* ---- text forms: DuckDB's CAST(x AS VARCHAR) of the scalar types DuckLake

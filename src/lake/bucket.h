@@ -33,6 +33,9 @@ int lk_bucket_check_count(const char *text, int32_t *n);
  * here) of DuckLake type `lake_type`: an INTEGER from 0 to n - 1. */
 void lk_bucket_key_expr(tarn_buf *b, const char *column, const char *lake_type, int32_t n);
 
+/* The same key over an SQL expression `expr` (a value of that type). */
+void lk_bucket_key_of(tarn_buf *b, const char *expr, const char *lake_type, int32_t n);
+
 /* Registers murmur3_32(x) -> INTEGER on `con`: DuckLake's function, the
  * same value for every scalar type; a nested value (which DuckLake hashes
  * by its text) is refused with a hint to cast it to VARCHAR. */

@@ -3,7 +3,10 @@
  * prune.h).
  *
  * Reads ducklake_file_column_stats (min_value, max_value, null_count,
- * contains_nan of the files' top-level columns). Writes nothing.
+ * contains_nan of the files' top-level columns) and, for an equality on a
+ * partition key's column, ducklake_file_partition_value of the files
+ * written under the table's partition spec (ducklake_data_file's
+ * partition_id). Writes nothing.
  *
  * One catalog query per pruned scan lists the files some term excludes:
  * each term becomes a condition on a file's statistics that is TRUE only
@@ -12,6 +15,7 @@
  */
 #include "lake/prune.h"
 
+#include "lake/bucket.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -44,6 +48,7 @@ void lk_prune_free(lk_prune *p)
 {
     lk_prune_truncate(p, 0);
     free(p->terms);
+    free(p->order_column);
     memset(p, 0, sizeof(*p));
 }
 
@@ -137,6 +142,48 @@ static int excluded_sql(tarn_buf *b, const lk_prune_term *x, const lk_column *c)
     return 1;
 }
 
+/* The condition, on a partition row s (s.pkey, s.pvalue) of a file of the
+ * table's partition spec, that no row of the file satisfies equality
+ * term `x` on column `c`: an identity key's value, or a bucket key's
+ * bucket, is none of the values'. 0 when no key of the spec is on `c`.
+ * A value that does not cast to the column's type excludes nothing. */
+static int partition_excluded_sql(tarn_buf *b, const lk_prune_term *x, const lk_column *c,
+                                  const lk_table *t)
+{
+    if ((x->op != LK_PRUNE_EQ && x->op != LK_PRUNE_IN) || !ordered_type(c->type) ||
+        strncmp(c->type, "float", 5) == 0)
+        return 0;
+    for (size_t k = 0; strcmp(c->type, "varchar") == 0 && k < x->nvalues; k++)
+        if (x->values[k][0] != '\'') /* compared as the other type (see excluded_sql) */
+            return 0;
+    tarn_buf type = {0};
+    lk_type_to_sql(&type, c);
+    int any = 0;
+    for (size_t k = 0; k < t->nkeys; k++) {
+        int32_t n = 0;
+        int identity = strcmp(t->keys[k].transform, "identity") == 0;
+        if (t->keys[k].column_id != c->id ||
+            (!identity && !lk_bucket_parse(t->keys[k].transform, &n)))
+            continue;
+        /* compared as values: a hive path's text may be written otherwise */
+        buf_printf(b, "%s(s.pkey = %zu AND TRY_CAST(s.pvalue AS %s) NOT IN (", any++ ? " OR " : "",
+                   k, identity ? buf_cstr(&type) : "INTEGER");
+        for (size_t i = 0; i < x->nvalues; i++) {
+            char *v = xasprintf("TRY_CAST(%s AS %s)", x->values[i], buf_cstr(&type));
+            if (i)
+                buf_puts(b, ", ");
+            if (identity)
+                buf_puts(b, v);
+            else
+                lk_bucket_key_of(b, v, c->type, n);
+            free(v);
+        }
+        buf_puts(b, "))");
+    }
+    buf_free(&type);
+    return any;
+}
+
 static int is_excluded(const duck_table *r, int64_t id)
 {
     for (size_t i = 0; i < r->nrows; i++) {
@@ -162,11 +209,29 @@ static void drop_files(scan_input *in, const duck_table *r)
     in->n = kept;
 }
 
-/* The HAVING condition, over the stats rows of one file, that some group
- * of `p` excludes the file: every term of the group is excluded by its
- * column's row. A group with a term that cannot be decided excludes
- * nothing. */
-static void groups_sql(tarn_buf *b, const lk_table *t, const lk_prune *p)
+/* The condition that term `x` on column `c` excludes a file: by its
+ * statistics row, or by its partition row; 0 when neither can tell.
+ * *partition is set when the partition rows are needed. */
+static int term_sql(tarn_buf *b, const lk_prune_term *x, const lk_column *c, const lk_table *t,
+                    int *partition)
+{
+    tarn_buf st = {0}, pt = {0};
+    int by_stats = excluded_sql(&st, x, c), by_part = partition_excluded_sql(&pt, x, c, t);
+    if (by_stats && by_part)
+        buf_printf(b, "(%s OR %s)", buf_cstr(&st), buf_cstr(&pt));
+    else if (by_stats || by_part)
+        buf_puts(b, by_stats ? buf_cstr(&st) : buf_cstr(&pt));
+    *partition |= by_part;
+    buf_free(&st);
+    buf_free(&pt);
+    return by_stats || by_part;
+}
+
+/* The HAVING condition, over the stats (and partition) rows of one file,
+ * that some group of `p` excludes the file: every term of the group is
+ * excluded by its column's row. A group with a term that cannot be
+ * decided excludes nothing. */
+static void groups_sql(tarn_buf *b, const lk_table *t, const lk_prune *p, int *partition)
 {
     int ngroups = 0;
     for (size_t i = 0; i < p->n; i++)
@@ -180,7 +245,7 @@ static void groups_sql(tarn_buf *b, const lk_table *t, const lk_prune *p)
                 continue;
             const lk_column *c = top_column(t, p->terms[i].column);
             tarn_buf x = {0};
-            ok = c && !c->nchildren && excluded_sql(&x, &p->terms[i], c);
+            ok = c && !c->nchildren && term_sql(&x, &p->terms[i], c, t, partition);
             if (ok)
                 buf_printf(&one, "%sbool_or(%s)", terms++ ? " AND " : "", buf_cstr(&x));
             buf_free(&x);
@@ -191,23 +256,89 @@ static void groups_sql(tarn_buf *b, const lk_table *t, const lk_prune *p)
     }
 }
 
+/* The place of file `id` in the ordered result r (its row), or r->nrows. */
+static size_t order_rank(const duck_table *r, int64_t id)
+{
+    for (size_t i = 0; i < r->nrows; i++) {
+        const char *v = duck_table_get(r, i, 0);
+        if (v && strtoll(v, NULL, 10) == id)
+            return i;
+    }
+    return r->nrows;
+}
+
+/* Orders the committed files of `in` by their statistics of column
+ * p->order_column (files without them after, in their order; pending
+ * files stay last). Only the order of reading changes: a query that
+ * orders its rows itself sees the same rows. */
+static void order_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                        const lk_prune *p)
+{
+    const lk_column *c = top_column(t, p->order_column);
+    if (!c || c->nchildren || !ordered_type(c->type) || in->n < 2)
+        return;
+    tarn_buf type = {0};
+    lk_type_to_sql(&type, c);
+    char *sql = xasprintf("SELECT data_file_id FROM %s.ducklake_file_column_stats WHERE table_id = "
+                          "%lld AND column_id = %lld ORDER BY TRY_CAST(%s AS %s) %s NULLS LAST, "
+                          "data_file_id",
+                          lk_catdb_name(&lake->db), (long long)t->id, (long long)c->id,
+                          p->order_desc ? "max_value" : "min_value", buf_cstr(&type),
+                          p->order_desc ? "DESC" : "ASC");
+    buf_free(&type);
+    duck_table r;
+    if (lk_catdb_query(&r, &lake->db, con, sql) == 0) {
+        size_t *rank = xcalloc(in->n, sizeof(size_t));
+        for (size_t i = 0; i < in->n; i++)
+            rank[i] = in->files[i].pending ? (size_t)-1 : order_rank(&r, in->files[i].id);
+        for (size_t i = 1; i < in->n; i++) { /* stable insertion sort: few files */
+            scan_file f = in->files[i];
+            size_t rk = rank[i], k = i;
+            for (; k > 0 && rank[k - 1] > rk; k--) {
+                in->files[k] = in->files[k - 1];
+                rank[k] = rank[k - 1];
+            }
+            in->files[k] = f;
+            rank[k] = rk;
+        }
+        free(rank);
+        duck_table_free(&r);
+    }
+    tarn_error_clear();
+    free(sql);
+}
+
 void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
                     const lk_prune *p)
 {
+    if (p && p->order_column)
+        order_files(in, lake, con, t, p);
     if (!p || !p->n)
         return;
-    tarn_buf cond = {0}, files = {0};
-    groups_sql(&cond, t, p);
+    tarn_buf cond = {0}, files = {0}, rows = {0};
+    int partition = 0;
+    groups_sql(&cond, t, p, &partition);
+    const char *meta = lk_catdb_name(&lake->db);
+    if (partition)
+        buf_printf(&rows,
+                   "(SELECT data_file_id, table_id, column_id, min_value, max_value, null_count, "
+                   "contains_nan, NULL::BIGINT AS pkey, NULL::VARCHAR AS pvalue FROM "
+                   "%s.ducklake_file_column_stats UNION ALL SELECT v.data_file_id, v.table_id, "
+                   "NULL, NULL, NULL, NULL, NULL, v.partition_key_index, v.partition_value FROM "
+                   "%s.ducklake_file_partition_value v JOIN %s.ducklake_data_file d ON "
+                   "d.data_file_id = v.data_file_id WHERE d.partition_id = %lld)",
+                   meta, meta, meta, (long long)t->partition_id);
+    else
+        buf_printf(&rows, "%s.ducklake_file_column_stats", meta);
     for (size_t i = 0; i < in->n; i++)
         if (!in->files[i].pending && in->files[i].id >= 0)
             buf_printf(&files, "%s(%lld, %lld)", files.len ? ", " : "", (long long)in->files[i].id,
                        (long long)in->files[i].record_count);
     if (cond.len && files.len) {
-        char *sql = xasprintf("SELECT s.data_file_id FROM %s.ducklake_file_column_stats s JOIN "
-                              "(VALUES %s) f(i, n) ON s.data_file_id = f.i WHERE s.table_id = "
-                              "%lld GROUP BY s.data_file_id HAVING %s",
-                              lk_catdb_name(&lake->db), buf_cstr(&files), (long long)t->id,
-                              buf_cstr(&cond));
+        char *sql = xasprintf("SELECT s.data_file_id FROM %s s JOIN (VALUES %s) f(i, n) ON "
+                              "s.data_file_id = f.i WHERE s.table_id = %lld GROUP BY "
+                              "s.data_file_id HAVING %s",
+                              buf_cstr(&rows), buf_cstr(&files), (long long)t->id, buf_cstr(&cond));
         duck_table r;
         if (lk_catdb_query(&r, &lake->db, con, sql) == 0) {
             drop_files(in, &r);
@@ -218,4 +349,5 @@ void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const 
     }
     buf_free(&cond);
     buf_free(&files);
+    buf_free(&rows);
 }

@@ -47,6 +47,12 @@ typedef struct {
 typedef struct {
     lk_prune_term *terms;
     size_t n;
+    /* The query is ordered by this top-level column first and limited
+     * (NULL: not): the committed files are read in the order of their
+     * statistics (max descending for DESC, else min ascending), so a top-N
+     * meets its rows in the first files and skips the rest by theirs. */
+    char *order_column;
+    int order_desc;
 } lk_prune;
 
 /* Appends a term; takes `values` (malloc'd array of malloc'd strings). */
@@ -57,8 +63,9 @@ void lk_prune_truncate(lk_prune *p, size_t n);
 void lk_prune_free(lk_prune *p);
 
 /* Removes from `in` the committed files of table `t` whose statistics
- * exclude `p` (pending files stay). Never fails: when the statistics
- * cannot be read, every file stays. */
+ * exclude `p` (pending files stay), and orders the rest as p->order_column
+ * says. Never fails: when the statistics cannot be read, every file stays
+ * where it was. */
 void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
                     const lk_prune *p);
 

@@ -1189,6 +1189,15 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     }
     if (!parts)
         empty_part(&b, t, flags);
+    /* One file left by pruning: DuckDB would answer COUNT(*) from its
+     * footer once the filter holds for the whole file, and EXPLAIN ANALYZE
+     * would show no read at all; beside an empty part the read stays, and
+     * its "Total Files Read" shows what pruning left, as in DuckLake. */
+    if (parts == 1 && in.n == 1 && nfiles > 1) {
+        buf_puts(&b, " UNION ALL (");
+        empty_part(&b, t, flags);
+        buf_putc(&b, ')');
+    }
     scan_input_free(&in);
     free(snap);
     *out = buf_detach(&b);

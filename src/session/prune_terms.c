@@ -256,10 +256,13 @@ static void conjunct(lk_prune *out, int group, const sql_tokens *tk, size_t i, s
         atom(out, group, tk, i, to, qualifier);
 }
 
-void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, const char *qualifier)
+/* The end of the clause whose keyword is token `kw` (ends_clause at its
+ * depth, or the block's closing parenthesis); *any_or when it has a
+ * top-level OR. */
+static size_t clause_end(const sql_tokens *tk, size_t kw, int *any_or)
 {
-    size_t end = where + 1;
-    int depth = 0, any_or = 0;
+    size_t end = kw + 1;
+    int depth = 0;
     for (; end < tk->n; end++) {
         const sql_token *t = &tk->toks[end];
         if (is_op(t, "(") || sql_tok_is_kw(t, "CASE"))
@@ -268,8 +271,46 @@ void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, cons
             depth--;
         if (depth < 0 || (depth == 0 && ends_clause(t)))
             break;
-        any_or |= depth == 0 && sql_tok_is_kw(t, "OR");
+        *any_or |= depth == 0 && sql_tok_is_kw(t, "OR");
     }
+    return end;
+}
+
+void session_prune_order(lk_prune *out, const sql_tokens *tk, size_t at, const char *qualifier)
+{
+    int any_or = 0;
+    if (at < tk->n && sql_tok_is_kw(&tk->toks[at], "WHERE"))
+        at = clause_end(tk, at, &any_or);
+    if (at + 2 >= tk->n || !sql_tok_is_kw(&tk->toks[at], "ORDER") ||
+        !sql_tok_is_kw(&tk->toks[at + 1], "BY"))
+        return;
+    size_t e = 0;
+    const char *col = column_ref(tk, at + 2, tk->n, qualifier, &e);
+    if (!col)
+        return;
+    int desc = 0;
+    if (e < tk->n && (sql_tok_is_kw(&tk->toks[e], "ASC") || sql_tok_is_kw(&tk->toks[e], "DESC")))
+        desc = sql_tok_is_kw(&tk->toks[e++], "DESC");
+    /* NULLS FIRST: the first rows may be a file's NULLs, which its
+     * min / max do not tell */
+    if (e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "NULLS") &&
+        !sql_tok_is_kw(&tk->toks[e + 1], "LAST"))
+        return;
+    if (e < tk->n && !is_op(&tk->toks[e], ",") && !sql_tok_is_kw(&tk->toks[e], "NULLS") &&
+        !sql_tok_is_kw(&tk->toks[e], "LIMIT"))
+        return; /* an expression over the column (ORDER BY col + 1) */
+    size_t end = clause_end(tk, at + 1, &any_or);
+    if (end < tk->n && sql_tok_is_kw(&tk->toks[end], "LIMIT")) {
+        free(out->order_column);
+        out->order_column = xstrdup(col);
+        out->order_desc = desc;
+    }
+}
+
+void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, const char *qualifier)
+{
+    int any_or = 0;
+    size_t end = clause_end(tk, where, &any_or);
     if (end <= where + 1)
         return;
     if (any_or) { /* AND binds tighter: the clause is its alternatives */
@@ -278,7 +319,7 @@ void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, cons
     }
     size_t from = where + 1;
     int between = 0, group = 0;
-    depth = 0;
+    int depth = 0;
     for (size_t i = where + 1; i <= end; i++) {
         const sql_token *t = &tk->toks[i];
         if (i < end && (is_op(t, "(") || sql_tok_is_kw(t, "CASE")))

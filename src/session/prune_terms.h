@@ -17,4 +17,12 @@
  * none. Leaving a conjunct out only keeps more files. */
 void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, const char *qualifier);
 
+/* When the block of the table reference ending before token `at` (its
+ * WHERE clause, if any, at `at`) is ordered by one of the table's columns
+ * first (ORDER BY [qualifier.]col [ASC | DESC] [NULLS LAST] …) and
+ * limited (LIMIT), out->order_column / order_desc get that order: the
+ * scan then reads the files whose statistics put them first first, so a
+ * top-N finds its rows early and skips the rest by their statistics. */
+void session_prune_order(lk_prune *out, const sql_tokens *tk, size_t at, const char *qualifier);
+
 #endif

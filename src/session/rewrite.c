@@ -9,6 +9,7 @@
 
 #include "duck/duck.h"
 #include "lake/feed.h"
+#include "session/fold.h"
 #include "session/functions.h"
 #include "session/prune_terms.h"
 #include "lake/scan.h"
@@ -302,9 +303,10 @@ static int qualified_through(const sql_tokens *tk, const qname *q, const char *n
 /* The pruning terms (prune_terms.h) of the WHERE clause right after the
  * table reference at q (its alias, when it has one, at [alias_at,
  * alias_end) before an AT clause, or at `after`): none unless the table is
- * the FROM clause's only source and its columns keep their names. */
+ * the FROM clause's only source and its columns keep their names; with
+ * `order`, the block's top-N order too. */
 static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, const char *name,
-                        size_t alias_at, size_t alias_end, size_t after)
+                        size_t alias_at, size_t alias_end, size_t after, int order)
 {
     const char *qualifier = name;
     size_t w = after;
@@ -316,8 +318,12 @@ static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, con
         qualifier = tk->toks[after + as].text;
         w = after + as + 1;
     }
-    if (w < tk->n && sql_tok_is_kw(&tk->toks[w], "WHERE") && !qualified_through(tk, q, name))
+    if (qualified_through(tk, q, name))
+        return;
+    if (w < tk->n && sql_tok_is_kw(&tk->toks[w], "WHERE"))
         session_prune_terms(out, tk, w, qualifier);
+    if (order) /* (file_index and the like keep the files' order) */
+        session_prune_order(out, tk, w, qualifier);
 }
 
 /* Whether the session's view of lake table schema.name is the one that
@@ -375,8 +381,8 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     }
     lk_prune prune = {0};
     if (may_prune && !broken_now(l, schema, name))
-        where_terms(&prune, tk, &q, name, alias_at, alias_end, after);
-    if (!has_at && !in_view && !v->virt && !prune.n) {
+        where_terms(&prune, tk, &q, name, alias_at, alias_end, after, !v->virt);
+    if (!has_at && !in_view && !v->virt && !prune.n && !prune.order_column) {
         lk_prune_free(&prune); /* (alternatives dropped again leave the array) */
         return 0;
     }
@@ -885,6 +891,10 @@ static int rewrite_reads_as(char **out, tarn_session *s, const char *sql, int no
     if (rc)
         return rc;
     virt_state v = {.virt = mentions_virtual(&tk), .prune = now};
+    if (now && !v.virt && session_fold_aggregates(out, s, &tk, sql)) {
+        sql_tokens_free(&tk);
+        return 0;
+    }
     size_t *stars = NULL, nstars = 0;
     rc = rewrite_pass(out, s, &tk, sql, &v, &stars, &nstars);
     /* the `*`s leave out the virtual columns the statement's lake tables

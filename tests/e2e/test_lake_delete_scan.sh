@@ -21,7 +21,7 @@ lake_sql "$d" "DELETE FROM l.t WHERE id % 10 = 3 AND id < 2000;" >/dev/null
 check_eq "rows left after deletes in two of three files" "2800,4298900" \
     "$(q "SELECT count(*), sum(id) FROM l.t;")"
 check_eq "no deleted row is read" "0" "$(q "SELECT count(*) FROM l.t WHERE id % 10 = 3 AND id < 2000;")"
-plan=$(lake_sql "$d" "EXPLAIN SELECT count(*) FROM l.t;")
+plan=$(lake_sql "$d" "EXPLAIN SELECT count(id) FROM l.t;")
 check_eq "the deleted-row test runs inside the Parquet scans" "2" "$(grep -o '__tarn_deleted' <<<"$plan" | wc -l)"
 check_eq "no join is planned for the delete files" "0" "$(grep -c 'HASH_JOIN' <<<"$plan")"
 check_eq "an older snapshot still sees the deleted rows" "3000" \

@@ -29,7 +29,7 @@ region=eu
 region=us" "$(cd data/main/p && ls -d region=* | sort)"
 
 plan=$(sql "EXPLAIN SELECT count(*) FROM lake.p WHERE region = 'eu';")
-full=$(sql "EXPLAIN SELECT count(*) FROM lake.p;")
+full=$(sql "EXPLAIN SELECT count(id) FROM lake.p;")
 check_eq "a filter on the partition column scans one partition of three" \
     "$(printf '%s\n' "$full" | grep -o READ_PARQUET | wc -l)" \
     "$(($(printf '%s\n' "$plan" | grep -o READ_PARQUET | wc -l) * 3))"
