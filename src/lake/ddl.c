@@ -513,7 +513,8 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     lk_txn *txn = lake->txn;
     lk_schema *s = lk_catalog_schema(&txn->cat, schema);
     if (!s)
-        return tarn_error_set(TARN_ENOTFOUND, "Schema with name %s does not exist in lake \"%s\"",
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "Binder Error: Schema \"%s\" not found in DuckLakeCatalog \"%s\"",
                               schema, lake->alias);
     if (lk_catalog_table(&txn->cat, s->id, name))
         return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists in lake \"%s\"",

@@ -394,13 +394,16 @@ static void drop_table_view(lk_lake *lake, duckdb_connection con, const lk_catal
 }
 
 /* CREATE SCHEMA IF NOT EXISTS alias.s for each schema of `cat` that `old`
- * does not have (a new lake schema has no tables yet, and so no views). */
+ * does not have (a new lake schema has no tables yet, and so no views).
+ * Matched by id: a schema dropped and made again in one transaction has
+ * the old one's name but a new id, and its DuckDB schema went with the
+ * drop. */
 static int create_new_schemas(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                               const lk_catalog *old)
 {
     int rc = 0;
     for (size_t i = 0; i < cat->nschemas && !rc; i++) {
-        if (lk_catalog_schema((lk_catalog *)old, cat->schemas[i].name))
+        if (lk_catalog_schema_by_id((lk_catalog *)old, cat->schemas[i].id))
             continue;
         tarn_buf b = {0};
         buf_puts(&b, "CREATE SCHEMA IF NOT EXISTS ");
