@@ -26,6 +26,14 @@
 #include <duckdb.h>
 
 typedef struct lk_txn lk_txn;
+struct lk_lake;
+
+/* Turns the query of a lake view of `schema` (its catalog tag already the
+ * lake's name) into SQL a DuckDB view can hold: *out NULL when it needs
+ * nothing. Set by the layer that knows DuckLake's read syntax (an
+ * `AT (VERSION => n)` inside a view), which the lake does not parse. */
+typedef int (*lk_view_rewriter)(void *ctx, char **out, struct lk_lake *lake, const char *schema,
+                                const char *sql);
 
 typedef struct lk_lake {
     char *alias;     /* the user's name for the lake */
@@ -66,6 +74,8 @@ typedef struct lk_lake {
     size_t nmade;
     int64_t *broken_ids; /* tables whose view is the failing one of views.c (a data */
     size_t nbroken;      /* file could not be read): a pruned read must not skip it */
+    lk_view_rewriter view_rewrite; /* (NULL: views hold their queries as stored) */
+    void *view_ctx;
     struct lk_lake *next;
 } lk_lake;
 

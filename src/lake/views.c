@@ -151,24 +151,14 @@ static int comment_view(lk_lake *lake, duckdb_connection con, const char *schema
     return rc;
 }
 
-/* A DuckLake view becomes a DuckDB view in the alias database. One that no
- * longer binds (its table was dropped) is left out: querying it then fails
- * with DuckDB's "does not exist", as it would under DuckLake. */
-static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+/* The query of lake view `v` of schema `sc` as its DuckDB view holds it:
+ * the catalog tag replaced by the lake's name, then the rewriter's form
+ * when it has one. *out NULL: the view cannot be made (not an error). */
+static void lake_view_query(char **out, int *rewritten, lk_lake *lake, const lk_schema *sc,
                             const lk_view *v)
 {
-    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
-    if (!sc)
-        return 0;
-    int made = 0;
-    tarn_buf name = {0};
+    tarn_buf name = {0}, b = {0};
     quote_ident(&name, lake->alias);
-    tarn_buf b = {0};
-    buf_puts(&b, "CREATE OR REPLACE VIEW ");
-    quote_qualified(&b, lake->alias, sc->name, v->name);
-    if (v->aliases && *v->aliases)
-        buf_printf(&b, " (%s)", v->aliases);
-    buf_puts(&b, " AS ");
     const char *p = v->sql;
     const char *tag = "{DUCKLAKE_CATALOG}";
     const char *hit;
@@ -178,6 +168,46 @@ static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catal
         p = hit + strlen(tag);
     }
     buf_puts(&b, p);
+    buf_free(&name);
+    *rewritten = 0;
+    *out = buf_detach(&b);
+    char *rw = NULL;
+    if (!lake->view_rewrite)
+        return;
+    if (lake->view_rewrite(lake->view_ctx, &rw, lake, sc->name, *out) != 0) {
+        tarn_error_clear(); /* it does not read: left out, as a view that does not bind */
+        free(*out);
+        *out = NULL;
+    } else if (rw) {
+        free(*out);
+        *out = rw;
+        *rewritten = 1;
+    }
+}
+
+/* A DuckLake view becomes a DuckDB view in the alias database. One that no
+ * longer binds (its table was dropped) is left out: querying it then fails
+ * with DuckDB's "does not exist", as it would under DuckLake. */
+static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                            const lk_view *v)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
+    if (!sc)
+        return 0;
+    char *query = NULL;
+    int rewritten = 0;
+    lake_view_query(&query, &rewritten, lake, sc, v);
+    if (!query)
+        return 0;
+    int made = 0;
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
+    quote_qualified(&b, lake->alias, sc->name, v->name);
+    if (v->aliases && *v->aliases)
+        buf_printf(&b, " (%s)", v->aliases);
+    buf_puts(&b, " AS ");
+    buf_puts(&b, query);
+    free(query);
     if (duck_exec(con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
     } else if ((made = 1) && v->comment) {
@@ -190,7 +220,6 @@ static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catal
             tarn_error_clear();
     }
     buf_free(&b);
-    buf_free(&name);
     return made;
 }
 
@@ -209,6 +238,25 @@ static void create_lake_views(lk_lake *lake, duckdb_connection con, const lk_cat
         }
     }
     free(done);
+}
+
+void lk_lake_set_view_rewriter(lk_lake *lake, duckdb_connection con, lk_view_rewriter fn, void *ctx)
+{
+    lake->view_rewrite = fn;
+    lake->view_ctx = ctx;
+    const lk_catalog *cat = lk_txn_catalog(lake);
+    int again = 0;
+    for (size_t i = 0; i < cat->nviews && !again; i++) {
+        lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, cat->views[i].schema_id);
+        char *query = NULL;
+        int rewritten = 0;
+        if (sc)
+            lake_view_query(&query, &rewritten, lake, sc, &cat->views[i]);
+        free(query);
+        again = rewritten;
+    }
+    if (again)
+        create_lake_views(lake, con, cat);
 }
 
 void lk_lake_views_forget(lk_lake *lake)

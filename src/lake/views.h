@@ -21,6 +21,11 @@ int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);
 int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *old,
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched);
 
+/* Sets the rewriter of lake views' queries (see handle.h) and rebuilds the
+ * views it changes (they did not bind without it). */
+void lk_lake_set_view_rewriter(lk_lake *lake, duckdb_connection con, lk_view_rewriter fn,
+                               void *ctx);
+
 /* Forgets which statements built the views (after anything that may have
  * changed or dropped views otherwise: a rollback, a DROP). */
 void lk_lake_views_forget(lk_lake *lake);

@@ -232,6 +232,40 @@ static int view_at(char **out, tarn_session *s, lk_lake *l, const char *schema, 
     return rc;
 }
 
+/* Whether tokens hold an AT ( … ) clause. */
+static int has_at_clause(const sql_tokens *tk)
+{
+    for (size_t i = 0; i + 1 < tk->n; i++)
+        if (sql_tok_is_kw(&tk->toks[i], "AT") && is_op(&tk->toks[i + 1], "("))
+            return 1;
+    return 0;
+}
+
+int session_view_rewrite(void *ctx, char **out, lk_lake *l, const char *schema, const char *sql)
+{
+    tarn_session *s = ctx;
+    *out = NULL;
+    sql_tokens tk;
+    int rc = sql_tokenize(&tk, sql);
+    if (rc)
+        return rc;
+    int at = has_at_clause(&tk);
+    sql_tokens_free(&tk);
+    if (!at)
+        return 0; /* a view without AT reads the tables' views, which follow commits */
+    /* an AT clause names a fixed snapshot: its scan never changes */
+    char *use_lake = s->use_lake, *use_schema = s->use_schema;
+    int64_t outer = view_snapshot_at;
+    s->use_lake = l->alias;
+    s->use_schema = (char *)schema;
+    view_snapshot_at = -1;
+    rc = rewrite_reads(out, s, sql);
+    view_snapshot_at = outer;
+    s->use_lake = use_lake;
+    s->use_schema = use_schema;
+    return rc;
+}
+
 /* The scan of schema.name at snapshot `snap` (-1: the session's view). */
 /* (*added, when given, gets the virtual columns the scan adds.) */
 static int table_scan(char **out, tarn_session *s, lk_lake *l, const char *schema, const char *name,

@@ -25,6 +25,12 @@ int rewrite_reads(char **out, tarn_session *s, const char *sql);
  * (lk_scan_sql_pruned). */
 int rewrite_reads_now(char **out, tarn_session *s, const char *sql);
 
+/* The lake's view rewriter (lk_view_rewriter, lake/handle.h): a lake view
+ * whose query reads a table AT (…) gets that read rewritten, its
+ * unqualified names resolved in the view's schema; *out NULL for one
+ * without AT. */
+int session_view_rewrite(void *ctx, char **out, lk_lake *l, const char *schema, const char *sql);
+
 /* Parses the arguments of a DuckLake function call between tokens [from, to) (exclusive of parens).
  */
 int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const char *sql,

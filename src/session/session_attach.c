@@ -10,6 +10,7 @@
  */
 #include "duck/duck.h"
 #include "lake/lake.h"
+#include "session/rewrite.h"
 #include "session/session_int.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -203,6 +204,8 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
     if (!rc) {
         lake->next = s->lakes;
         s->lakes = lake;
+        /* (set once the lake is listed: the rewriter resolves its names) */
+        lk_lake_set_view_rewriter(lake, s->con, session_view_rewrite, s);
     }
     free(alias);
     return rc;

@@ -8,7 +8,8 @@
 #   - table statements on a view and view statements on a table fail with
 #     DuckDB's messages;
 #   - DROP VIEW leaves the views that read it (they fail until it is back);
-#   - AT (VERSION => n) on a view reads its definition and its tables at n.
+#   - AT (VERSION => n) on a view reads its definition and its tables at n;
+#   - a view whose query says AT (VERSION => n) reads its table at n.
 #
 # Run: `bash tests/e2e/test_lake_views.sh` (TARN=build-san/tarn for ASan).
 
@@ -90,6 +91,19 @@ check_eq "AT on a view reads its tables at that version" "$(printf 'n\n0\n\nn\n1
     "$(q "$ATTACH SELECT * FROM sv AT (VERSION => $sv); SELECT * FROM lake.sv AT (VERSION => $((sv + 1))); SELECT * FROM sv;" | sed '$d')"
 check_eq "AT on a view before it existed" 'Catalog Error: Table with name sv does not exist at version 1 of lake "lake"' \
     "$(err "SELECT * FROM sv AT (VERSION => 1);")"
+
+# a view whose query reads a table AT a version reads that version, even
+# after the table changed, and even when the view itself is read AT a later one
+q "$ATTACH CREATE VIEW pinned AS SELECT count(*) AS n FROM s AT (VERSION => $((sv + 1)));
+INSERT INTO s VALUES (3);" >/dev/null
+last=$(qn "$META SELECT max(snapshot_id) FROM m.ducklake_snapshot;")
+check_eq "a view's own AT (VERSION => n) fixes what it reads" "1" "$(qn "$ATTACH SELECT * FROM pinned;")"
+check_eq "... also when the view is read AT a later version" "1" \
+    "$(qn "$ATTACH SELECT * FROM pinned AT (VERSION => $last);")"
+check_eq "... and when another view reads it" "1" \
+    "$(qn "$ATTACH CREATE VIEW over_pinned AS SELECT n FROM pinned; SELECT * FROM over_pinned;")"
+check_eq "the view's query is stored as written" "1" \
+    "$(qn "$META SELECT count(*) FROM m.ducklake_view WHERE view_name = 'pinned' AND sql LIKE '%AT (VERSION => $((sv + 1)))%';")"
 
 # one namespace for tables and views, as in DuckDB
 q "$ATTACH CREATE VIEW clash AS SELECT 1 AS a;" >/dev/null
