@@ -84,45 +84,6 @@ static int fn_options(char **out, tarn_session *s, lk_lake *l)
     return 0;
 }
 
-static int fn_list_files(char **out, tarn_session *s, lk_lake *l, const lk_args *a)
-{
-    if (a->npos < 2)
-        return tarn_error_set(TARN_EINVALID, "ducklake_list_files(catalog, table [, schema => "
-                                             "…]) needs a table name");
-    const char *schema = lk_args_named(a, "schema");
-    lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
-    lk_schema *sc = lk_catalog_schema(cat, schema ? schema : "main");
-    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, a->pos[1]) : NULL;
-    if (!t)
-        return tarn_error_set(TARN_ENOTFOUND, "Table with name %s does not exist", a->pos[1]);
-    long long sn = (long long)cat->snapshot_id;
-    const char *ver = lk_args_named(a, "snapshot_version");
-    if (ver)
-        sn = strtoll(ver, NULL, 10);
-    char *dir = lk_lake_table_dir(l, cat, t);
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT CASE WHEN d.path_is_relative THEN ");
-    quote_literal(&b, dir);
-    buf_puts(&b, " || d.path ELSE d.path END AS data_file, d.file_size_bytes AS "
-                 "data_file_size_bytes, d.footer_size AS data_file_footer_size, d.encryption_key "
-                 "AS data_file_encryption_key, CASE WHEN x.path IS NULL THEN NULL WHEN "
-                 "x.path_is_relative THEN ");
-    quote_literal(&b, dir);
-    buf_printf(&b,
-               " || x.path ELSE x.path END AS delete_file, x.file_size_bytes AS "
-               "delete_file_size_bytes, x.footer_size AS delete_file_footer_size, "
-               "x.encryption_key AS delete_file_encryption_key FROM %s.ducklake_data_file d LEFT "
-               "JOIN (SELECT * FROM %s.ducklake_delete_file WHERE %lld >= begin_snapshot AND "
-               "(%lld < end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = "
-               "d.data_file_id WHERE d.table_id = %lld AND %lld >= d.begin_snapshot AND (%lld < "
-               "d.end_snapshot OR d.end_snapshot IS NULL)",
-               l->meta, l->meta, sn, sn, (long long)t->id, sn, sn);
-    free(dir);
-    (void)s;
-    *out = buf_detach(&b);
-    return 0;
-}
-
 /* A change feed bound: a snapshot id, or a timestamp: the first snapshot
  * at or after it for the start (`lower`), the last at or before it for
  * the end, as DuckLake reads them. */
@@ -148,6 +109,56 @@ static int feed_bound(int64_t *out, tarn_session *s, lk_lake *l, const char *v, 
     if (rc == TARN_ENOTFOUND)
         rc = tarn_error_set(TARN_ENOTFOUND, "No snapshot found at timestamp %s", v);
     return rc;
+}
+
+/* ducklake_list_files(catalog, table [, schema, snapshot_version |
+ * snapshot_time]): the data files of the table at that snapshot (the
+ * session's when neither is given), each with its delete file. */
+static int fn_list_files(char **out, tarn_session *s, lk_lake *l, const lk_args *a)
+{
+    if (a->npos < 2)
+        return tarn_error_set(TARN_EINVALID, "ducklake_list_files(catalog, table [, schema => "
+                                             "…]) needs a table name");
+    const char *ver = lk_args_named(a, "snapshot_version");
+    const char *at = lk_args_named(a, "snapshot_time");
+    if (ver && at)
+        return tarn_error_set(TARN_EINVALID, "Invalid Input Error: Either snapshot_version OR "
+                                             "snapshot_time must be specified - not both");
+    const lk_catalog *cat = lk_txn_catalog(l);
+    int64_t snap = -1;
+    int rc = ver || at ? feed_bound(&snap, s, l, ver ? ver : at, 0) : 0;
+    if (!rc && snap >= 0)
+        rc = lk_lake_catalog_at(&cat, l, s->con, snap);
+    if (rc)
+        return rc;
+    const char *schema = lk_args_named(a, "schema");
+    lk_schema *sc = lk_catalog_schema((lk_catalog *)cat, schema ? schema : "main");
+    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, a->pos[1]) : NULL;
+    if (!t)
+        return tarn_error_set(TARN_ENOTFOUND, "Catalog Error: Table with name %s does not exist!",
+                              a->pos[1]);
+    long long sn = (long long)(snap >= 0 ? snap : cat->snapshot_id);
+    char *dir = lk_lake_table_dir(l, cat, t);
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT CASE WHEN d.path_is_relative THEN ");
+    quote_literal(&b, dir);
+    buf_puts(&b, " || d.path ELSE d.path END AS data_file, d.file_size_bytes AS "
+                 "data_file_size_bytes, d.footer_size AS data_file_footer_size, d.encryption_key "
+                 "AS data_file_encryption_key, CASE WHEN x.path IS NULL THEN NULL WHEN "
+                 "x.path_is_relative THEN ");
+    quote_literal(&b, dir);
+    buf_printf(&b,
+               " || x.path ELSE x.path END AS delete_file, x.file_size_bytes AS "
+               "delete_file_size_bytes, x.footer_size AS delete_file_footer_size, "
+               "x.encryption_key AS delete_file_encryption_key FROM %s.ducklake_data_file d LEFT "
+               "JOIN (SELECT * FROM %s.ducklake_delete_file WHERE %lld >= begin_snapshot AND "
+               "(%lld < end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = "
+               "d.data_file_id WHERE d.table_id = %lld AND %lld >= d.begin_snapshot AND (%lld < "
+               "d.end_snapshot OR d.end_snapshot IS NULL)",
+               l->meta, l->meta, sn, sn, (long long)t->id, sn, sn);
+    free(dir);
+    *out = buf_detach(&b);
+    return 0;
 }
 
 static int feed(char **out, tarn_session *s, lk_lake *l, const lk_args *a, int kind)
