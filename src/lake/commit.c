@@ -264,6 +264,22 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+/* The lake option require_commit_message: a snapshot needs
+ * ducklake_set_commit_message first (DuckLake's error, word for word). */
+static int commit_info_provided(lk_lake *lake, duckdb_connection con)
+{
+    const char *v = lk_lake_option(lake, con, "require_commit_message", NULL);
+    if (!v || strcmp(v, "true") != 0 || lake->txn->has_message)
+        return 0;
+    return tarn_error_set(
+        TARN_EINVALID,
+        "Invalid Configuration Error: Commit Information for the snapshot is required but has not "
+        "been provided. \n * Provide the information with \"CALL "
+        "ducklake.set_commit_message('author_name', 'commit_message'); \n * Set the required "
+        "commit message to false with \"CALL ducklake.set_option('require_commit_message', "
+        "False)\" '\"");
+}
+
 /* Ends the transaction without a commit (see lk_txn_commit). */
 static int not_committed(lk_txn **done, lk_lake *lake, int rc)
 {
@@ -306,6 +322,9 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
         strlist_free(&own);
         return not_committed(done, lake, rc);
     }
+    rc = commit_info_provided(lake, con);
+    if (rc)
+        return not_committed(done, lake, rc);
     crash_point("after-parquet-write");
     rc = commit_catalog(lake, con);
     if (rc) {
