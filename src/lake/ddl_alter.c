@@ -304,10 +304,11 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     }
     if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
         lk_column_free(&nc);
+        /* the rows already there would need the expression's value */
         return tarn_error_set(TARN_EUNSUPPORTED,
-                              "ADD COLUMN with a non-literal default (%s) is not supported by "
-                              "DuckLake: use a plain literal such as 42 or 'text'",
-                              "the given expression");
+                              "Not implemented Error: We cannot add a column with a non-literal "
+                              "default value. Add the column and then explicitly set the default "
+                              "for new values using \"ALTER ... SET DEFAULT\"");
     }
     int64_t next = next_column_id(lake, con, t);
     renumber(&nc, &next, -1);
@@ -599,19 +600,26 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         }
         break;
     case LK_ALTER_SET_DEFAULT:
+        /* an expression (round(pi()), now()) is kept as one: new rows
+         * evaluate it, old rows keep what they have. DuckLake takes one
+         * only for a column whose live committed row began with the
+         * table's (made with the table, not altered since); for any other
+         * it refuses as for ADD COLUMN. */
         rc = shape_column(&nc, con, op->shape);
         if (rc)
             return rc;
-        if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0) {
+        if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0 &&
+            (c->begin != t->begin || t->begin >= lake->txn->snapshot_id)) {
             lk_column_free(&nc);
             return tarn_error_set(TARN_EUNSUPPORTED,
-                                  "SET DEFAULT with a non-literal default is not supported by "
-                                  "DuckLake: use a plain literal");
+                                  "Not implemented Error: We cannot add a column with a "
+                                  "non-literal default value. Add the column and then explicitly "
+                                  "set the default for new values using \"ALTER ... SET DEFAULT\"");
         }
         free(c->default_value);
         free(c->default_value_type);
         c->default_value = nc.default_value ? xstrdup(nc.default_value) : xstrdup("NULL");
-        c->default_value_type = xstrdup("literal");
+        c->default_value_type = xstrdup(nc.default_value_type ? nc.default_value_type : "literal");
         lk_column_free(&nc);
         break;
     case LK_ALTER_DROP_DEFAULT:
