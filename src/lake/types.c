@@ -209,6 +209,43 @@ static const char *scalar_sql(const char *lake)
     return NULL;
 }
 
+/* The first type under `col` (itself included) DuckLake would not parse. */
+static const char *unknown_type(const lk_column *col)
+{
+    const char *ty = col->type;
+    if (!ty)
+        return "";
+    if (strcasecmp(ty, "struct") == 0 || strcasecmp(ty, "list") == 0 ||
+        strcasecmp(ty, "map") == 0) {
+        for (size_t i = 0; i < col->nchildren; i++) {
+            const char *bad = unknown_type(&col->children[i]);
+            if (bad)
+                return bad;
+        }
+        return NULL;
+    }
+    unsigned w = 0, sc = 0;
+    char end = 0;
+    if (sscanf(ty, "decimal(%u,%u%c", &w, &sc, &end) == 3 && end == ')')
+        return NULL;
+    if (scalar_sql(ty) || strcasecmp(ty, "unknown") == 0 || strcasecmp(ty, "decimal") == 0)
+        return NULL;
+    return ty;
+}
+
+int lk_table_check_types(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        const char *bad = unknown_type(&t->cols[i]);
+        if (bad)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Invalid Input Error: Failed to parse DuckLake type - "
+                                  "unsupported type '%s'",
+                                  bad);
+    }
+    return 0;
+}
+
 void lk_type_to_sql(tarn_buf *b, const lk_column *col)
 {
     if (strcmp(col->type, "struct") == 0) {

@@ -42,6 +42,12 @@ int lk_type_inlinable(const lk_column *col);
 /* 1 when every column of `t` is inlinable. */
 int lk_table_inlinable(const lk_table *t);
 
+/* 0 when every column type of `t` (nested ones too) is one DuckLake knows;
+ * else sets DuckLake's error for the first that is not (a catalog row
+ * written wrong): that table cannot be read or written, the rest of the
+ * lake can. */
+int lk_table_check_types(const lk_table *t);
+
 /* Appends the FIELD_IDS entry for `col` as used by COPY … (FIELD_IDS {…}):
  * name: id, or name: {__duckdb_field_id: id, child: …} for nested types. */
 void lk_type_field_ids(tarn_buf *b, const lk_column *col);

@@ -323,8 +323,25 @@ static void mark_broken(lk_lake *lake, int64_t id, int broken)
  * works and the table can be dropped or rebuilt, but reading a row fails
  * with `why` (DuckDB's message, which names the file). One broken file
  * breaks one table, not the lake. */
+static int failing_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t,
+                        const char *msg);
+
 static int broken_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t,
                        const char *why)
+{
+    const char *kind = strstr(why, " Error: "); /* the read says "… Error:" itself */
+    if (kind && kind - why < 24)
+        why = kind + strlen(" Error: ");
+    char *msg = xasprintf("table %s.%s cannot be read: %s", schema, t->name, why);
+    int rc = failing_view(lake, con, schema, t, msg);
+    free(msg);
+    return rc;
+}
+
+/* A view with t's columns whose reading fails with `msg` (DuckDB's
+ * error(): an Invalid Input Error). */
+static int failing_view(lk_lake *lake, duckdb_connection con, const char *schema, const lk_table *t,
+                        const char *msg)
 {
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE VIEW ");
@@ -336,14 +353,9 @@ static int broken_view(lk_lake *lake, duckdb_connection con, const char *schema,
         buf_puts(&b, ") AS ");
         quote_ident(&b, t->cols[i].name);
     }
-    const char *kind = strstr(why, " Error: "); /* the read says "… Error:" itself */
-    if (kind && kind - why < 24)
-        why = kind + strlen(" Error: ");
-    char *msg = xasprintf("table %s.%s cannot be read: %s", schema, t->name, why);
     buf_puts(&b, " FROM (SELECT error(");
     quote_literal(&b, msg);
     buf_puts(&b, ") AS e) WHERE e IS NULL"); /* error() is volatile: it runs when read */
-    free(msg);
     int rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     return rc;
@@ -366,6 +378,19 @@ static int table_view(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
     lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, t->schema_id);
     if (!sc)
         return 0;
+    if (lk_table_check_types(t) != 0) {
+        /* a catalog row names a type DuckLake does not know: this table
+         * fails when read, with DuckLake's error; the lake attaches */
+        const char *kind = strstr(tarn_error_last(), " Error: ");
+        char *msg = xstrdup(kind ? kind + strlen(" Error: ") : tarn_error_last());
+        tarn_error_clear();
+        char **made = made_slot(lake, t->id);
+        free(*made);
+        *made = NULL;
+        int rc = failing_view(lake, con, sc->name, t, msg);
+        free(msg);
+        return rc;
+    }
     char *scan = NULL;
     int rc = lk_scan_sql(&scan, lake, con, cat, t, -1, 0);
     if (rc)

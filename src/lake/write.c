@@ -48,6 +48,9 @@ static void column_default(tarn_buf *b, const lk_column *c)
 
 int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int with_rowid)
 {
+    int bad = lk_table_check_types(t);
+    if (bad)
+        return bad;
     lake->txn->stage_rowid = with_rowid;
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE TEMP TABLE __tarn_stage (");
@@ -1162,6 +1165,8 @@ int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, cons
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
+    if (lk_table_check_types(t) != 0)
+        return TARN_EINVALID;
     /* cast_query names the query's columns by position, which would drop
      * extra ones silently: the counts must match, as INSERT says */
     size_t ncols = 0;

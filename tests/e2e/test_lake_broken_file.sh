@@ -9,6 +9,9 @@
 #   - DROP TABLE of it works, and so does rebuilding it (CREATE OR REPLACE
 #     TABLE … AS), after which it reads again;
 #   - a model build that replaces it works too.
+# A catalog row naming a type DuckLake does not know (written wrong by hand)
+# breaks that table the same way, with DuckLake's "unsupported type" error,
+# for reads and writes; the other tables and other lakes work.
 #
 # Run: `bash tests/e2e/test_lake_broken_file.sh` (TARN=build-san/tarn for ASan).
 
@@ -97,5 +100,26 @@ check "a run with a broken model table rebuilds it" "$TARN" run -C "$p"
 sql "$p" "SELECT count(*) FROM l.s.t"
 check_eq "which then reads" "count_star()
 10" "$OUT"
+
+# a column row with a type DuckLake does not know
+c=$(mktempdir)
+sql "$c" "CREATE TABLE l.bad AS SELECT 1 AS id, 'hello' AS name; CREATE TABLE l.good AS SELECT 42 AS v;
+UPDATE __ducklake_metadata_l.main.ducklake_column SET column_type = 'int32varcharvarchar' WHERE column_name = 'id';"
+sql "$c" "SELECT * FROM l.good"
+check_eq "an unknown column type: the lake attaches, the other tables read" "v
+42" "$OUT"
+sql "$c" "SELECT * FROM l.bad"
+check_eq "reading the table fails with DuckLake's error" \
+    "tarn: statement 2 (line 1): Invalid Input Error: Failed to parse DuckLake type - unsupported type 'int32varcharvarchar'" \
+    "$(printf '%s\n' "$ERR" | head -n 1)"
+sql "$c" "INSERT INTO l.bad VALUES (2, 'x')"
+contains "writing it fails the same way" "unsupported type 'int32varcharvarchar'" "$ERR"
+sql "$c" "ATTACH 'ducklake:m2.ducklake' AS l2 (DATA_PATH 'd2/'); CREATE TABLE l2.t AS SELECT 7 AS x; SELECT * FROM l2.t"
+check_eq "another lake attaches beside it" "0 x
+7" "$RC $(printf '%s\n' "$OUT" | tail -n 2 | head -n 1)
+$(printf '%s\n' "$OUT" | tail -n 1)"
+sql "$c" "DROP TABLE l.bad; SELECT count(*) FROM l.good"
+check_eq "DROP TABLE of it works" "count_star()
+1" "$OUT"
 
 finish
