@@ -649,7 +649,8 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
      * this session) a row is live iff it was never ended — a filter DuckDB
      * can estimate from the column's statistics, which keeps its join
      * order, and so the order of unordered results, the same as DuckLake's. */
-    if (latest && !any_ended(lake, con, inl))
+    int unended = latest && !any_ended(lake, con, inl);
+    if (unended)
         buf_puts(b, " WHERE true"); /* nothing ended yet: no filter, exact estimates */
     else if (latest)
         buf_puts(b, " WHERE end_snapshot IS NULL");
@@ -663,8 +664,13 @@ static void inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, cons
         free(pid);
     }
     /* DuckLake reads inlined rows in row id order: queries whose result
-     * order is scan order (single-threaded) then see the same order */
-    buf_puts(b, " ORDER BY row_id");
+     * order is scan order (single-threaded) then see the same order. With
+     * no row ended, the table holds its rows in that order already (each
+     * commit appends its rows, ids rising), and an ORDER BY would only
+     * change what DuckDB does above it: a window over ordered input
+     * returns its partitions in another order than over a plain scan. */
+    if (!unended)
+        buf_puts(b, " ORDER BY row_id");
 }
 
 /* `local_start`: the transaction-local row id of its first new inlined
