@@ -116,7 +116,25 @@ static void table_push_row(duck_table *t, size_t *cap)
     t->nrows++;
 }
 
-int duck_table_from_result(duck_table *out, duckdb_result *res)
+/* A value's text; with show_nul a NUL byte becomes the two characters
+ * `\0` (the cells are C strings, and DuckDB's shell shows it so). */
+static char *cell_text(const char *p, size_t n, int show_nul)
+{
+    if (!show_nul || !memchr(p, 0, n))
+        return xstrndup(p, n);
+    tarn_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (p[i])
+            buf_putc(&b, p[i]);
+        else
+            buf_puts(&b, "\\0");
+    }
+    if (!b.ptr)
+        return xstrdup("");
+    return buf_detach(&b);
+}
+
+static int table_from_result(duck_table *out, duckdb_result *res, int show_nul)
 {
     memset(out, 0, sizeof(*out));
     out->ncols = duckdb_column_count(res);
@@ -138,7 +156,7 @@ int duck_table_from_result(duck_table *out, duckdb_result *res)
                     continue;
                 }
                 duckdb_string_t *s = (duckdb_string_t *)duckdb_vector_get_data(vec) + r;
-                row[c] = xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+                row[c] = cell_text(duckdb_string_t_data(s), duckdb_string_t_length(*s), show_nul);
             }
         }
         duckdb_destroy_data_chunk(&chunk);
@@ -146,7 +164,12 @@ int duck_table_from_result(duck_table *out, duckdb_result *res)
     return 0;
 }
 
-int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
+int duck_table_from_result(duck_table *out, duckdb_result *res)
+{
+    return table_from_result(out, res, 0);
+}
+
+static int table_query(duck_table *out, duckdb_connection con, const char *sql, int show_nul)
 {
     memset(out, 0, sizeof(*out));
     char *wrapped = xasprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s)", sql);
@@ -155,10 +178,20 @@ int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
     if (duckdb_query(con, wrapped, &res) != DuckDBSuccess)
         rc = duck_error_from_result(&res, wrapped);
     else
-        rc = duck_table_from_result(out, &res);
+        rc = table_from_result(out, &res, show_nul);
     duckdb_destroy_result(&res);
     free(wrapped);
     return rc;
+}
+
+int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
+{
+    return table_query(out, con, sql, 0);
+}
+
+int duck_table_query_shown(duck_table *out, duckdb_connection con, const char *sql)
+{
+    return table_query(out, con, sql, 1);
 }
 
 int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sql)

@@ -31,6 +31,9 @@ int duck_exec_count(duckdb_connection con, const char *sql, int64_t *rows_change
 /* Runs `sql` and reads every row into *out, each column rendered as DuckDB's
  * CAST(x AS VARCHAR). `sql` must be a query usable as a subquery. */
 int duck_table_query(duck_table *out, duckdb_connection con, const char *sql);
+/* duck_table_query for a result shown to the user: a NUL byte in a value
+ * reads `\0`, as DuckDB's shell shows it (the cells are C strings). */
+int duck_table_query_shown(duck_table *out, duckdb_connection con, const char *sql);
 /* Like duck_table_query for a statement that cannot be a subquery (MERGE …
  * RETURNING): runs it as it is, each value cast to VARCHAR by DuckDB. */
 int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sql);

@@ -121,7 +121,7 @@ static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, co
         return run_unwrapped(s, sql, sink);
     if (kind == TARN_OUTPUT_ROWS) {
         duck_table t;
-        int rc = duck_table_query(&t, s->con, sql);
+        int rc = duck_table_query_shown(&t, s->con, sql);
         if (rc)
             return rc;
         deliver_table(&t, sink);
