@@ -175,7 +175,7 @@ static void lake_view_query(char **out, int *rewritten, lk_lake *lake, const lk_
     if (!lake->view_rewrite)
         return;
     if (lake->view_rewrite(lake->view_ctx, &rw, lake, sc->name, *out) != 0) {
-        tarn_error_clear(); /* it does not read: left out, as a view that does not bind */
+        /* it does not read: the caller makes it a view that does not bind */
         free(*out);
         *out = NULL;
     } else if (rw) {
@@ -185,20 +185,33 @@ static void lake_view_query(char **out, int *rewritten, lk_lake *lake, const lk_
     }
 }
 
-/* A DuckLake view becomes a DuckDB view in the alias database. One that no
- * longer binds (its table was dropped) is left out: querying it then fails
- * with DuckDB's "does not exist", as it would under DuckLake. */
-static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
-                            const lk_view *v)
+/* The first line of the current error (cleared), as a view that does not
+ * bind fails with it. */
+static char *take_error_line(void)
 {
+    const char *m = tarn_error_last();
+    const char *nl = strchr(m, '\n');
+    char *line = nl ? xstrndup(m, (size_t)(nl - m)) : xstrdup(m);
+    tarn_error_clear();
+    return line;
+}
+
+/* A DuckLake view becomes a DuckDB view in the alias database. One that
+ * does not bind (a view it reads was dropped) is 0, *why its error. */
+static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                            const lk_view *v, char **why)
+{
+    *why = NULL;
     lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
     if (!sc)
-        return 0;
+        return 1; /* (its schema is gone: nothing to make) */
     char *query = NULL;
     int rewritten = 0;
     lake_view_query(&query, &rewritten, lake, sc, v);
-    if (!query)
+    if (!query) {
+        *why = take_error_line();
         return 0;
+    }
     int made = 0;
     tarn_buf b = {0};
     buf_puts(&b, "CREATE OR REPLACE VIEW ");
@@ -209,7 +222,7 @@ static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catal
     buf_puts(&b, query);
     free(query);
     if (duck_exec(con, buf_cstr(&b)) != 0) {
-        tarn_error_clear();
+        *why = take_error_line();
     } else if ((made = 1) && v->comment) {
         buf_clear(&b);
         buf_puts(&b, "COMMENT ON VIEW ");
@@ -223,20 +236,53 @@ static int create_lake_view(lk_lake *lake, duckdb_connection con, const lk_catal
     return made;
 }
 
+/* The DuckDB view of a lake view that does not bind: it is there (listed,
+ * as DuckLake lists it) and reading it fails with `why`, the binding's
+ * error; its one column, LK_UNBOUND_COLUMN, is left out of column
+ * listings, as DuckLake shows such a view without columns. */
+static void unbound_view(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                         const lk_view *v, const char *why)
+{
+    lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)cat, v->schema_id);
+    if (!sc)
+        return;
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE OR REPLACE VIEW ");
+    quote_qualified(&b, lake->alias, sc->name, v->name);
+    buf_puts(&b, " AS SELECT e AS " LK_UNBOUND_COLUMN " FROM (SELECT error(");
+    quote_literal(&b, why);
+    buf_puts(&b, ") AS e)"); /* error() is volatile: it runs when read */
+    if (duck_exec(con, buf_cstr(&b)) != 0)
+        tarn_error_clear();
+    buf_free(&b);
+}
+
 /* Every lake view of `cat`. A view may read one made after it: the views
- * that did not bind are tried again while a pass makes any. */
+ * that did not bind are tried again while a pass makes any; those that
+ * never bind fail when read. */
 static void create_lake_views(lk_lake *lake, duckdb_connection con, const lk_catalog *cat)
 {
-    char *done = xcalloc(cat->nviews ? cat->nviews : 1, 1);
+    size_t n = cat->nviews;
+    char *done = xcalloc(n ? n : 1, 1);
+    char **why = xcalloc(n ? n : 1, sizeof(char *));
     for (int progress = 1; progress;) {
         progress = 0;
-        for (size_t i = 0; i < cat->nviews; i++) {
-            if (!done[i] && create_lake_view(lake, con, cat, &cat->views[i])) {
+        for (size_t i = 0; i < n; i++) {
+            if (done[i])
+                continue;
+            free(why[i]);
+            if (create_lake_view(lake, con, cat, &cat->views[i], &why[i])) {
                 done[i] = 1;
                 progress = 1;
             }
         }
     }
+    for (size_t i = 0; i < n; i++) {
+        if (!done[i])
+            unbound_view(lake, con, cat, &cat->views[i], why[i] ? why[i] : "");
+        free(why[i]);
+    }
+    free(why);
     free(done);
 }
 
@@ -595,9 +641,9 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
                        char *const *tokens, size_t n, const int64_t *touched, size_t ntouched)
 {
     static const char *const WHOLE[] = {
-        "dropped_schema:",       "created_view:",        "altered_view:",
-        "created_scalar_macro:", "created_table_macro:", "dropped_scalar_macro:",
-        "dropped_table_macro:"};
+        "dropped_schema:",       "created_view:",         "altered_view:",
+        "dropped_view:",         "created_scalar_macro:", "created_table_macro:",
+        "dropped_scalar_macro:", "dropped_table_macro:"};
     const lk_catalog *cat = &lake->cat;
     int ddl = 0, new_schemas = 0;
     for (size_t i = 0; i < n; i++) {
@@ -614,20 +660,8 @@ int lk_lake_sync_views(lk_lake *lake, duckdb_connection con, const lk_catalog *o
         if (rc)
             return rc;
     }
-    /* a dropped lake view goes alone: the views that read it stay, as
-     * DuckLake keeps them (they fail when read, and bind again once a view
-     * of that name is back) */
-    for (size_t i = 0; i < n; i++) {
-        if (strncmp(tokens[i], "dropped_view:", 13) != 0)
-            continue;
-        int64_t id = strtoll(tokens[i] + 13, NULL, 10);
-        for (size_t k = 0; k < old->nviews; k++) {
-            lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)old, old->views[k].schema_id);
-            if (old->views[k].id == id && sc &&
-                drop_view_named(lake, con, sc->name, old->views[k].name) != 0)
-                tarn_error_clear();
-        }
-    }
+    /* (a dropped lake view rebuilds them all: the views that read it stay,
+     * as DuckLake keeps them, failing when read until it is back) */
     /* drops first: CREATE OR REPLACE TABLE ends one id and makes another
      * under the same name (whose view then replaces the dropped one) */
     int64_t *ids = NULL;

@@ -9,6 +9,11 @@
 
 #include <duckdb.h>
 
+/* The one column of the DuckDB view of a lake view that does not bind (a
+ * view it reads was dropped, or lost a column): reading it fails with the
+ * binding's error, and listings of columns leave it out. */
+#define LK_UNBOUND_COLUMN "__tarn_unbound"
+
 /* Rebuilds the alias database's schemas and views from `cat` (the
  * committed catalog or a transaction's working one). */
 int lk_lake_refresh_views(lk_lake *lake, duckdb_connection con);

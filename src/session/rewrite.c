@@ -549,11 +549,16 @@ static int column_facts(tarn_buf *b, tarn_session *s)
     return rows;
 }
 
-/* Whether tokens from i name information_schema.<view> (in *q). */
+/* Whether tokens from i name information_schema.<view> (in *q), also as
+ * system.information_schema.<view> (its catalog, as the DuckDB UI names
+ * it); never from the middle of a longer name. */
 static int is_info_schema(const sql_tokens *tk, size_t i, qname *q, const char *view)
 {
-    return session_qname(tk, i, q) && q->n == 2 &&
-           strcasecmp(q->parts[0], "information_schema") == 0 && strcasecmp(q->parts[1], view) == 0;
+    if ((i > 0 && is_op(&tk->toks[i - 1], ".")) || !session_qname(tk, i, q))
+        return 0;
+    int k = q->n == 3 && strcasecmp(q->parts[0], "system") == 0;
+    return q->n == 2 + k && strcasecmp(q->parts[k], "information_schema") == 0 &&
+           strcasecmp(q->parts[k + 1], view) == 0;
 }
 
 /* Ends the rewrite of a catalog view or call whose tokens end before
@@ -582,7 +587,7 @@ static int rewrite_info_columns(size_t *next, tarn_buf *b, tarn_session *s, cons
     column_facts(b, s);
     buf_puts(b, " ON __tarn_c.table_catalog = __tarn_o.cat AND __tarn_c.table_schema = "
                 "__tarn_o.sch AND __tarn_c.table_name = __tarn_o.tbl AND __tarn_c.column_name = "
-                "__tarn_o.col)");
+                "__tarn_o.col WHERE __tarn_c.column_name <> '" LK_UNBOUND_COLUMN "')");
     rewrite_alias(next, b, tk, q.end, "columns");
     return 0;
 }
@@ -707,6 +712,19 @@ static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, cons
     return rc;
 }
 
+/* duckdb_columns(): a lake view that does not bind has no columns, as in
+ * DuckLake (its DuckDB view holds only the error it fails with). */
+static int rewrite_duckdb_columns(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                                  size_t i)
+{
+    *next = i;
+    if (!bare_call(tk, i, "duckdb_columns"))
+        return 0;
+    buf_puts(b, "(SELECT * FROM duckdb_columns() WHERE column_name <> '" LK_UNBOUND_COLUMN "')");
+    rewrite_alias(next, b, tk, i + 3, "duckdb_columns");
+    return 0;
+}
+
 /* duckdb_databases(): a lake carries its data path as tag data_path, and
  * the catalog databases DuckLake hides are not listed. */
 static int rewrite_duckdb_databases(size_t *next, tarn_buf *b, tarn_session *s,
@@ -825,8 +843,9 @@ static int star_in_select_list(const sql_tokens *tk, size_t i)
 typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
                                 size_t i);
 static const catalog_rewriter CATALOG_REWRITERS[] = {
-    rewrite_info_columns,  rewrite_info_tables,      rewrite_duckdb_tables,   rewrite_duckdb_views,
-    rewrite_database_size, rewrite_duckdb_databases, rewrite_show_all_tables,
+    rewrite_info_columns,     rewrite_info_tables,     rewrite_duckdb_tables,
+    rewrite_duckdb_views,     rewrite_duckdb_columns,  rewrite_database_size,
+    rewrite_duckdb_databases, rewrite_show_all_tables,
 };
 
 /* The rewrite of what starts at token i into *piece, *next past it; *next

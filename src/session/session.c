@@ -329,8 +329,30 @@ static int suggests_internal(const char *line, size_t len)
  * DuckDB's position (in the SQL tarn ran) mapped back into `sql`, or
  * dropped when it lies in text tarn added; suggestions of internal objects
  * left out. */
+/* A lake view that does not bind fails, when read, with its binding's
+ * error raised by error(): shown as that error, not as DuckDB's
+ * "Invalid Input Error" of error(). */
+static void unwrap_view_error(void)
+{
+    static const char *const WRAP = "Invalid Input Error: ";
+    static const char *const KINDS[] = {"Catalog Error: ", "Binder Error: "};
+    const char *m = tarn_error_last();
+    if (strncmp(m, WRAP, strlen(WRAP)) != 0)
+        return;
+    for (size_t k = 0; k < sizeof(KINDS) / sizeof(KINDS[0]); k++) {
+        if (strncmp(m + strlen(WRAP), KINDS[k], strlen(KINDS[k])) == 0) {
+            tarn_error_saved err = tarn_error_save();
+            tarn_error_set(err.code, "%s", err.msg + strlen(WRAP));
+            free(err.msg);
+            free(err.sql);
+            return;
+        }
+    }
+}
+
 static void error_about_statement(const char *sql)
 {
+    unwrap_view_error();
     const char *ran = NULL;
     long pos = tarn_error_position(&ran);
     if (pos >= 0 && ran != NULL && strcmp(ran, sql) != 0) {
