@@ -27,6 +27,9 @@ typedef struct {
     void (*row)(void *ctx, const char *const *cells);
     void (*end)(void *ctx);
     void (*count)(void *ctx, int64_t n);
+    /* The statement prints as `kind`, not as its first keyword says
+     * (EXECUTE of a prepared query prints its rows). */
+    void (*kind)(void *ctx, tarn_output_kind kind);
     void *ctx;
 } tarn_sink;
 

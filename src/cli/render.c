@@ -65,6 +65,11 @@ static void result_clear(render *r)
     r->count = 0;
 }
 
+static void sink_kind(void *ctx, tarn_output_kind kind)
+{
+    ((render *)ctx)->kind = kind;
+}
+
 int render_format_parse(render_format *out, const char *name)
 {
     static const char *const names[] = {"table", "csv", "json"};
@@ -82,7 +87,7 @@ render *render_new(render_format fmt, FILE *out)
     render *r = xcalloc(1, sizeof(*r));
     r->fmt = fmt;
     r->out = out;
-    r->sink = (tarn_sink){sink_begin, sink_row, sink_end, sink_count, r};
+    r->sink = (tarn_sink){sink_begin, sink_row, sink_end, sink_count, sink_kind, r};
     return r;
 }
 

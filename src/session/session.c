@@ -74,6 +74,7 @@ void tarn_session_close(tarn_session *s)
     free(s->use_lake);
     free(s->use_schema);
     session_secrets_free(s);
+    session_prepared_free(s);
     duckdb_disconnect(&s->con);
     duckdb_close(&s->db);
     free(s);
@@ -275,10 +276,50 @@ static int runs_now(const char *kw)
 }
 
 static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                    tarn_output_kind kind, const tarn_sink *sink);
+
+/* PREPARE / EXECUTE / DEALLOCATE: a kept statement runs as any statement
+ * would, with its values in place; DuckDB's own prints what it prepared. */
+static int prepared_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                         const tarn_sink *sink, int *handled)
+{
+    session_run run;
+    int rc = session_prepare_stmt(s, tk, sql, kw, &run);
+    *handled = run.handled;
+    if (rc || !run.sql)
+        return rc;
+    if (strcmp(kw, "EXECUTE") == 0 && sink && sink->kind)
+        sink->kind(sink->ctx, run.kind);
+    if (run.plain && run.kind == TARN_OUTPUT_ROWS) {
+        rc = run_unwrapped(s, run.sql, sink);
+    } else if (run.plain) {
+        rc = run_plain(s, run.sql, run.kind, sink);
+    } else {
+        sql_tokens rt;
+        char rkw[32];
+        rc = sql_tokenize_kw(&rt, run.sql, rkw, sizeof(rkw));
+        if (!rc) {
+            if (strcmp(rkw, "PREPARE") == 0 || strcmp(rkw, "EXECUTE") == 0)
+                rc = tarn_error_set(TARN_EINVALID, "a prepared statement cannot be %s", rkw);
+            else
+                rc = dispatch(s, &rt, run.sql, rkw, run.kind, sink);
+            sql_tokens_free(&rt);
+        }
+    }
+    free(run.sql);
+    return rc;
+}
+
+static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                     tarn_output_kind kind, const tarn_sink *sink)
 {
     int handled = 0;
     int rc = 0;
+    if (strcmp(kw, "PREPARE") == 0 || strcmp(kw, "EXECUTE") == 0 || strcmp(kw, "DEALLOCATE") == 0) {
+        rc = prepared_stmt(s, tk, sql, kw, sink, &handled);
+        if (handled || rc)
+            return rc;
+    }
     if (strcmp(kw, "ATTACH") == 0 || strcmp(kw, "DETACH") == 0)
         rc = session_attach_stmt(s, tk, sql, kw, &handled);
     else if (strcmp(kw, "USE") == 0)

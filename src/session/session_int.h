@@ -23,6 +23,7 @@ struct tarn_session {
     char *use_lake;   /* USE lake[.schema]: the lake of unqualified names */
     char *use_schema;
     session_secret *secrets; /* CREATE SECRET … (TYPE ducklake), newest first */
+    struct session_prepared *prepared; /* PREPAREd statements (session_prepare.c) */
 };
 
 /* A possibly qualified name read from the token stream: 1 to 3 parts,
@@ -76,6 +77,18 @@ int session_secret_stmt(tarn_session *s, const sql_tokens *tk, const char *kw, i
  * secret is an error. Other paths leave o alone. */
 int session_secret_attach(tarn_session *s, lk_attach_opts *o, const char **meta_type);
 void session_secrets_free(tarn_session *s);
+/* What PREPARE / EXECUTE / DEALLOCATE leave to run (session_prepare.c):
+ * nothing when !handled (DuckDB runs the statement as it is); else `sql`
+ * when set, printing `kind`: as tarn runs any statement, or (plain) as
+ * DuckDB's own prepared statement. */
+typedef struct {
+    int handled, plain;
+    char *sql;
+    tarn_output_kind kind;
+} session_run;
+int session_prepare_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                         session_run *run);
+void session_prepared_free(tarn_session *s);
 
 /* The source text of tokens [from, to) of `sql`. */
 char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to);
