@@ -264,6 +264,10 @@ int lk_comment_view(lk_lake *lake, const char *schema, const char *name, const c
         lk_txn_change(txn, tok);
         free(tok);
     }
+    /* DuckLake keeps views with the tables: a commented view is a new
+     * catalog entry, so the global schema_version moves (a table's
+     * comment moves it too, but writes no ducklake_schema_versions row) */
+    txn->catalog_changed = 1;
     lk_txn_views_all(txn);
     return 0;
 }
