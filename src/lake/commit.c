@@ -233,7 +233,7 @@ static int run_catalog_txn(lk_lake *lake, duckdb_connection con, const strlist *
 static int commit_catalog(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
-    int64_t sv = txn->cat.schema_version + (txn->catalog_changed ? 1 : 0);
+    int64_t sv = lk_txn_schema_version(txn);
     char *snap = xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, "
                            "%lld)",
                            lk_catdb_name(&lake->db), (long long)txn->snapshot_id, (long long)sv,

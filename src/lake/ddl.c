@@ -431,9 +431,14 @@ int ddl_read_constraints(lk_table *t, duckdb_connection con, const char *shape_n
     return 0;
 }
 
-static const char *const RESERVED[] = {"row_id", "begin_snapshot", "end_snapshot",
-                                       "_ducklake_internal_row_id",
-                                       "_ducklake_internal_snapshot_id"};
+int ddl_reserved_error(const char *name)
+{
+    return tarn_error_set(TARN_EINVALID,
+                          "Column name \"%s\" is reserved by DuckLake for internal use when data "
+                          "inlining is enabled. If you must use this column name, disable inlining "
+                          "by calling ducklake_set_option('data_inlining_row_limit', 0).",
+                          name);
+}
 
 static int check_column_names(const lk_table *t, int inlining)
 {
@@ -442,15 +447,24 @@ static int check_column_names(const lk_table *t, int inlining)
             if (strcasecmp(t->cols[i].name, t->cols[j].name) == 0)
                 return tarn_error_set(TARN_EINVALID, "column \"%s\" is defined twice",
                                       t->cols[i].name);
-        for (size_t r = 0; inlining && r < sizeof(RESERVED) / sizeof(RESERVED[0]); r++)
-            if (strcasecmp(t->cols[i].name, RESERVED[r]) == 0)
-                return tarn_error_set(TARN_EINVALID,
-                                      "column name \"%s\" is reserved while data inlining is "
-                                      "enabled; rename the column or set data_inlining_row_limit "
-                                      "to 0",
-                                      t->cols[i].name);
+        if (inlining && lk_column_name_reserved(t->cols[i].name))
+            return ddl_reserved_error(t->cols[i].name);
     }
     return 0;
+}
+
+/* Whether a table created in schema `schema_id` gets its inlined-data
+ * table with it: the lake's options (schema, then global) or the attach
+ * option, else 10. The ducklake_default_data_inlining_row_limit setting is
+ * not asked here (DuckLake's DataInliningRowLimit without a context); an
+ * insert that may inline creates the inlined table later. */
+static int inlines_at_create(lk_lake *lake, duckdb_connection con, int64_t schema_id)
+{
+    lk_table probe = {.id = -1, .schema_id = schema_id};
+    const char *v = lk_lake_option(lake, con, "data_inlining_row_limit", &probe);
+    if (v)
+        return strtoll(v, NULL, 10) > 0;
+    return lake->inline_limit != 0;
 }
 
 void ddl_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
@@ -478,33 +492,6 @@ void ddl_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
     buf_free(&b);
     for (size_t i = 0; i < c->nchildren; i++)
         ddl_column_rows(lake, t, &c->children[i]);
-}
-
-void ddl_inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
-{
-    lk_txn *txn = lake->txn;
-    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
-    lk_txn_row(txn, "ducklake_inlined_data_tables", "(%lld, '%s', %lld)", (long long)t->id, name,
-               (long long)sv);
-    tarn_buf b = {0};
-    buf_printf(&b,
-               "CREATE TABLE IF NOT EXISTS %s.%s(row_id BIGINT, begin_snapshot BIGINT, "
-               "end_snapshot BIGINT",
-               lake->meta, name);
-    for (size_t i = 0; i < t->ncols; i++) {
-        buf_puts(&b, ", ");
-        quote_ident(&b, t->cols[i].name);
-        buf_putc(&b, ' ');
-        lk_type_to_sql(&b, &t->cols[i]);
-    }
-    buf_putc(&b, ')');
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
-    lk_txn_meta_table(txn, '+', name);
-    buf_free(&b);
-    t->inlined = xrealloc(t->inlined, (t->ninlined + 1) * sizeof(lk_inlined));
-    t->inlined[t->ninlined].name = name;
-    t->inlined[t->ninlined].schema_version = sv;
-    t->ninlined++;
 }
 
 int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
@@ -539,9 +526,11 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.schema_id = s->id;
     nt.name = xstrdup(name);
     nt.partition_id = -1;
-    int64_t limit = lake->inline_limit >= 0 ? lake->inline_limit : 10;
+    /* the names are checked against the limit inserts would use (the
+     * setting counts) */
+    lk_table probe = {.id = -1, .schema_id = s->id};
     if (!rc)
-        rc = check_column_names(&nt, limit > 0);
+        rc = check_column_names(&nt, lk_lake_inline_limit(lake, con, &probe) > 0);
     if (rc) {
         lk_table_free(&nt);
         return rc;
@@ -569,8 +558,8 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     buf_free(&b);
     for (size_t i = 0; i < nt.ncols; i++)
         ddl_column_rows(lake, &nt, &nt.cols[i]);
-    if (limit > 0 && lk_table_inlinable(&nt))
-        ddl_inlined_table(lake, &nt, sv);
+    if (inlines_at_create(lake, con, s->id) && lk_table_inlinable(&nt))
+        lk_write_inlined_table(lake, &nt, sv);
     lk_txn_schema_changed(txn, nt.id);
     lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)", (long long)txn->snapshot_id,
                (long long)sv, (long long)nt.id);

@@ -23,6 +23,14 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
 int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                   int if_exists);
 
+/* Before data_inlining_row_limit is set above 0 for `table` (else every
+ * table of schema `schema_id`, else of the lake, when -1, in `cat`):
+ * refuses when a table it turns inlining on for has a column named like an
+ * inlined-data table's own columns (row_id, begin_snapshot, …). A table
+ * whose own (or, for the global option, schema's) limit is 0 stays off. */
+int lk_inlining_check(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                      const lk_table *table, int64_t schema_id);
+
 /* ---- ALTER TABLE ---- */
 
 typedef enum {

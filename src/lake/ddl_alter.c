@@ -36,6 +36,55 @@
 
 /* ---- ALTER TABLE ---- */
 
+/* A new column named `name` in `t` (ADD COLUMN, RENAME COLUMN … TO):
+ * refused when it is reserved and the table's inlining limit is not 0. */
+static int check_new_name(lk_lake *lake, duckdb_connection con, const lk_table *t, const char *name)
+{
+    if (lk_column_name_reserved(name) && lk_lake_inline_limit(lake, con, t) > 0)
+        return ddl_reserved_error(name);
+    return 0;
+}
+
+/* ---- turning inlining on ---- */
+
+static int names_inlinable(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (lk_column_name_reserved(t->cols[i].name))
+            return tarn_error_set(TARN_EINVALID,
+                                  "Binder Error: Cannot enable data inlining for table \"%s\". "
+                                  "Column \"%s\" conflicts with a reserved DuckLake internal "
+                                  "column name used for inlining. To enable inlining for this "
+                                  "table, rename or drop column \"%s\".",
+                                  t->name, t->cols[i].name, t->cols[i].name);
+    return 0;
+}
+
+/* Whether a narrower option than the one being set keeps `t`'s inlining
+ * off: its table's (and, for a global option, its schema's) limit of 0. */
+static int kept_off(lk_lake *lake, duckdb_connection con, const lk_table *t, int global)
+{
+    const char *v = lk_lake_option_at(lake, con, "data_inlining_row_limit", 0, t->id);
+    if (!v && global)
+        v = lk_lake_option_at(lake, con, "data_inlining_row_limit", 1, t->schema_id);
+    return v && strtoll(v, NULL, 10) == 0;
+}
+
+int lk_inlining_check(lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
+                      const lk_table *table, int64_t schema_id)
+{
+    if (table)
+        return names_inlinable(table);
+    for (size_t i = 0; i < cat->ntables; i++) {
+        const lk_table *t = &cat->tables[i];
+        if (schema_id >= 0 && t->schema_id != schema_id)
+            continue;
+        if (!kept_off(lake, con, t, schema_id < 0) && names_inlinable(t))
+            return tarn_error_code();
+    }
+    return 0;
+}
+
 lk_column *ddl_top_column(lk_table *t, const char *name, size_t *index)
 {
     for (size_t i = 0; i < t->ncols; i++) {
@@ -105,7 +154,7 @@ static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
                        lake->meta, name);
             free(t->inlined[--t->ninlined].name);
         }
-        ddl_inlined_table(lake, t, sv);
+        lk_write_inlined_table(lake, t, sv);
     }
     free(name);
     txn->catalog_changed = 1;
@@ -294,6 +343,10 @@ static int alter_add(lk_lake *lake, duckdb_connection con, lk_table *t, const lk
     int rc = shape_column(&nc, con, op->shape);
     if (rc)
         return rc;
+    if (!ddl_top_column(t, nc.name, NULL) && check_new_name(lake, con, t, nc.name)) {
+        lk_column_free(&nc);
+        return tarn_error_code();
+    }
     if (ddl_top_column(t, nc.name, NULL)) {
         lk_column_free(&nc);
         if (op->if_not_exists)
@@ -548,6 +601,8 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         if (ddl_top_column(t, op->new_name, NULL))
             return tarn_error_set(
                 TARN_EINVALID, "Catalog Error: Column with name %s already exists", op->new_name);
+        if (check_new_name(lake, con, t, op->new_name))
+            return tarn_error_code();
         {
             tarn_buf a = {0};
             buf_puts(&a, "RENAME COLUMN ");

@@ -30,9 +30,9 @@ int ddl_read_shape(lk_table *t, duckdb_connection con, const char *shape);
 int ddl_read_constraints(lk_table *t, duckdb_connection con, const char *shape_name);
 /* Queues the ducklake_column rows of column c (and its children) of t. */
 void ddl_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c);
-/* Queues the inlined-data table of t for schema version sv (its
- * ducklake_inlined_data_tables row and its CREATE TABLE). */
-void ddl_inlined_table(lk_lake *lake, lk_table *t, int64_t sv);
+/* DuckLake's error for a reserved column name (row_id, …) while the
+ * table may inline. */
+int ddl_reserved_error(const char *name);
 
 /* The top-level column of t named `name` (case-insensitive), or NULL;
  * *index (optional) gets its position. */

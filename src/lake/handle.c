@@ -289,6 +289,19 @@ const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key
     return best ? best->value : NULL;
 }
 
+const char *lk_lake_option_at(lk_lake *lake, duckdb_connection con, const char *key, int rank,
+                              int64_t scope_id)
+{
+    if (!lake->opts_loaded)
+        load_options(lake, con);
+    for (size_t i = 0; i < lake->nopts; i++) {
+        const struct lk_option *o = &lake->opts[i];
+        if (strcmp(o->key, key) == 0 && o->rank == rank && (rank == 2 || o->scope_id == scope_id))
+            return o->value;
+    }
+    return NULL;
+}
+
 int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
     const char *v = lk_lake_option(lake, con, "data_inlining_row_limit", t);

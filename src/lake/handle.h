@@ -129,6 +129,11 @@ int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_tabl
 const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key,
                            const lk_table *t);
 
+/* The value of option `key` set at exactly scope `rank` (0 table, 1
+ * schema, 2 global) and `scope_id`; NULL when none is set there. */
+const char *lk_lake_option_at(lk_lake *lake, duckdb_connection con, const char *key, int rank,
+                              int64_t scope_id);
+
 /* Absolute directory of a table's files (with trailing '/'). */
 char *lk_lake_table_dir(lk_lake *lake, const lk_catalog *cat, const lk_table *t);
 

@@ -458,9 +458,9 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lk_catalog old = lake->cat;
     lk_catalog_take_over(&txn->cat, &old);
     lake->cat = txn->cat;
+    lake->cat.schema_version = lk_txn_schema_version(txn);
     memset(&txn->cat, 0, sizeof(txn->cat));
     lake->cat.snapshot_id = txn->snapshot_id;
-    lake->cat.schema_version += txn->catalog_changed ? 1 : 0;
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
     int rc;

@@ -36,9 +36,10 @@ static int table_in_meta(const mt_call *c, const char *name)
 static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_catalog *cat,
                          const lk_table **out)
 {
-    char *q = xasprintf("SELECT COALESCE((SELECT min(begin_snapshot) FROM %s.ducklake_schema_versions "
-                        "WHERE table_id = %lld AND schema_version = %lld), %lld)",
-                        c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
+    char *q =
+        xasprintf("SELECT COALESCE((SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions "
+                  "WHERE table_id = %lld AND schema_version <= %lld), %lld)",
+                  c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
     int64_t snap = 0;
     int rc = duck_query_int64(&snap, NULL, c->con, q);
     free(q);

@@ -508,8 +508,8 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
 {
     char *sql = xasprintf(
         "SELECT c.column_id, c.column_name FROM %s.ducklake_column c, (SELECT COALESCE((SELECT "
-        "min(begin_snapshot) FROM %s.ducklake_schema_versions WHERE table_id = %lld AND "
-        "schema_version = %lld), %lld) AS s) v WHERE c.table_id = %lld AND c.parent_column IS "
+        "max(begin_snapshot) FROM %s.ducklake_schema_versions WHERE table_id = %lld AND "
+        "schema_version <= %lld), %lld) AS s) v WHERE c.table_id = %lld AND c.parent_column IS "
         "NULL AND v.s >= c.begin_snapshot AND (v.s < c.end_snapshot OR c.end_snapshot IS NULL)",
         lake->meta, lake->meta, (long long)t->id, (long long)inl->schema_version,
         (long long)t->begin, (long long)t->id);
@@ -561,8 +561,8 @@ static int same_tree(const lk_column *a, const lk_column *b);
 static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_connection con,
                                       const lk_table *t, const lk_inlined *inl)
 {
-    char *q = xasprintf("SELECT min(begin_snapshot) FROM %s.ducklake_schema_versions WHERE "
-                        "table_id = %lld AND schema_version = %lld",
+    char *q = xasprintf("SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions WHERE "
+                        "table_id = %lld AND schema_version <= %lld",
                         lake->meta, (long long)t->id, (long long)inl->schema_version);
     int64_t begin = -1;
     int is_null = 1;

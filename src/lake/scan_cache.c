@@ -477,8 +477,8 @@ static int prefill_inlined_names(lk_lake *lake, duckdb_connection con, const lk_
     buf_printf(&b,
                ") i(name, table_id, sv, tbegin) JOIN %s.ducklake_column c ON c.table_id = "
                "i.table_id AND c.parent_column IS NULL, LATERAL (SELECT COALESCE((SELECT "
-               "min(begin_snapshot) FROM %s.ducklake_schema_versions v WHERE v.table_id = "
-               "i.table_id AND v.schema_version = i.sv), i.tbegin) AS s) v WHERE v.s >= "
+               "max(begin_snapshot) FROM %s.ducklake_schema_versions v WHERE v.table_id = "
+               "i.table_id AND v.schema_version <= i.sv), i.tbegin) AS s) v WHERE v.s >= "
                "c.begin_snapshot AND (v.s < c.end_snapshot OR c.end_snapshot IS NULL) ORDER BY "
                "i.name",
                lake->meta, lake->meta);

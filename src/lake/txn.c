@@ -205,6 +205,11 @@ void lk_txn_meta_table(lk_txn *txn, char op, const char *name)
     strlist_push_owned(&txn->meta_ops, xasprintf("%c%s", op, name));
 }
 
+int64_t lk_txn_schema_version(const lk_txn *txn)
+{
+    return txn->cat.schema_version + (txn->catalog_changed ? 1 : 0) + txn->schema_bumps;
+}
+
 void lk_txn_schema_changed(lk_txn *txn, int64_t table_id)
 {
     lk_ids_add(&txn->schema_changed, &txn->nschema_changed, table_id);

@@ -87,6 +87,7 @@ struct lk_txn {
     lk_catalog cat;        /* working model; cat.snapshot_id is the base snapshot */
     int64_t snapshot_id;   /* the snapshot this transaction will commit */
     int catalog_changed;   /* bumps schema_version */
+    int64_t schema_bumps;  /* more bumps: inlined-data tables made at commit */
     int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
     int failed;            /* a statement failed: COMMIT only rolls back */
     int committed;         /* set by lk_txn_commit once its snapshot is committed */
@@ -213,6 +214,9 @@ void lk_txn_meta_table(lk_txn *txn, char op, const char *name);
 /* Notes that table `table_id`'s schema changes in this transaction (a new
  * ducklake_schema_versions row). */
 void lk_txn_schema_changed(lk_txn *txn, int64_t table_id);
+
+/* The schema_version the transaction commits with. */
+int64_t lk_txn_schema_version(const lk_txn *txn);
 
 /* Notes that table `table_id`'s view must be rebuilt (its rows or its
  * definition changed in this transaction). */

@@ -170,10 +170,25 @@ int lk_type_inlinable(const lk_column *col)
     return 1;
 }
 
+/* The names of an inlined-data table's own columns: a table with a
+ * column of one of these names does not inline (DuckLake's
+ * CanInlineColumns), and DuckLake refuses the name while inlining is on. */
+static const char *const RESERVED[] = {"row_id", "begin_snapshot", "end_snapshot",
+                                       "_ducklake_internal_row_id",
+                                       "_ducklake_internal_snapshot_id"};
+
+int lk_column_name_reserved(const char *name)
+{
+    for (size_t r = 0; r < sizeof(RESERVED) / sizeof(RESERVED[0]); r++)
+        if (strcasecmp(name, RESERVED[r]) == 0)
+            return 1;
+    return 0;
+}
+
 int lk_table_inlinable(const lk_table *t)
 {
     for (size_t i = 0; i < t->ncols; i++)
-        if (!lk_type_inlinable(&t->cols[i]))
+        if (!lk_type_inlinable(&t->cols[i]) || lk_column_name_reserved(t->cols[i].name))
             return 0;
     return 1;
 }

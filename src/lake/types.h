@@ -39,7 +39,10 @@ int lk_type_is_nested(const char *type);
  * (DuckLakeMetadataManager::SupportsInlining); a table with one gets no
  * inlined-data table and writes every insert to Parquet. */
 int lk_type_inlinable(const lk_column *col);
-/* 1 when every column of `t` is inlinable. */
+/* 1 when `name` is one of an inlined-data table's own columns (row_id,
+ * begin_snapshot, end_snapshot, …), case-insensitively. */
+int lk_column_name_reserved(const char *name);
+/* 1 when every column of `t` is inlinable and none has a reserved name. */
 int lk_table_inlinable(const lk_table *t);
 
 /* 0 when every column type of `t` (nested ones too) is one DuckLake knows;

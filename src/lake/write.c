@@ -954,12 +954,12 @@ static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_tab
 }
 
 /* How many rows an insert into `t` may inline: the lake's or table's
- * limit, or 0 when the table has no inlined-data table for its current
- * layout (inlining off at its creation, or a GEOMETRY column: DuckLake's
- * GetInliningLimit). */
+ * limit, or 0 when its columns cannot be inlined (a GEOMETRY column, a
+ * reserved name: DuckLake's GetInliningLimit). A table created while
+ * inlining was off gets its inlined-data table with the commit. */
 static int64_t insert_inline_limit(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    if (t->ninlined == 0 || !lk_table_inlinable(t))
+    if (!lk_table_inlinable(t))
         return 0;
     return lk_lake_inline_limit(lake, con, t);
 }
@@ -1246,13 +1246,47 @@ static void row_id_at_commit(tarn_buf *b, lk_lake *lake, duckdb_connection con, 
                (long long)base, (long long)start, (long long)base);
 }
 
+void lk_write_inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
+{
+    lk_txn *txn = lake->txn;
+    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
+    lk_txn_row(txn, "ducklake_inlined_data_tables", "(%lld, '%s', %lld)", (long long)t->id, name,
+               (long long)sv);
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "CREATE TABLE IF NOT EXISTS %s.%s(row_id BIGINT, begin_snapshot BIGINT, "
+               "end_snapshot BIGINT",
+               lake->meta, name);
+    for (size_t i = 0; i < t->ncols; i++) {
+        buf_puts(&b, ", ");
+        quote_ident(&b, t->cols[i].name);
+        buf_putc(&b, ' ');
+        lk_type_to_sql(&b, &t->cols[i]);
+    }
+    buf_putc(&b, ')');
+    lk_txn_sql(txn, "%s", buf_cstr(&b));
+    lk_txn_meta_table(txn, '+', name);
+    buf_free(&b);
+    t->inlined = xrealloc(t->inlined, (t->ninlined + 1) * sizeof(lk_inlined));
+    t->inlined[t->ninlined].name = name;
+    t->inlined[t->ninlined].schema_version = sv;
+    t->ninlined++;
+}
+
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
     for (size_t i = 0; i < txn->cat.ntables; i++) {
-        const lk_table *t = &txn->cat.tables[i];
-        if (t->ninlined == 0 || !lk_write_pending_exists(lake, con, t->id))
+        lk_table *t = &txn->cat.tables[i];
+        if (!lk_write_pending_exists(lake, con, t->id))
             continue;
+        /* inlining was off when the table was created: DuckLake makes its
+         * inlined-data table now, under a schema version of its own (the
+         * snapshot's moves once more, no ducklake_schema_versions row) */
+        if (t->ninlined == 0) {
+            txn->schema_bumps++;
+            lk_write_inlined_table(lake, t, lk_txn_schema_version(txn));
+        }
         char *pins = lk_txn_pending_inserts(lake, t->id);
         tarn_buf b = {0};
         buf_printf(&b, "INSERT INTO %s.", lake->meta);

@@ -49,10 +49,15 @@ int lk_insert_stage_known(lk_lake *lake, duckdb_connection con, int64_t table_id
 int lk_insert_query(lk_lake *lake, duckdb_connection con, int64_t table_id, const char *query,
                     int64_t *count);
 
+/* Records inlined-data table ducklake_inlined_data_<id>_<sv> of `t`'s
+ * current columns (its ducklake_inlined_data_tables row and CREATE TABLE)
+ * and adds it to `t`'s model. */
+void lk_write_inlined_table(lk_lake *lake, lk_table *t, int64_t sv);
+
 /* 1 when the transaction holds pending inlined rows for `table_id`. */
 int lk_write_pending_exists(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* Appends the commit statements that move pending inlined rows into each
- * table's newest inlined-data table. */
+ * table's newest inlined-data table (made first when the table has none). */
 void lk_write_move_pending(lk_lake *lake, duckdb_connection con);
 
 /* Records the ducklake_file_partition_value rows of data file `file_id`

@@ -7,6 +7,7 @@
  */
 #include "duck/duck.h"
 #include "lake/addfiles.h"
+#include "lake/ddl.h"
 #include "session/functions.h"
 #include "session/rewrite.h"
 #include "lake/maintain.h"
@@ -51,6 +52,7 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     const char *table = lk_args_named(a, "table_name");
     const char *scope = NULL;
     int64_t scope_id = -1;
+    const lk_table *target = NULL; /* the table of a table_name => option */
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
     if (table) {
         lk_schema *sc = lk_catalog_schema(cat, schema ? schema : "main");
@@ -62,6 +64,7 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
                                   "Settings cannot be set for transaction-local tables");
         scope = "table";
         scope_id = t->id;
+        target = t;
     } else if (schema) {
         lk_schema *sc = lk_catalog_schema(cat, schema);
         if (!sc)
@@ -75,8 +78,13 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     char *key = NULL, *value = NULL;
     int rc = lk_option_value(&key, &value, s->con, a->pos[first],
                              a->npos > first + 1 ? a->pos[first + 1] : NULL);
-    if (rc)
+    if (!rc && strcmp(key, "data_inlining_row_limit") == 0 && strtoll(value, NULL, 10) > 0)
+        rc = lk_inlining_check(l, s->con, cat, target, target ? -1 : scope_id);
+    if (rc) {
+        free(key);
+        free(value);
         return rc;
+    }
     tarn_buf del = {0}, ins = {0};
     buf_printf(&del, "DELETE FROM %s.ducklake_metadata WHERE \"key\" = ", l->meta);
     quote_literal(&del, key);
