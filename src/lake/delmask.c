@@ -56,12 +56,13 @@ static void set_bit(mask *m, int64_t pos)
     m->bits[pos / 64] |= (uint64_t)1 << (pos % 64);
 }
 
-static int fill(mask *m, duckdb_result *res)
+/* Sets the bits of the positions in `res`; *nulls counts the NULL ones. */
+static void fill(mask *m, duckdb_result *res, int64_t *nulls)
 {
     for (;;) {
         duckdb_data_chunk chunk = duckdb_fetch_chunk(*res);
         if (!chunk)
-            return 0;
+            return;
         idx_t n = duckdb_data_chunk_get_size(chunk);
         duckdb_vector v = duckdb_data_chunk_get_vector(chunk, 0);
         const int64_t *pos = duckdb_vector_get_data(v);
@@ -69,8 +70,23 @@ static int fill(mask *m, duckdb_result *res)
         for (idx_t i = 0; i < n; i++)
             if (!valid || duckdb_validity_row_is_valid(valid, i))
                 set_bit(m, pos[i]);
+            else
+                (*nulls)++;
         duckdb_destroy_data_chunk(&chunk);
     }
+}
+
+static int read_positions(mask *m, const char *sql, int64_t *nulls)
+{
+    duckdb_result res;
+    int rc = 0;
+    if (duckdb_query(loader, sql, &res) != DuckDBSuccess)
+        rc = tarn_error_set(TARN_ERROR, "cannot read delete file %s: %s", m->path,
+                            duckdb_result_error(&res));
+    else
+        fill(m, &res, nulls);
+    duckdb_destroy_result(&res);
+    return rc;
 }
 
 /* Reads the positions deleted at `snapshot` (those without an embedded
@@ -98,14 +114,18 @@ static int load(mask *m)
                "NULL::VARCHAR}, 2147483539: {name: 's', type: 'BIGINT', default_value: "
                "NULL::VARCHAR}}) WHERE s IS NULL OR s <= %lld",
                (long long)m->snapshot);
-    duckdb_result res;
-    int rc = 0;
-    if (duckdb_query(loader, buf_cstr(&q), &res) != DuckDBSuccess)
-        rc = tarn_error_set(TARN_ERROR, "cannot read delete file %s: %s", m->path,
-                            duckdb_result_error(&res));
-    else
-        rc = fill(m, &res);
-    duckdb_destroy_result(&res);
+    int64_t nulls = 0;
+    int rc = read_positions(m, buf_cstr(&q), &nulls);
+    if (!rc && nulls > 0) {
+        /* a delete file without field ids (older DuckLake, other
+         * writers): its columns are known by name only, and it embeds no
+         * snapshots */
+        buf_clear(&q);
+        buf_puts(&q, "SELECT pos FROM read_parquet(");
+        quote_literal(&q, m->path);
+        buf_putc(&q, ')');
+        rc = read_positions(m, buf_cstr(&q), &nulls);
+    }
     buf_free(&q);
     return rc;
 }
