@@ -25,7 +25,7 @@
 
 typedef struct {
     int64_t target, min_size, max_size, max_files;
-    int64_t compacted; /* files looked at, against max_compacted_files */
+    int64_t compacted; /* files of this table looked at, against max_compacted_files */
 } merge_opts;
 
 static int merge_group(const mt_call *c, const lk_table *t, cand *const *src, size_t n,
@@ -182,9 +182,10 @@ int mt_merge_adjacent(char **out, const mt_call *c)
     const lk_table **tables = NULL;
     size_t n = 0;
     rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
-    for (size_t i = 0; !rc && i < n && o.compacted < o.max_files; i++) {
+    for (size_t i = 0; !rc && i < n; i++) {
         if (!mt_auto_compact(c, tables[i]))
             continue;
+        o.compacted = 0; /* max_compacted_files holds per table, as in DuckLake */
         /* the session's ducklake_target_file_size comes before the lake's option */
         o.target = lk_setting_target_file_size(c->con);
         if (o.target < 0) {

@@ -667,7 +667,13 @@ static int write_files(lk_lake *lake, duckdb_connection con, const lk_table *t, 
 {
     new_files f;
     int rc = new_files_write(&f, lake, con, t, with_rowid, source, subdir);
-    if (!rc && f.count == 0)
+    if (!rc && f.count == 0 && f.n > 0 && lk_pqopts_per_thread(lake, con, t)) {
+        /* DuckLake's per-thread COPY registers one empty file for an empty
+         * result (merge_adjacent_files later finds it); the others go */
+        for (size_t i = 1; i < f.n; i++)
+            unlink(f.abs[i]);
+        rc = new_file_register(lake, con, t, d, with_rowid, f.rel[0], f.abs[0], &f.stats[0], part);
+    } else if (!rc && f.count == 0)
         new_files_discard(&f); /* an empty result writes no file and no snapshot */
     else if (!rc)
         rc = new_files_register(&f, lake, con, t, d, with_rowid, part);
@@ -993,7 +999,10 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
  * written to Parquet. */
 static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t, int64_t n)
 {
-    if (n == 0)
+    /* nothing to write, unless DuckLake's per-thread COPY gets the rows
+     * (inlining off): it writes one empty file */
+    if (n == 0 &&
+        (t->nkeys > 0 || !lk_pqopts_per_thread(lake, con, t) || insert_inline_limit(lake, con, t) > 0))
         return 0;
     int with_rowid = lake->txn->stage_rowid;
     lk_table_delta *d = lk_txn_delta(lake, con, t->id);
