@@ -327,9 +327,18 @@ static int pending_default_stats(lk_lake *lake, duckdb_connection con, const lk_
 {
     lk_table_delta *d = lk_txn_delta(lake, con, t->id);
     char *pins = lk_txn_pending_inserts(lake, t->id);
+    /* no pending rows left (all deleted): no values of the default */
+    char *q = xasprintf("SELECT count(*) FROM %s", pins);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, con, q);
+    free(q);
+    if (rc || n == 0) {
+        free(pins);
+        return rc;
+    }
     lk_stats_set st;
     lk_stats_init(&st, t);
-    int rc = lk_stats_from_rows(&st, con, pins, t);
+    rc = lk_stats_from_rows(&st, con, pins, t);
     if (!rc)
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);

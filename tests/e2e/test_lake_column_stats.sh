@@ -81,5 +81,16 @@ check_eq "nested leaves keep their own stats" "column_id,contains_null,min_value
                          FROM m.ducklake_table_column_stats WHERE table_id = (SELECT table_id
                          FROM m.ducklake_table WHERE table_name = 'n') ORDER BY column_id;")"
 
+# a column added with a DEFAULT after every pending (inlined) row was deleted: the default is in no
+# row, so the column's bounds are those of the rows inserted after it
+check "ADD COLUMN … DEFAULT over deleted pending rows" q "CREATE TABLE l.dd (a INTEGER);
+    CALL l.set_option('data_inlining_row_limit', 10, table_name => 'dd'); BEGIN;
+    INSERT INTO l.dd VALUES (1), (2); DELETE FROM l.dd; ALTER TABLE l.dd ADD COLUMN b INTEGER
+    DEFAULT 999; INSERT INTO l.dd VALUES (10, 5); COMMIT;"
+check_eq "b's bounds are the inserted value's" "min_value,max_value
+5,5" "$(catalog "SELECT min_value, max_value FROM m.ducklake_table_column_stats s JOIN
+    m.ducklake_column c USING (table_id, column_id) JOIN m.ducklake_table t USING (table_id)
+    WHERE t.table_name = 'dd' AND c.column_name = 'b' AND c.end_snapshot IS NULL;")"
+
 check_eq "no errors on stderr" "" "$(cat "$d/err")"
 finish
