@@ -165,7 +165,8 @@ static int write_partitions(const flush_job *j, int64_t *rows)
             buf_puts(&where, ")::VARCHAR IS NOT DISTINCT FROM ");
             quote_literal(&where, duck_table_get(&parts, r, k));
         }
-        lk_write_hive_dir(&dir, tv, (const char *const *)parts.cells + r * parts.ncols);
+        lk_write_hive_dir(&dir, j->c->lake, j->c->con, tv,
+                          (const char *const *)parts.cells + r * parts.ncols);
         rc = write_part(j, buf_cstr(&where), buf_cstr(&dir), parts.cells + r * parts.ncols, rows);
         buf_free(&where);
         buf_free(&dir);

@@ -754,8 +754,19 @@ static char *hive_key_name(const lk_table *t, size_t k)
     return name;
 }
 
-void lk_write_hive_dir(tarn_buf *b, const lk_table *t, const char *const *values)
+/* The hive_file_pattern option (true unless set): partitioned files go in
+ * key=value directories, else straight into the table's directory. */
+static int hive_pattern(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
+    const char *v = lk_lake_option(lake, con, "hive_file_pattern", t);
+    return !v || strcasecmp(v, "true") == 0;
+}
+
+void lk_write_hive_dir(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                       const char *const *values)
+{
+    if (!hive_pattern(lake, con, t))
+        return;
     for (size_t k = 0; k < t->nkeys; k++) {
         char *key = hive_key_name(t, k);
         lk_write_hive_value(b, key);
@@ -816,7 +827,7 @@ static int insert_per_partition(lk_lake *lake, duckdb_connection con, const lk_t
             buf_puts(&src, ", __tarn_rowid AS _ducklake_internal_row_id");
         buf_printf(&src, " FROM temp.main.__tarn_psrc WHERE %s ORDER BY rowid", buf_cstr(&where));
         fp.values = parts.cells + r * parts.ncols;
-        lk_write_hive_dir(&dir, t, (const char *const *)fp.values);
+        lk_write_hive_dir(&dir, lake, con, t, (const char *const *)fp.values);
         rc = write_files(lake, con, t, d, with_rowid, buf_cstr(&src), buf_cstr(&dir), &fp);
         buf_free(&where);
         buf_free(&src);
@@ -933,7 +944,9 @@ static int register_partitioned(lk_lake *lake, duckdb_connection con, const lk_t
 static int insert_partitioned(lk_lake *lake, duckdb_connection con, const lk_table *t,
                               lk_table_delta *d, int with_rowid, const char *source)
 {
-    if (!spec_one_copy(t))
+    /* DuckDB's COPY … PARTITION_BY reports no partition values without
+     * hive folders: flat files are written one partition at a time */
+    if (!spec_one_copy(t) || !hive_pattern(lake, con, t))
         return insert_per_partition(lake, con, t, d, with_rowid, source);
     char *dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
     size_t len = strlen(dir);

@@ -77,8 +77,9 @@ int lk_write_key_expr(tarn_buf *b, const lk_table *t, const lk_partkey *k);
 
 /* Appends the hive directories of one partition, "<key>=<value>/" per key
  * of the table's spec, `values` being the keys' values as text (NULL for
- * SQL NULL). */
-void lk_write_hive_dir(tarn_buf *b, const lk_table *t, const char *const *values);
+ * SQL NULL); nothing when the table's hive_file_pattern option is false. */
+void lk_write_hive_dir(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                       const char *const *values);
 
 /* A hive directory value: unreserved characters as is, others %XX, NULL
  * as DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
