@@ -271,6 +271,16 @@ static const lk_pending_file *pending_file(lk_txn *txn, int64_t file_id)
     return NULL;
 }
 
+/* Whether a DELETE statement of the transaction removed more of the file's
+ * rows than the inlining limit (see note_big_deletes, write.c). */
+static int big_deletes(const lk_txn *txn, int64_t file_id)
+{
+    for (size_t i = 0; i < txn->nbig_del_files; i++)
+        if (txn->big_del_files[i] == file_id)
+            return 1;
+    return 0;
+}
+
 static int flush_file(lk_lake *lake, duckdb_connection con, const file_deletes *fd)
 {
     lk_txn *txn = lake->txn;
@@ -291,7 +301,7 @@ static int flush_file(lk_lake *lake, duckdb_connection con, const file_deletes *
                    "NULL AND data_file_id = %lld",
                    lake->meta, (long long)txn->snapshot_id, (long long)fd->file_id);
         change(txn, "deleted_from_table", t->id);
-    } else if (fd->n <= lk_lake_inline_limit(lake, con, t)) {
+    } else if (!big_deletes(txn, fd->file_id)) {
         rc = inline_deletes(lake, con, fd);
     } else {
         rc = write_delete_file(lake, con, t, fd, &s, s.path);

@@ -334,6 +334,7 @@ static void txn_free(lk_txn *txn)
     free(txn->renum.from);
     free(txn->renum.to);
     free(txn->del_file_ids);
+    free(txn->big_del_files);
     free(txn->file_renum.from);
     free(txn->file_renum.to);
     lk_namemap_set_free(&txn->new_maps);

@@ -117,6 +117,8 @@ struct lk_txn {
     int64_t base_file_id;    /* next_file_id when the transaction began */
     int64_t *del_file_ids;   /* delete files written (ids in allocation order) */
     size_t ndel_file_ids;
+    int64_t *big_del_files; /* committed files a DELETE statement removed more rows */
+    size_t nbig_del_files;  /* of than the inlining limit from (they get a delete file) */
     lk_idmap file_renum; /* commit-time file id renumbering (renumber.h) */
     /* Name mappings this transaction made (ducklake_add_data_files). DuckLake
      * numbers them at commit from next_file_id before the data files, in the

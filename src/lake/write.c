@@ -1331,6 +1331,30 @@ void lk_write_cleanup(duckdb_connection con)
                    "; DROP TABLE IF EXISTS temp.main.__tarn_shape");
 }
 
+/* DuckLake decides per DELETE statement and file: up to the inlining limit
+ * of a committed file's rows become inlined deletions (added to those of
+ * earlier statements), more make a delete file. The files of this
+ * statement's match that went over are remembered for the commit. */
+static int note_big_deletes(lk_lake *lake, duckdb_connection con, const lk_table *t)
+{
+    lk_txn *txn = lake->txn;
+    int64_t limit = lk_lake_inline_limit(lake, con, t);
+    char *sql = xasprintf("SELECT __tarn_fid FROM " MATCH " WHERE __tarn_fid >= 0 GROUP BY "
+                          "__tarn_fid HAVING count(*) > %lld",
+                          (long long)(limit > 0 ? limit : -1));
+    duck_table r;
+    int rc = duck_table_query(&r, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    txn->big_del_files =
+        xrealloc(txn->big_del_files, (txn->nbig_del_files + r.nrows + 1) * sizeof(int64_t));
+    for (size_t i = 0; i < r.nrows; i++)
+        txn->big_del_files[txn->nbig_del_files++] = strtoll(duck_table_get(&r, i, 0), NULL, 10);
+    duck_table_free(&r);
+    return 0;
+}
+
 int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
                        const char *match_sql, int64_t *count)
 {
@@ -1357,6 +1381,8 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
                     pd, (long long)table_id);
     rc = duck_exec(con, sql);
     free(sql);
+    if (!rc && t)
+        rc = note_big_deletes(lake, con, t);
     int64_t ninl = 0, npend = 0;
     if (!rc)
         rc = duck_query_int64(&ninl, NULL, con,
