@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FILE_PATH_FIELD 2147483646LL
 #define POS_FIELD 2147483645LL
@@ -210,16 +211,21 @@ static void positions_sql(tarn_buf *b, lk_lake *lake, const file_deletes *fd, co
     free(pd);
 }
 
-static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                             const file_deletes *fd, const file_state *s, const char *data_path)
+/* Writes the delete file of `fd` (the positions pending for it, after those
+ * of its committed delete file `s` when there is one) into t's directory:
+ * *name its file name, *abs its path, *fs its stats (when DuckDB reports
+ * exactly one file). */
+static int delete_parquet(char **name, char **abs, lk_file_stats **fs, size_t *nfs, lk_lake *lake,
+                          duckdb_connection con, const lk_table *t, const file_deletes *fd,
+                          const file_state *s, const char *data_path)
 {
     lk_txn *txn = lake->txn;
     int with_snap = s && s->del_id >= 0;
     char *dir = lk_lake_table_dir(lake, &txn->cat, t);
     char *uuid = uuid_v7();
     int rc = fs_mkdir_p(dir);
-    char *name = xasprintf("ducklake-%s-delete.parquet", uuid);
-    char *abs = xasprintf("%s%s", dir, name);
+    *name = xasprintf("ducklake-%s-delete.parquet", uuid);
+    *abs = xasprintf("%s%s", dir, *name);
     tarn_buf b = {0};
     buf_puts(&b, "COPY (SELECT ");
     quote_literal(&b, data_path);
@@ -229,41 +235,118 @@ static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_tabl
     buf_puts(&b, " FROM (");
     positions_sql(&b, lake, fd, s, with_snap);
     buf_puts(&b, ")) TO ");
-    quote_literal(&b, abs);
+    quote_literal(&b, *abs);
     buf_printf(&b, " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld", FILE_PATH_FIELD,
                POS_FIELD);
     if (with_snap)
         buf_printf(&b, ", _ducklake_internal_snapshot_id: %lld", SNAPSHOT_FIELD);
     buf_puts(&b, "}, RETURN_STATS)");
-    lk_file_stats *fs = NULL;
-    size_t nfs = 0;
+    *fs = NULL;
+    *nfs = 0;
     if (!rc) {
-        lk_txn_wrote(txn, abs);
-        rc = lk_copy_with_stats(&fs, &nfs, con, buf_cstr(&b));
+        lk_txn_wrote(txn, *abs);
+        rc = lk_copy_with_stats(fs, nfs, con, buf_cstr(&b));
     }
-    if (!rc && nfs == 1) {
-        int64_t begin = txn->snapshot_id, partial = -1;
-        if (with_snap) {
-            begin = s->del_has_snap ? s->del_begin : s->del_begin;
-            partial = txn->snapshot_id;
-            schedule_old_delete_file(lake, t, s);
-        }
-        int64_t id = lk_txn_new_file_id(txn);
-        txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
-        txn->del_file_ids[txn->ndel_file_ids++] = id;
-        lk_deletes_file_row(txn, id, t->id, begin, fd->file_id, name, &fs[0], partial);
-        change(txn, "deleted_from_table", t->id);
-    }
-    lk_file_stats_free(fs, nfs);
     buf_free(&b);
-    free(abs);
-    free(name);
     free(uuid);
     free(dir);
     return rc;
 }
 
-static const lk_pending_file *pending_file(lk_txn *txn, int64_t file_id)
+/* Records the ducklake_delete_file row of delete file `name` of fd's file. */
+static void delete_file_row(lk_lake *lake, const lk_table *t, const file_deletes *fd,
+                            const file_state *s, const char *name, const lk_file_stats *fs)
+{
+    lk_txn *txn = lake->txn;
+    int64_t begin = txn->snapshot_id, partial = -1;
+    if (s && s->del_id >= 0) {
+        begin = s->del_begin;
+        partial = txn->snapshot_id;
+        schedule_old_delete_file(lake, t, s);
+    }
+    int64_t id = lk_txn_new_file_id(txn);
+    txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
+    txn->del_file_ids[txn->ndel_file_ids++] = id;
+    lk_deletes_file_row(txn, id, t->id, begin, fd->file_id, name, fs, partial);
+    change(txn, "deleted_from_table", t->id);
+}
+
+static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                             const file_deletes *fd, const file_state *s, const char *data_path)
+{
+    char *name = NULL, *abs = NULL;
+    lk_file_stats *fs = NULL;
+    size_t nfs = 0;
+    int rc = delete_parquet(&name, &abs, &fs, &nfs, lake, con, t, fd, s, data_path);
+    if (!rc && nfs == 1)
+        delete_file_row(lake, t, fd, s, name, &fs[0]);
+    lk_file_stats_free(fs, nfs);
+    free(abs);
+    free(name);
+    return rc;
+}
+
+/* Forgets the delete file written for pending file `pf` at a DELETE,
+ * removing it from disk. */
+static void local_delete_drop(lk_pending_file *pf)
+{
+    if (!pf->del_abs)
+        return;
+    unlink(pf->del_abs);
+    free(pf->del_abs);
+    free(pf->del_name);
+    pf->del_abs = pf->del_name = NULL;
+    pf->del_count = 0;
+}
+
+static int pending_count(int64_t *n, lk_lake *lake, duckdb_connection con, int64_t table_id,
+                         int64_t file_id)
+{
+    char *pd = lk_txn_pending_deletes(lake);
+    char *q = xasprintf("SELECT count(DISTINCT pos) FROM %s WHERE table_id = %lld AND file_id = "
+                        "%lld",
+                        pd, (long long)table_id, (long long)file_id);
+    int rc = duck_query_int64(n, NULL, con, q);
+    free(q);
+    free(pd);
+    return rc;
+}
+
+int lk_deletes_write_local(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    lk_txn *txn = lake->txn;
+    const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
+    int rc = 0;
+    for (size_t i = 0; t && !rc && i < txn->nfiles; i++) {
+        lk_pending_file *pf = &txn->files[i];
+        int64_t n = 0;
+        if (pf->table_id != table_id)
+            continue;
+        rc = pending_count(&n, lake, con, table_id, pf->file_id);
+        if (rc || n == 0 || (pf->del_abs && n == pf->del_count))
+            continue;
+        file_deletes fd = {table_id, pf->file_id, n};
+        char *name = NULL, *abs = NULL;
+        lk_file_stats *fs = NULL;
+        size_t nfs = 0;
+        rc = delete_parquet(&name, &abs, &fs, &nfs, lake, con, t, &fd, NULL, pf->abs_path);
+        if (!rc && nfs == 1) {
+            local_delete_drop(pf); /* the new file holds its positions too */
+            pf->del_name = name;
+            pf->del_abs = abs;
+            pf->del_count = n;
+            pf->del_size = fs[0].file_size;
+            pf->del_footer = fs[0].footer_size;
+            name = abs = NULL;
+        }
+        lk_file_stats_free(fs, nfs);
+        free(name);
+        free(abs);
+    }
+    return rc;
+}
+
+static lk_pending_file *pending_file(lk_txn *txn, int64_t file_id)
 {
     for (size_t i = 0; i < txn->nfiles; i++)
         if (txn->files[i].file_id == file_id)
@@ -287,9 +370,18 @@ static int flush_file(lk_lake *lake, duckdb_connection con, const file_deletes *
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, fd->table_id);
     if (!t)
         return 0; /* the table was dropped later in the transaction */
-    const lk_pending_file *pf = pending_file(txn, fd->file_id);
-    if (pf)
+    lk_pending_file *pf = pending_file(txn, fd->file_id);
+    if (pf && pf->del_abs && pf->del_count == fd->n) {
+        /* written at the DELETE (lk_deletes_write_local) */
+        lk_file_stats fs = {
+            .count = pf->del_count, .file_size = pf->del_size, .footer_size = pf->del_footer};
+        delete_file_row(lake, t, fd, NULL, pf->del_name, &fs);
+        return 0;
+    }
+    if (pf) {
+        local_delete_drop(pf);
         return write_delete_file(lake, con, t, fd, NULL, pf->abs_path);
+    }
     file_state s;
     int rc = load_state(&s, lake, con, t, fd->file_id);
     if (rc)

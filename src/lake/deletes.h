@@ -32,6 +32,12 @@ int lk_deletes_flush(lk_lake *lake, duckdb_connection con);
  * `fs`) for data file `data_file_id` of table `table_id`, live from
  * `begin`; `partial_max` the highest snapshot its positions carry, -1 for
  * none (NULL). */
+/* DuckLake writes the delete file of a data file this transaction wrote at
+ * the DELETE itself: writes one for each such file of `table_id` with new
+ * pending deletions (replacing the one an earlier DELETE wrote; the commit
+ * registers it, a DROP of the table or a rollback removes it). */
+int lk_deletes_write_local(lk_lake *lake, duckdb_connection con, int64_t table_id);
+
 void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin,
                          int64_t data_file_id, const char *path, const lk_file_stats *fs,
                          int64_t partial_max);

@@ -301,6 +301,8 @@ static void txn_free(lk_txn *txn)
     for (size_t i = 0; i < txn->nfiles; i++) {
         free(txn->files[i].path);
         free(txn->files[i].abs_path);
+        free(txn->files[i].del_name);
+        free(txn->files[i].del_abs);
     }
     free(txn->files);
     for (size_t i = 0; i < txn->nwritten; i++)
@@ -485,9 +487,13 @@ void lk_txn_forget_table(lk_lake *lake, duckdb_connection con, int64_t table_id)
             txn->files[k++] = *p;
             continue;
         }
-        unlink(p->abs_path); /* as DuckLake: at the DROP */
+        unlink(p->abs_path); /* as DuckLake: at the DROP, with its delete file */
+        if (p->del_abs)
+            unlink(p->del_abs);
         free(p->path);
         free(p->abs_path);
+        free(p->del_name);
+        free(p->del_abs);
     }
     txn->nfiles = k;
     for (size_t i = 0; i < txn->npins; i++) {

@@ -38,6 +38,8 @@ typedef struct {
     int rowids_embedded; /* UPDATE images: the file carries its rows' ids */
     int has_mapping;     /* a file registered by ducklake_add_data_files: its */
     int64_t mapping_id;  /* columns by name (namemap.h), and a rollback keeps it */
+    char *del_name, *del_abs;                /* its delete file written at a DELETE, or NULL, */
+    int64_t del_count, del_size, del_footer; /* with its positions and sizes */
 } lk_pending_file;
 
 /* A data file a maintenance function wrote inside BEGIN … COMMIT: read by

@@ -1383,6 +1383,8 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
     free(sql);
     if (!rc && t)
         rc = note_big_deletes(lake, con, t);
+    if (!rc)
+        rc = lk_deletes_write_local(lake, con, table_id);
     int64_t ninl = 0, npend = 0;
     if (!rc)
         rc = duck_query_int64(&ninl, NULL, con,
