@@ -58,6 +58,14 @@ lake_sql() {
         </dev/null 2>>"$1/err"
 }
 
+# lake_err DIR SQL — the first error line of SQL run as lake_sql runs it, without tarn's
+# "statement N (line N): " prefix (empty when it succeeded).
+lake_err() {
+    : >"$1/err"
+    lake_sql "$1" "$2" >/dev/null
+    head -n 1 "$1/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
+}
+
 # lake_catalog DIR SQL — run SQL in DIR (CSV output) with lake_sql's catalog database attached
 # read-only as `m`, to read its ducklake_* rows; stderr appended to DIR/err.
 lake_catalog() {

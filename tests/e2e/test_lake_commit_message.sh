@@ -14,11 +14,7 @@
 d=$(mktempdir)
 MSG='Invalid Configuration Error: Commit Information for the snapshot is required but has not been provided. '
 
-err() {
-    : >"$d/err"
-    lake_sql "$d" "$1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "$1"; }
 snaps() { lake_catalog "$d" "SELECT count(*) FROM m.ducklake_snapshot;" | sed -n 2p; }
 rows() { lake_sql "$d" "SELECT count(*) FROM l.t;" | sed -n 2p; }
 

@@ -14,11 +14,7 @@
 
 d=$(mktempdir)
 
-err() {
-    : >"$d/err"
-    lake_sql "$d" "$1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "$1"; }
 body() { lake_sql "$d" "$1" | tail -n +2 | sed '/^$/d'; }
 defaults() {
     lake_catalog "$d" "SELECT column_name, default_value, default_value_type FROM m.ducklake_column

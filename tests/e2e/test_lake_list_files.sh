@@ -12,11 +12,7 @@
 
 d=$(mktempdir)
 
-err() {
-    : >"$d/err"
-    lake_sql "$d" "$1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "$1"; }
 one() { lake_sql "$d" "$1" | sed -n 2p; }
 
 # snapshot 1: the table; 2, 3: one Parquet file each (inlining off)

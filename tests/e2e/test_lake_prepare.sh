@@ -14,11 +14,7 @@
 
 d=$(mktempdir)
 
-err() {
-    : >"$d/err"
-    lake_sql "$d" "$1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "$1"; }
 body() { lake_sql "$d" "$1" | sed '/^$/d'; }
 
 lake_sql "$d" "CREATE TABLE l.t (i INTEGER); INSERT INTO l.t VALUES (1); INSERT INTO l.t VALUES (2);

@@ -12,11 +12,7 @@
 d=$(mktempdir)
 
 # err SQL — the first error line of SQL run after the attach, without tarn's prefix.
-err() {
-    : >"$d/err"
-    lake_sql "$d" "$1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "$1"; }
 
 lake_sql "$d" "CREATE SCHEMA l.s1; CREATE TABLE l.s1.t (i INTEGER); INSERT INTO l.s1.t VALUES (42);" >/dev/null
 snap() { lake_catalog "$d" "SELECT max(snapshot_id) FROM m.ducklake_snapshot;" | sed -n 2p; }

@@ -12,11 +12,7 @@
 
 d=$(mktempdir)
 body() { lake_sql "$d" "USE l; $1" | tail -n +2 | sed '/^$/d'; }
-err() {
-    : >"$d/err"
-    lake_sql "$d" "USE l; $1" >/dev/null
-    head -n 1 "$d/err" | sed 's/^tarn: statement [0-9]* (line [0-9]*): //'
-}
+err() { lake_err "$d" "USE l; $1"; }
 COLS="SELECT table_name, column_name FROM information_schema.columns WHERE table_catalog = 'l' ORDER BY table_name, ordinal_position;"
 DCOLS="SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'l' ORDER BY table_name, column_index;"
 SCOLS="SELECT table_name, column_name FROM system.information_schema.columns WHERE table_catalog = 'l' ORDER BY table_name, ordinal_position;"
