@@ -262,11 +262,13 @@ int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const ch
     return 0;
 }
 
-int duck_table_exists(duckdb_connection con, const char *db, const char *name)
+int duck_table_exists(duckdb_connection con, const char *db, const char *schema, const char *name)
 {
     tarn_buf b = {0};
     buf_puts(&b, "SELECT count(*) FROM duckdb_tables() WHERE database_name = ");
     quote_literal(&b, db);
+    buf_puts(&b, " AND schema_name = ");
+    quote_literal(&b, schema);
     buf_puts(&b, " AND table_name = ");
     quote_literal(&b, name);
     int64_t n = 0;

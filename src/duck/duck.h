@@ -51,9 +51,10 @@ int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const ch
 /* Same, returning a malloc'd string (NULL for SQL NULL). */
 int duck_query_string(char **out, duckdb_connection con, const char *sql);
 
-/* 1 when database `db` (unquoted name) holds a table `name`, 0 when not
- * (or when the catalog cannot be read). Both names are quoted here. */
-int duck_table_exists(duckdb_connection con, const char *db, const char *name);
+/* 1 when schema `schema` of database `db` (unquoted names) holds a table
+ * `name`, 0 when not (or when the catalog cannot be read). The names are
+ * quoted here. */
+int duck_table_exists(duckdb_connection con, const char *db, const char *schema, const char *name);
 
 /* Registers setting `name` (of `type`, default `dflt` as text, or none
  * when NULL) on the database of `con`: SET, RESET and current_setting()

@@ -67,17 +67,7 @@ static void file_schema_where(tarn_buf *b, const lk_catdb *db)
 
 static int file_table_exists(lk_catdb *db, duckdb_connection con, const char *table)
 {
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT count(*) FROM duckdb_tables()");
-    file_schema_where(&b, db);
-    buf_puts(&b, " AND table_name = ");
-    quote_literal(&b, table);
-    int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, con, buf_cstr(&b));
-    buf_free(&b);
-    if (rc)
-        tarn_error_clear();
-    return !rc && n > 0;
+    return duck_table_exists(con, db->raw_name, db->schema ? db->schema : "main", table);
 }
 
 static int file_tables(duck_table *out, lk_catdb *db, duckdb_connection con)

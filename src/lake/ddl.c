@@ -68,6 +68,16 @@ void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id)
                lake->meta, table, (long long)lake->txn->snapshot_id, key, (long long)id);
 }
 
+lk_schema *ddl_schema_to_create_in(lk_lake *lake, const char *schema)
+{
+    lk_schema *s = lk_catalog_schema(&lake->txn->cat, schema);
+    if (!s)
+        tarn_error_set(TARN_ENOTFOUND,
+                       "Binder Error: Schema \"%s\" not found in DuckLakeCatalog \"%s\"", schema,
+                       lake->alias);
+    return s;
+}
+
 void ddl_changed(lk_txn *txn, const char *kind, int64_t id)
 {
     char *tok = xasprintf("%s:%lld", kind, (long long)id);
@@ -498,11 +508,9 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
                     const char *shape, int64_t *table_id)
 {
     lk_txn *txn = lake->txn;
-    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_schema *s = ddl_schema_to_create_in(lake, schema);
     if (!s)
-        return tarn_error_set(TARN_ENOTFOUND,
-                              "Binder Error: Schema \"%s\" not found in DuckLakeCatalog \"%s\"",
-                              schema, lake->alias);
+        return tarn_error_code();
     if (lk_catalog_table(&txn->cat, s->id, name))
         return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists in lake \"%s\"",
                               name, lake->alias);

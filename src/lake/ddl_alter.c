@@ -319,6 +319,20 @@ static int alter_pending(lk_lake *lake, duckdb_connection con, const lk_table *t
     return rc;
 }
 
+/* The pending rows of `t` take column c's new type (SET DATA TYPE). */
+static int pending_set_type(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                            const lk_column *c)
+{
+    tarn_buf a = {0};
+    buf_puts(&a, "ALTER COLUMN ");
+    quote_ident(&a, c->name);
+    buf_puts(&a, " SET DATA TYPE ");
+    lk_type_to_sql(&a, c);
+    int rc = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    return rc;
+}
+
 /* The rows this transaction inserted before an ADD COLUMN … DEFAULT now
  * hold the default: DuckLake's table statistics count it (its pending
  * rows are altered in place), so fold the pending rows' stats in again
@@ -548,14 +562,7 @@ static int evolve_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_c
     lk_column_free(target);
     if (rc)
         return rc;
-    tarn_buf a = {0};
-    buf_puts(&a, "ALTER COLUMN ");
-    quote_ident(&a, c->name);
-    buf_puts(&a, " SET DATA TYPE ");
-    lk_type_to_sql(&a, c);
-    rc = alter_pending(lake, con, t, buf_cstr(&a));
-    buf_free(&a);
-    return rc;
+    return pending_set_type(lake, con, t, c);
 }
 
 static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
@@ -651,17 +658,9 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         free(c->type);
         c->type = xstrdup(nc.type);
         lk_column_free(&nc);
-        {
-            tarn_buf a = {0};
-            buf_puts(&a, "ALTER COLUMN ");
-            quote_ident(&a, c->name);
-            buf_puts(&a, " SET DATA TYPE ");
-            lk_type_to_sql(&a, c);
-            rc = alter_pending(lake, con, t, buf_cstr(&a));
-            buf_free(&a);
-            if (rc)
-                return rc;
-        }
+        rc = pending_set_type(lake, con, t, c);
+        if (rc)
+            return rc;
         break;
     case LK_ALTER_SET_DEFAULT:
         /* an expression (round(pi()), now()) is kept as one: new rows

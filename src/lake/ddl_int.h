@@ -19,6 +19,9 @@ void ddl_token_name(lk_txn *txn, const char *kind, const char *schema, const cha
 /* Records change token "kind:<id>" (dropped_table, altered_table, …) and
  * marks the catalog changed (a new schema version). */
 void ddl_changed(lk_txn *txn, const char *kind, int64_t id);
+/* The schema a CREATE TABLE / VIEW names, or NULL with DuckLake's error
+ * ("Schema "x" not found in DuckLakeCatalog "lake"") set. */
+lk_schema *ddl_schema_to_create_in(lk_lake *lake, const char *schema);
 /* Ends the live rows of catalog table `table` whose `key` column is `id`
  * at the transaction's snapshot. */
 void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id);

@@ -62,11 +62,9 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
                    const char *sql, const char *aliases, int or_replace, int if_not_exists)
 {
     lk_txn *txn = lake->txn;
-    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
+    lk_schema *s = ddl_schema_to_create_in(lake, schema);
     if (!s)
-        return tarn_error_set(TARN_ENOTFOUND,
-                              "Binder Error: Schema \"%s\" not found in DuckLakeCatalog \"%s\"",
-                              schema, lake->alias);
+        return tarn_error_code();
     if (lk_catalog_table(&txn->cat, s->id, name))
         return tarn_error_set(TARN_EINVALID,
                               "Catalog Error: a table named \"%s\" already exists in lake \"%s\"",
