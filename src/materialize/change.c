@@ -71,11 +71,6 @@ static int is_name(const sql_token *t)
     return t->type == SQL_TOK_IDENT || t->type == SQL_TOK_QIDENT;
 }
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 /* The name a CREATE statement creates (lower case), or NULL: a view or
  * table created in a schema other than main as "schema.name" (a query
  * reaches it only by that qualified name), anything else by its last part
@@ -101,7 +96,7 @@ static char *created_name(const sql_tokens *tk)
     if (j + 2 < tk->n && sql_tok_is_kw(&tk->toks[j], "IF"))
         j += 3;
     const char *schema = NULL;
-    while (j + 2 < tk->n && is_name(&tk->toks[j]) && is_op(&tk->toks[j + 1], ".")) {
+    while (j + 2 < tk->n && is_name(&tk->toks[j]) && sql_tok_is_op(&tk->toks[j + 1], ".")) {
         schema = tk->toks[j].text;
         j += 2;
     }
@@ -173,7 +168,8 @@ static void collect_words(strlist *words, strlist *literals, const sql_tokens *t
         const sql_token *t = &tk->toks[i];
         if (is_name(t)) {
             strlist_push_owned(words, lower_dup(t->text));
-            if (i + 2 < tk->n && is_op(&tk->toks[i + 1], ".") && is_name(&tk->toks[i + 2])) {
+            if (i + 2 < tk->n && sql_tok_is_op(&tk->toks[i + 1], ".") &&
+                is_name(&tk->toks[i + 2])) {
                 char *q = xasprintf("%s.%s", t->text, tk->toks[i + 2].text);
                 strlist_push_owned(words, lower_dup(q));
                 free(q);
@@ -211,7 +207,7 @@ static const char *volatile_call(const sql_tokens *tk)
         const sql_token *t = &tk->toks[i];
         if (t->type != SQL_TOK_IDENT)
             continue;
-        int call = i + 1 < tk->n && is_op(&tk->toks[i + 1], "(");
+        int call = i + 1 < tk->n && sql_tok_is_op(&tk->toks[i + 1], "(");
         for (size_t k = 0; call && k < sizeof(VOLATILE_CALLS) / sizeof(char *); k++)
             if (strcasecmp(t->text, VOLATILE_CALLS[k]) == 0)
                 return VOLATILE_CALLS[k];

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tok_is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static int is_query_kw(const sql_token *t)
 {
     return sql_tok_is_kw(t, "SELECT") || sql_tok_is_kw(t, "WITH") || sql_tok_is_kw(t, "FROM") ||
@@ -34,12 +29,12 @@ static size_t find_query_part(const sql_tokens *tk)
     int depth = 0;
     for (size_t i = 1; i < tk->n; i++) {
         const sql_token *t = &tk->toks[i];
-        if (tok_is_op(t, "(")) {
+        if (sql_tok_is_op(t, "(")) {
             if (depth == 0 && i + 1 < tk->n && is_query_kw(&tk->toks[i + 1]) &&
                 !sql_tok_is_kw(&tk->toks[i + 1], "VALUES"))
                 return t->start;
             depth++;
-        } else if (tok_is_op(t, ")")) {
+        } else if (sql_tok_is_op(t, ")")) {
             depth--;
         } else if (depth == 0 && is_query_kw(t)) {
             return t->start;
@@ -58,7 +53,7 @@ static void find_placeholders(model_stmt *st, const sql_tokens *tk)
 {
     for (size_t i = 0; i + 2 < tk->n; i++) {
         const sql_token *a = &tk->toks[i], *b = &tk->toks[i + 1], *c = &tk->toks[i + 2];
-        if (!tok_is_op(a, "{") || b->type != SQL_TOK_IDENT || !tok_is_op(c, "}") ||
+        if (!sql_tok_is_op(a, "{") || b->type != SQL_TOK_IDENT || !sql_tok_is_op(c, "}") ||
             b->start != a->start + 1 || c->start != b->start + b->len)
             continue;
         if (strcmp(b->text, "partition") == 0)

@@ -43,11 +43,6 @@ static int is_name(const sql_token *t)
     return t->type == SQL_TOK_IDENT || t->type == SQL_TOK_QIDENT;
 }
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static int is_lake(const cfg_scope *sc, const char *name)
 {
     for (size_t i = 0; i < sc->lakes.n; i++)
@@ -89,7 +84,7 @@ static size_t name_parts(const sql_tokens *tk, size_t *j, const char *parts[3])
         if (n < 3)
             parts[n++] = tk->toks[*j].text;
         (*j)++;
-        if (*j + 1 < tk->n && is_op(&tk->toks[*j], ".") && is_name(&tk->toks[*j + 1]))
+        if (*j + 1 < tk->n && sql_tok_is_op(&tk->toks[*j], ".") && is_name(&tk->toks[*j + 1]))
             (*j)++;
         else
             break;
@@ -187,8 +182,8 @@ static int dml_writes_lake(const cfg_scope *sc, const sql_tokens *tk)
         /* COPY t FROM 'file' writes t; COPY t TO 'file' reads it */
         const char *parts[3] = {0};
         size_t n = name_parts(tk, &j, parts);
-        while (j < tk->n && is_op(&tk->toks[j], "(")) /* a column list */
-            while (j < tk->n && !is_op(&tk->toks[j++], ")"))
+        while (j < tk->n && sql_tok_is_op(&tk->toks[j], "(")) /* a column list */
+            while (j < tk->n && !sql_tok_is_op(&tk->toks[j++], ")"))
                 ;
         return j < tk->n && sql_tok_is_kw(&tk->toks[j], "FROM") && lands_in_lake(sc, parts, n, 0);
     }
@@ -199,7 +194,7 @@ static int dml_writes_lake(const cfg_scope *sc, const sql_tokens *tk)
 static const char *writing_call(const sql_tokens *tk)
 {
     for (size_t i = 0; i + 1 < tk->n; i++) {
-        if (tk->toks[i].type != SQL_TOK_IDENT || !is_op(&tk->toks[i + 1], "("))
+        if (tk->toks[i].type != SQL_TOK_IDENT || !sql_tok_is_op(&tk->toks[i + 1], "("))
             continue;
         for (size_t k = 0; k < sizeof(WRITING_FUNCTIONS) / sizeof(WRITING_FUNCTIONS[0]); k++)
             if (strcasecmp(tk->toks[i].text, WRITING_FUNCTIONS[k]) == 0)

@@ -33,11 +33,6 @@ typedef struct {
     const char *column; /* NULL for COUNT(*) */
 } agg_item;
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static int is_name(const sql_token *t)
 {
     return t->type == SQL_TOK_IDENT || t->type == SQL_TOK_QIDENT;
@@ -48,11 +43,11 @@ static int is_name(const sql_token *t)
 static int read_item(agg_item *it, const sql_tokens *tk, size_t *i)
 {
     size_t k = *i;
-    if (k + 3 >= tk->n || tk->toks[k].type != SQL_TOK_IDENT || !is_op(&tk->toks[k + 1], "(") ||
-        !is_op(&tk->toks[k + 3], ")"))
+    if (k + 3 >= tk->n || tk->toks[k].type != SQL_TOK_IDENT ||
+        !sql_tok_is_op(&tk->toks[k + 1], "(") || !sql_tok_is_op(&tk->toks[k + 3], ")"))
         return 0;
     const sql_token *arg = &tk->toks[k + 2];
-    if (strcasecmp(tk->toks[k].text, "count") == 0 && is_op(arg, "*")) {
+    if (strcasecmp(tk->toks[k].text, "count") == 0 && sql_tok_is_op(arg, "*")) {
         *it = (agg_item){AGG_COUNT, NULL};
     } else if (is_name(arg) && (strcasecmp(tk->toks[k].text, "min") == 0 ||
                                 strcasecmp(tk->toks[k].text, "max") == 0)) {
@@ -140,7 +135,7 @@ int session_fold_aggregates(char **out, tarn_session *s, const sql_tokens *tk, c
     size_t n = 0;
     while (n < sizeof(items) / sizeof(items[0]) && read_item(&items[n], tk, &i)) {
         n++;
-        if (i < tk->n && is_op(&tk->toks[i], ","))
+        if (i < tk->n && sql_tok_is_op(&tk->toks[i], ","))
             i++;
         else
             break;

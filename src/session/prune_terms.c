@@ -14,20 +14,15 @@
 #include <string.h>
 #include <strings.h>
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 /* The index of the ')' closing the '(' at token i, before `to`; `to`
  * when there is none. */
 static size_t matching(const sql_tokens *tk, size_t i, size_t to)
 {
     int depth = 0;
     for (size_t k = i; k < to; k++) {
-        if (is_op(&tk->toks[k], "("))
+        if (sql_tok_is_op(&tk->toks[k], "("))
             depth++;
-        else if (is_op(&tk->toks[k], ")") && --depth == 0)
+        else if (sql_tok_is_op(&tk->toks[k], ")") && --depth == 0)
             return k;
     }
     return to;
@@ -54,7 +49,7 @@ static const char *column_ref(const sql_tokens *tk, size_t i, size_t to, const c
     const sql_token *a = &tk->toks[i];
     if (i >= to || (a->type != SQL_TOK_IDENT && a->type != SQL_TOK_QIDENT))
         return NULL;
-    if (i + 2 < to && is_op(&tk->toks[i + 1], ".")) {
+    if (i + 2 < to && sql_tok_is_op(&tk->toks[i + 1], ".")) {
         const sql_token *b = &tk->toks[i + 2];
         if ((b->type != SQL_TOK_IDENT && b->type != SQL_TOK_QIDENT) ||
             strcasecmp(a->text, qualifier) != 0)
@@ -74,7 +69,8 @@ static char *literal(const sql_tokens *tk, size_t i, size_t to, size_t *end)
         return NULL;
     const sql_token *t = &tk->toks[i];
     tarn_buf b = {0};
-    if ((is_op(t, "-") || is_op(t, "+")) && i + 1 < to && tk->toks[i + 1].type == SQL_TOK_NUMBER) {
+    if ((sql_tok_is_op(t, "-") || sql_tok_is_op(t, "+")) && i + 1 < to &&
+        tk->toks[i + 1].type == SQL_TOK_NUMBER) {
         buf_puts(&b, t->text);
         t = &tk->toks[++i];
     }
@@ -113,7 +109,7 @@ static const struct {
 static int comparison(const sql_token *t, lk_prune_op *op, int flip)
 {
     for (size_t k = 0; k < sizeof(CMP) / sizeof(CMP[0]); k++)
-        if (is_op(t, CMP[k].op)) {
+        if (sql_tok_is_op(t, CMP[k].op)) {
             *op = flip ? CMP[k].flipped : CMP[k].is;
             return 1;
         }
@@ -149,17 +145,18 @@ static int reversed_term(lk_prune *out, int group, const sql_tokens *tk, size_t 
 static size_t in_list(char ***vals, const sql_tokens *tk, size_t i, size_t to)
 {
     size_t n = 0, e = 0;
-    if (i >= to || !is_op(&tk->toks[i], "("))
+    if (i >= to || !sql_tok_is_op(&tk->toks[i], "("))
         return 0;
     for (i++; i < to; i = e + 1) {
         char *v = literal(tk, i, to, &e);
-        if (!v || e >= to || (!is_op(&tk->toks[e], ",") && !is_op(&tk->toks[e], ")"))) {
+        if (!v || e >= to ||
+            (!sql_tok_is_op(&tk->toks[e], ",") && !sql_tok_is_op(&tk->toks[e], ")"))) {
             free(v);
             break;
         }
         *vals = xrealloc(*vals, (n + 1) * sizeof(char *));
         (*vals)[n++] = v;
-        if (is_op(&tk->toks[e], ")")) {
+        if (sql_tok_is_op(&tk->toks[e], ")")) {
             if (e + 1 == to) /* the list must end the conjunct */
                 return n;
             break;
@@ -178,7 +175,7 @@ static int atom(lk_prune *out, int group, const sql_tokens *tk, size_t i, size_t
                 const char *qualifier)
 {
     size_t e = 0, le = 0;
-    if (i + 2 < to && is_op(&tk->toks[i], "(") && matching(tk, i, to) == to - 1)
+    if (i + 2 < to && sql_tok_is_op(&tk->toks[i], "(") && matching(tk, i, to) == to - 1)
         return atom(out, group, tk, i + 1, to - 1, qualifier);
     const char *col = column_ref(tk, i, to, qualifier, &e);
     lk_prune_op op;
@@ -232,9 +229,9 @@ static void alternatives(lk_prune *out, int group, const sql_tokens *tk, size_t 
     int depth = 0, ok = 1;
     for (size_t k = i; k <= to && ok; k++) {
         const sql_token *t = &tk->toks[k];
-        if (k < to && (is_op(t, "(") || sql_tok_is_kw(t, "CASE")))
+        if (k < to && (sql_tok_is_op(t, "(") || sql_tok_is_kw(t, "CASE")))
             depth++;
-        else if (k < to && (is_op(t, ")") || sql_tok_is_kw(t, "END")))
+        else if (k < to && (sql_tok_is_op(t, ")") || sql_tok_is_kw(t, "END")))
             depth--;
         else if (k == to || (depth == 0 && sql_tok_is_kw(t, "OR"))) {
             ok = k > from && atom(out, group, tk, from, k, qualifier);
@@ -250,7 +247,7 @@ static void alternatives(lk_prune *out, int group, const sql_tokens *tk, size_t 
 static void conjunct(lk_prune *out, int group, const sql_tokens *tk, size_t i, size_t to,
                      const char *qualifier)
 {
-    if (is_op(&tk->toks[i], "(") && matching(tk, i, to) == to - 1)
+    if (sql_tok_is_op(&tk->toks[i], "(") && matching(tk, i, to) == to - 1)
         alternatives(out, group, tk, i + 1, to - 1, qualifier);
     else
         atom(out, group, tk, i, to, qualifier);
@@ -265,9 +262,9 @@ static size_t clause_end(const sql_tokens *tk, size_t kw, int *any_or)
     int depth = 0;
     for (; end < tk->n; end++) {
         const sql_token *t = &tk->toks[end];
-        if (is_op(t, "(") || sql_tok_is_kw(t, "CASE"))
+        if (sql_tok_is_op(t, "(") || sql_tok_is_kw(t, "CASE"))
             depth++;
-        else if (is_op(t, ")") || sql_tok_is_kw(t, "END"))
+        else if (sql_tok_is_op(t, ")") || sql_tok_is_kw(t, "END"))
             depth--;
         if (depth < 0 || (depth == 0 && ends_clause(t)))
             break;
@@ -296,7 +293,7 @@ void session_prune_order(lk_prune *out, const sql_tokens *tk, size_t at, const c
     if (e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "NULLS") &&
         !sql_tok_is_kw(&tk->toks[e + 1], "LAST"))
         return;
-    if (e < tk->n && !is_op(&tk->toks[e], ",") && !sql_tok_is_kw(&tk->toks[e], "NULLS") &&
+    if (e < tk->n && !sql_tok_is_op(&tk->toks[e], ",") && !sql_tok_is_kw(&tk->toks[e], "NULLS") &&
         !sql_tok_is_kw(&tk->toks[e], "LIMIT"))
         return; /* an expression over the column (ORDER BY col + 1) */
     size_t end = clause_end(tk, at + 1, &any_or);
@@ -322,9 +319,9 @@ void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, cons
     int depth = 0;
     for (size_t i = where + 1; i <= end; i++) {
         const sql_token *t = &tk->toks[i];
-        if (i < end && (is_op(t, "(") || sql_tok_is_kw(t, "CASE")))
+        if (i < end && (sql_tok_is_op(t, "(") || sql_tok_is_kw(t, "CASE")))
             depth++;
-        else if (i < end && (is_op(t, ")") || sql_tok_is_kw(t, "END")))
+        else if (i < end && (sql_tok_is_op(t, ")") || sql_tok_is_kw(t, "END")))
             depth--;
         else if (i < end && depth == 0 && sql_tok_is_kw(t, "BETWEEN"))
             between = 1;

@@ -25,19 +25,14 @@
 #include <string.h>
 #include <strings.h>
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 /* Index of the ')' matching the '(' at token i, or tk->n. */
 static size_t matching_paren(const sql_tokens *tk, size_t i)
 {
     int depth = 0;
     for (size_t k = i; k < tk->n; k++) {
-        if (is_op(&tk->toks[k], "("))
+        if (sql_tok_is_op(&tk->toks[k], "("))
             depth++;
-        else if (is_op(&tk->toks[k], ")") && --depth == 0)
+        else if (sql_tok_is_op(&tk->toks[k], ")") && --depth == 0)
             return k;
     }
     return tk->n;
@@ -71,9 +66,10 @@ static int mentions_virtual(const sql_tokens *tk)
         if (tk->toks[i].type != SQL_TOK_IDENT)
             continue;
         const sql_token *nx = &tk->toks[i + 1]; /* (the EOF token ends the array) */
-        if (i + 1 < tk->n && (is_op(nx, "=>") || is_op(nx, ":=") ||
-                              (is_op(nx, "=") && i > 0 &&
-                               (is_op(&tk->toks[i - 1], ",") || is_op(&tk->toks[i - 1], "(")))))
+        if (i + 1 < tk->n &&
+            (sql_tok_is_op(nx, "=>") || sql_tok_is_op(nx, ":=") ||
+             (sql_tok_is_op(nx, "=") && i > 0 &&
+              (sql_tok_is_op(&tk->toks[i - 1], ",") || sql_tok_is_op(&tk->toks[i - 1], "(")))))
             continue;
         for (size_t k = 0; k < sizeof(VIRTUAL) / sizeof(VIRTUAL[0]); k++)
             if (strcasecmp(tk->toks[i].text, VIRTUAL[k].name) == 0)
@@ -101,7 +97,7 @@ static int in_from_position(const sql_tokens *tk, size_t i)
     if (i == 0)
         return 0;
     const sql_token *p = &tk->toks[i - 1];
-    return sql_tok_is_kw(p, "FROM") || sql_tok_is_kw(p, "JOIN") || is_op(p, ",");
+    return sql_tok_is_kw(p, "FROM") || sql_tok_is_kw(p, "JOIN") || sql_tok_is_op(p, ",");
 }
 
 /* Whether an alias follows token i (AS x, or a bare name that is not a
@@ -139,7 +135,7 @@ static int plain_int64(int64_t *out, const char *text)
 static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_tokens *tk,
                        const char *sql, size_t open, size_t close)
 {
-    if (open + 3 > close || !is_op(&tk->toks[open + 2], "=>"))
+    if (open + 3 > close || !sql_tok_is_op(&tk->toks[open + 2], "=>"))
         return tarn_error_set(TARN_EINVALID, "AT clause: expected AT (VERSION => n) or AT "
                                              "(TIMESTAMP => t)");
     const sql_token *unit = &tk->toks[open + 1];
@@ -236,7 +232,7 @@ static int view_at(char **out, tarn_session *s, lk_lake *l, const char *schema, 
 static int has_at_clause(const sql_tokens *tk)
 {
     for (size_t i = 0; i + 1 < tk->n; i++)
-        if (sql_tok_is_kw(&tk->toks[i], "AT") && is_op(&tk->toks[i + 1], "("))
+        if (sql_tok_is_kw(&tk->toks[i], "AT") && sql_tok_is_op(&tk->toks[i + 1], "("))
             return 1;
     return 0;
 }
@@ -328,8 +324,8 @@ static int reserved_word(const sql_token *t)
 static int qualified_through(const sql_tokens *tk, const qname *q, const char *name)
 {
     for (size_t k = 1; k + 1 < tk->n; k++)
-        if ((k < q->start || k >= q->end) && is_op(&tk->toks[k - 1], ".") &&
-            is_op(&tk->toks[k + 1], ".") && strcasecmp(tk->toks[k].text, name) == 0)
+        if ((k < q->start || k >= q->end) && sql_tok_is_op(&tk->toks[k - 1], ".") &&
+            sql_tok_is_op(&tk->toks[k + 1], ".") && strcasecmp(tk->toks[k].text, name) == 0)
             return 1;
     return 0;
 }
@@ -389,11 +385,12 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     else if (e < tk->n && alias_follows(tk, e) && !sql_tok_is_kw(&tk->toks[e], "AT"))
         alias_end = e + 1;
     if (alias_end != e && alias_end + 1 < tk->n && sql_tok_is_kw(&tk->toks[alias_end], "AT") &&
-        is_op(&tk->toks[alias_end + 1], "("))
+        sql_tok_is_op(&tk->toks[alias_end + 1], "("))
         e = alias_end;
     else
         alias_end = alias_at;
-    int has_at = e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && is_op(&tk->toks[e + 1], "(");
+    int has_at =
+        e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AT") && sql_tok_is_op(&tk->toks[e + 1], "(");
     int in_view = view_snapshot_at >= 0;
     int may_prune = v->prune && !in_view && i > 0 && sql_tok_is_kw(&tk->toks[i - 1], "FROM");
     /* a table is named after FROM, JOIN or ','; elsewhere (SELECT count(*)
@@ -453,8 +450,8 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
         fn = form.fn;
         open = form.open;
     } else if (t->type != SQL_TOK_IDENT || strncasecmp(t->text, "ducklake_", 9) != 0 ||
-               i + 1 >= tk->n || !is_op(&tk->toks[i + 1], "(") ||
-               (i > 0 && is_op(&tk->toks[i - 1], "."))) {
+               i + 1 >= tk->n || !sql_tok_is_op(&tk->toks[i + 1], "(") ||
+               (i > 0 && sql_tok_is_op(&tk->toks[i - 1], "."))) {
         /* (db.ducklake_metadata (key, value) is a table, not a call) */
         return 0;
     }
@@ -554,7 +551,7 @@ static int column_facts(tarn_buf *b, tarn_session *s)
  * it); never from the middle of a longer name. */
 static int is_info_schema(const sql_tokens *tk, size_t i, qname *q, const char *view)
 {
-    if ((i > 0 && is_op(&tk->toks[i - 1], ".")) || !session_qname(tk, i, q))
+    if ((i > 0 && sql_tok_is_op(&tk->toks[i - 1], ".")) || !session_qname(tk, i, q))
         return 0;
     int k = q->n == 3 && strcasecmp(q->parts[0], "system") == 0;
     return q->n == 2 + k && strcasecmp(q->parts[k], "information_schema") == 0 &&
@@ -669,8 +666,8 @@ static int table_facts(tarn_buf *b, tarn_session *s)
 static int bare_call(const sql_tokens *tk, size_t i, const char *name)
 {
     return tk->toks[i].type == SQL_TOK_IDENT && strcasecmp(tk->toks[i].text, name) == 0 &&
-           i + 2 < tk->n && is_op(&tk->toks[i + 1], "(") && is_op(&tk->toks[i + 2], ")") &&
-           !(i > 0 && is_op(&tk->toks[i - 1], "."));
+           i + 2 < tk->n && sql_tok_is_op(&tk->toks[i + 1], "(") &&
+           sql_tok_is_op(&tk->toks[i + 2], ")") && !(i > 0 && sql_tok_is_op(&tk->toks[i - 1], "."));
 }
 
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
@@ -799,7 +796,8 @@ static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sq
     *next = i;
     if (!sql_tok_is_kw(&tk->toks[i], "DESCRIBE") || !session_qname(tk, i + 1, &q))
         return 0;
-    if (q.end < tk->n && !is_op(&tk->toks[q.end], ")") && !is_op(&tk->toks[q.end], ";"))
+    if (q.end < tk->n && !sql_tok_is_op(&tk->toks[q.end], ")") &&
+        !sql_tok_is_op(&tk->toks[q.end], ";"))
         return 0;
     const char *schema = NULL, *name = NULL;
     lk_lake *l = session_resolve(s, &q, &schema, &name, 0);
@@ -829,13 +827,13 @@ static int rewrite_describe(size_t *next, tarn_buf *b, tarn_session *s, const sq
  * also show the scan's rowid column, which DuckDB's * never shows. */
 static int star_in_select_list(const sql_tokens *tk, size_t i)
 {
-    if (i == 0 || !is_op(&tk->toks[i], "*"))
+    if (i == 0 || !sql_tok_is_op(&tk->toks[i], "*"))
         return 0;
     const sql_token *p = &tk->toks[i - 1];
-    if (!sql_tok_is_kw(p, "SELECT") && !sql_tok_is_kw(p, "DISTINCT") && !is_op(p, ","))
+    if (!sql_tok_is_kw(p, "SELECT") && !sql_tok_is_kw(p, "DISTINCT") && !sql_tok_is_op(p, ","))
         return 0;
     return i + 1 == tk->n || sql_tok_is_kw(&tk->toks[i + 1], "FROM") ||
-           is_op(&tk->toks[i + 1], ",");
+           sql_tok_is_op(&tk->toks[i + 1], ",");
 }
 
 /* The rewriters of DuckDB's catalog views and functions over the lake's
@@ -988,23 +986,14 @@ int session_args_parse(lk_args *a, tarn_session *s, const sql_tokens *tk, const 
     size_t i = from;
     while (i < to) {
         size_t start = i;
-        int depth = 0;
-        while (i < to) {
-            const sql_token *t = &tk->toks[i];
-            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
-                depth++;
-            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
-                depth--;
-            else if (depth == 0 && is_op(t, ","))
-                break;
-            i++;
-        }
+        i = sql_tokens_item_end(tk, i, to);
         const char *name = NULL;
         size_t vstart = start;
         /* name => value, and DuckDB's other spellings name := value, name = value */
         if (i - start >= 3 &&
-            (is_op(&tk->toks[start + 1], "=>") || is_op(&tk->toks[start + 1], ":=") ||
-             is_op(&tk->toks[start + 1], "=")) &&
+            (sql_tok_is_op(&tk->toks[start + 1], "=>") ||
+             sql_tok_is_op(&tk->toks[start + 1], ":=") ||
+             sql_tok_is_op(&tk->toks[start + 1], "=")) &&
             (tk->toks[start].type == SQL_TOK_IDENT || tk->toks[start].type == SQL_TOK_QIDENT)) {
             name = tk->toks[start].text;
             vstart = start + 2;

@@ -20,11 +20,6 @@
 #include <string.h>
 #include <strings.h>
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static char *alias_from_path(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -64,13 +59,13 @@ static int meta_type_refused(const char *type)
 /* Parses "(NAME [value], …)" starting at token i. */
 static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int *is_lake)
 {
-    if (i >= tk->n || !is_op(&tk->toks[i], "("))
+    if (i >= tk->n || !sql_tok_is_op(&tk->toks[i], "("))
         return 0;
     i++;
-    while (i < tk->n && !is_op(&tk->toks[i], ")")) {
+    while (i < tk->n && !sql_tok_is_op(&tk->toks[i], ")")) {
         const sql_token *key = &tk->toks[i++];
         const sql_token *val = NULL;
-        if (i < tk->n && !is_op(&tk->toks[i], ",") && !is_op(&tk->toks[i], ")"))
+        if (i < tk->n && !sql_tok_is_op(&tk->toks[i], ",") && !sql_tok_is_op(&tk->toks[i], ")"))
             val = &tk->toks[i++];
         const char *k = key->text;
         int b = 1;
@@ -108,7 +103,7 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
                                   "AUTOMATIC_MIGRATION, OVERRIDE_DATA_PATH, "
                                   "CREATE_IF_NOT_EXISTS, META_TYPE)",
                                   k);
-        if (i < tk->n && is_op(&tk->toks[i], ","))
+        if (i < tk->n && sql_tok_is_op(&tk->toks[i], ","))
             i++;
     }
     if (o->snapshot_version >= 0 && o->snapshot_time)

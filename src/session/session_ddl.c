@@ -310,11 +310,6 @@ static int parse_alter_column(tarn_session *s, lk_lake *l, const sql_tokens *tk,
     return rc;
 }
 
-static int is_op(const sql_tokens *tk, size_t i, const char *op)
-{
-    return i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, op) == 0;
-}
-
 /* bucket(N, col) at *i (the name): the column and "bucket(N)", *i moved
  * past the closing parenthesis. The errors are DuckLake's. */
 static int parse_bucket_key(const sql_tokens *tk, size_t *i, char **col, char **transform)
@@ -322,18 +317,18 @@ static int parse_bucket_key(const sql_tokens *tk, size_t *i, char **col, char **
     static const char EXPECTED[] = "Expected bucket(bucket_count, column)";
     size_t j = *i + 2, close = j;
     int depth = 0, args = 1;
-    for (; close < tk->n && !(depth == 0 && is_op(tk, close, ")")); close++) {
-        depth += is_op(tk, close, "(") - is_op(tk, close, ")");
-        args += depth == 0 && is_op(tk, close, ",");
+    for (; close < tk->n && !(depth == 0 && sql_tokens_is_op(tk, close, ")")); close++) {
+        depth += sql_tokens_is_op(tk, close, "(") - sql_tokens_is_op(tk, close, ")");
+        args += depth == 0 && sql_tokens_is_op(tk, close, ",");
     }
     if (close >= tk->n || args != 2)
         return tarn_error_set(TARN_EINVALID, "%s", EXPECTED);
     /* the count: one token, or a sign and a number */
     char count[64];
-    size_t c = j + (is_op(tk, j, "-") || is_op(tk, j, "+"));
+    size_t c = j + (sql_tokens_is_op(tk, j, "-") || sql_tokens_is_op(tk, j, "+"));
     const sql_token *num = &tk->toks[c];
     int constant = num->type == SQL_TOK_NUMBER || (num->type == SQL_TOK_STRING && c == j);
-    if (!constant || !is_op(tk, c + 1, ","))
+    if (!constant || !sql_tokens_is_op(tk, c + 1, ","))
         return tarn_error_set(TARN_EINVALID, "Bucket count must be a constant integer");
     snprintf(count, sizeof(count), "%s%s", c != j ? tk->toks[j].text : "", num->text);
     const sql_token *name = &tk->toks[c + 2];
@@ -441,19 +436,19 @@ static int parse_sort_keys(const sql_tokens *tk, const char *sql, size_t i, lk_a
     nkeys = 0;
     op->kind = LK_ALTER_SET_SORT;
     op->sort_keys = keys;
-    if (!is_op(tk, i, "("))
+    if (!sql_tokens_is_op(tk, i, "("))
         return tarn_error_set(TARN_EINVALID, "SET SORTED BY: expected (expression, …)");
     size_t start = ++i;
     int depth = 0;
     for (; i < tk->n; i++) {
-        int close = is_op(tk, i, ")") || is_op(tk, i, "]");
+        int close = sql_tokens_is_op(tk, i, ")") || sql_tokens_is_op(tk, i, "]");
         if (close && depth == 0) {
             break;
-        } else if (is_op(tk, i, "(") || is_op(tk, i, "[")) {
+        } else if (sql_tokens_is_op(tk, i, "(") || sql_tokens_is_op(tk, i, "[")) {
             depth++;
         } else if (close) {
             depth--;
-        } else if (depth == 0 && is_op(tk, i, ",")) {
+        } else if (depth == 0 && sql_tokens_is_op(tk, i, ",")) {
             if (nkeys == 64)
                 return tarn_error_set(TARN_EINVALID, "SET SORTED BY: more than 64 keys");
             int rc = parse_sort_key(tk, sql, start, i, &keys[nkeys]);

@@ -23,11 +23,6 @@
 #include <string.h>
 #include <strings.h>
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static const lk_table *find_table(lk_lake *l, const char *schema, const char *name)
 {
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
@@ -64,7 +59,7 @@ static int plain_query_insert(const sql_tokens *tk, const qname *q, const lk_tab
     if (i >= tk->n)
         return 0;
     if (!(starts_query(&tk->toks[i]) ||
-          (is_op(&tk->toks[i], "(") && i + 1 < tk->n && starts_query(&tk->toks[i + 1]))))
+          (sql_tok_is_op(&tk->toks[i], "(") && i + 1 < tk->n && starts_query(&tk->toks[i + 1]))))
         return 0;
     for (size_t c = 0; c < t->ncols; c++)
         if (!t->cols[c].nulls_allowed)
@@ -240,17 +235,17 @@ static int read_assignments(const sql_tokens *tk, const char *sql, size_t *i, as
             return tarn_error_set(TARN_EINVALID, "UPDATE: expected a column name after SET");
         const char *col = tk->toks[k].text;
         k++;
-        if (k >= tk->n || !is_op(&tk->toks[k], "="))
+        if (k >= tk->n || !sql_tok_is_op(&tk->toks[k], "="))
             return tarn_error_set(TARN_EINVALID, "UPDATE: expected '=' after SET %s", col);
         size_t from = ++k;
         int depth = 0;
         while (k < tk->n) {
             const sql_token *t = &tk->toks[k];
-            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
+            if (sql_tok_is_op(t, "(") || sql_tok_is_op(t, "[") || sql_tok_is_op(t, "{"))
                 depth++;
-            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
+            else if (sql_tok_is_op(t, ")") || sql_tok_is_op(t, "]") || sql_tok_is_op(t, "}"))
                 depth--;
-            else if (depth == 0 && (is_op(t, ",") || sql_tok_is_kw(t, "FROM") ||
+            else if (depth == 0 && (sql_tok_is_op(t, ",") || sql_tok_is_kw(t, "FROM") ||
                                     sql_tok_is_kw(t, "WHERE") || sql_tok_is_kw(t, "RETURNING")))
                 break;
             k++;
@@ -259,7 +254,7 @@ static int read_assignments(const sql_tokens *tk, const char *sql, size_t *i, as
         (*out)[*n].column = xstrdup(col);
         (*out)[*n].expr = session_token_text(tk, sql, from, k);
         (*n)++;
-        if (k < tk->n && is_op(&tk->toks[k], ",")) {
+        if (k < tk->n && sql_tok_is_op(&tk->toks[k], ",")) {
             k++;
             continue;
         }
@@ -380,11 +375,11 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
 static int copy_from(const sql_tokens *tk, const qname *q)
 {
     size_t i = q->end;
-    if (i < tk->n && is_op(&tk->toks[i], "(")) {
+    if (i < tk->n && sql_tok_is_op(&tk->toks[i], "(")) {
         for (int depth = 0; i < tk->n; i++) {
-            if (is_op(&tk->toks[i], "("))
+            if (sql_tok_is_op(&tk->toks[i], "("))
                 depth++;
-            else if (is_op(&tk->toks[i], ")") && --depth == 0)
+            else if (sql_tok_is_op(&tk->toks[i], ")") && --depth == 0)
                 break;
         }
         i++;

@@ -32,11 +32,6 @@ static const struct {
     {"table_insertions", "ducklake_table_insertions", 1},
 };
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static int form_index(const char *name)
 {
     for (size_t k = 0; k < sizeof(FORMS) / sizeof(FORMS[0]); k++)
@@ -76,8 +71,8 @@ int session_fnform_at(session_fnform *f, tarn_session *s, const sql_tokens *tk, 
 {
     qname q;
     memset(f, 0, sizeof(*f));
-    if (!s->lakes || (i > 0 && is_op(&tk->toks[i - 1], ".")) || !session_qname(tk, i, &q) ||
-        q.end >= tk->n || !is_op(&tk->toks[q.end], "("))
+    if (!s->lakes || (i > 0 && sql_tok_is_op(&tk->toks[i - 1], ".")) || !session_qname(tk, i, &q) ||
+        q.end >= tk->n || !sql_tok_is_op(&tk->toks[q.end], "("))
         return 0;
     int k = form_index(q.parts[q.n - 1]);
     if (k < 0 || tk->toks[q.end - 1].type != SQL_TOK_IDENT)

@@ -24,11 +24,6 @@
 
 #define SCRATCH "__tarn_macro"
 
-static int is_op(const sql_tokens *tk, size_t i, const char *op)
-{
-    return i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, op) == 0;
-}
-
 static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
 {
     return i < tk->n && sql_tok_is_kw(&tk->toks[i], kw);
@@ -49,20 +44,20 @@ typedef struct {
 /* Reads the parameter list opening at token *i; *i moves past ")". */
 static int read_group(const sql_tokens *tk, size_t *i, group_src *g)
 {
-    if (!is_op(tk, *i, "("))
+    if (!sql_tokens_is_op(tk, *i, "("))
         return -1;
     size_t k = *i + 1, item = k;
     int depth = 0;
     for (; k < tk->n; k++) {
-        int close = depth == 0 && is_op(tk, k, ")");
-        if (close || (depth == 0 && is_op(tk, k, ","))) {
+        int close = depth == 0 && sql_tokens_is_op(tk, k, ")");
+        if (close || (depth == 0 && sql_tokens_is_op(tk, k, ","))) {
             if (k > item) {
                 g->p = xrealloc(g->p, (g->n + 1) * sizeof(param_src));
                 param_src *p = &g->p[g->n++];
                 p->name = tk->toks[item].text;
                 p->from = p->to = item;
                 for (size_t j = item; j < k; j++)
-                    if (is_op(tk, j, ":=")) {
+                    if (sql_tokens_is_op(tk, j, ":=")) {
                         p->from = j + 1;
                         p->to = k;
                     }
@@ -72,7 +67,7 @@ static int read_group(const sql_tokens *tk, size_t *i, group_src *g)
                 break;
             continue;
         }
-        depth += is_op(tk, k, "(") - is_op(tk, k, ")");
+        depth += sql_tokens_is_op(tk, k, "(") - sql_tokens_is_op(tk, k, ")");
     }
     if (k >= tk->n)
         return -1;
@@ -84,12 +79,12 @@ static int read_group(const sql_tokens *tk, size_t *i, group_src *g)
  * at depth 0; a table macro's next one reads "(…) AS TABLE"). */
 static int impl_starts(const sql_tokens *tk, size_t i, int is_table)
 {
-    if (!is_op(tk, i, "("))
+    if (!sql_tokens_is_op(tk, i, "("))
         return 0;
     int depth = 0;
     size_t k = i;
     for (; k < tk->n; k++) {
-        depth += is_op(tk, k, "(") - is_op(tk, k, ")");
+        depth += sql_tokens_is_op(tk, k, "(") - sql_tokens_is_op(tk, k, ")");
         if (depth == 0)
             break;
     }
@@ -109,8 +104,8 @@ static size_t read_groups(const sql_tokens *tk, size_t i, int is_table, group_sr
             break;
         int depth = 0;
         for (; i < tk->n; i++) {
-            depth += is_op(tk, i, "(") - is_op(tk, i, ")");
-            if (depth == 0 && is_op(tk, i, ",") && impl_starts(tk, i + 1, is_table))
+            depth += sql_tokens_is_op(tk, i, "(") - sql_tokens_is_op(tk, i, ")");
+            if (depth == 0 && sql_tokens_is_op(tk, i, ",") && impl_starts(tk, i + 1, is_table))
                 break;
         }
         i++;

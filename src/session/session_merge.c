@@ -36,19 +36,14 @@
 #define MAP "temp.main.__tarn_merge_map"
 #define RES "temp.main.__tarn_merge_res"
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 /* The first token at depth 0 from `from` that is keyword kw; tk->n if none. */
 static size_t find_top(const sql_tokens *tk, size_t from, const char *kw)
 {
     int depth = 0;
     for (size_t i = from; i < tk->n; i++) {
-        if (is_op(&tk->toks[i], "("))
+        if (sql_tok_is_op(&tk->toks[i], "("))
             depth++;
-        else if (is_op(&tk->toks[i], ")"))
+        else if (sql_tok_is_op(&tk->toks[i], ")"))
             depth--;
         else if (depth == 0 && sql_tok_is_kw(&tk->toks[i], kw))
             return i;

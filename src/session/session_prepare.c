@@ -30,11 +30,6 @@ struct session_prepared {
     struct session_prepared *next;
 };
 
-static int is_op(const sql_token *t, const char *op)
-{
-    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
-}
-
 static struct session_prepared **find(tarn_session *s, const char *name)
 {
     struct session_prepared **pp = &s->prepared;
@@ -66,9 +61,9 @@ static size_t skip_group(const sql_tokens *tk, size_t i)
 {
     int depth = 0;
     for (; i < tk->n; i++) {
-        if (is_op(&tk->toks[i], "("))
+        if (sql_tok_is_op(&tk->toks[i], "("))
             depth++;
-        else if (is_op(&tk->toks[i], ")") && --depth == 0)
+        else if (sql_tok_is_op(&tk->toks[i], ")") && --depth == 0)
             return i + 1;
     }
     return i;
@@ -80,7 +75,7 @@ static int prepare(tarn_session *s, const sql_tokens *tk, const char *sql, sessi
     if (tk->n < 4 || (tk->toks[1].type != SQL_TOK_IDENT && tk->toks[1].type != SQL_TOK_QIDENT))
         return 0;
     size_t i = 2;
-    if (is_op(&tk->toks[i], "("))
+    if (sql_tok_is_op(&tk->toks[i], "("))
         i = skip_group(tk, i);
     if (i + 1 >= tk->n || !sql_tok_is_kw(&tk->toks[i], "AS"))
         return 0;
@@ -125,20 +120,12 @@ static void args_read(exec_args *a, const sql_tokens *tk, const char *sql, size_
     size_t i = from;
     while (i < to) {
         size_t start = i;
-        int depth = 0;
-        for (; i < to; i++) {
-            const sql_token *t = &tk->toks[i];
-            if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
-                depth++;
-            else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
-                depth--;
-            else if (depth == 0 && is_op(t, ","))
-                break;
-        }
+        i = sql_tokens_item_end(tk, i, to);
         char *name = NULL;
         size_t vstart = start;
         if (i - start >= 3 && tk->toks[start].type == SQL_TOK_IDENT &&
-            (is_op(&tk->toks[start + 1], ":=") || is_op(&tk->toks[start + 1], "="))) {
+            (sql_tok_is_op(&tk->toks[start + 1], ":=") ||
+             sql_tok_is_op(&tk->toks[start + 1], "="))) {
             name = xstrdup(tk->toks[start].text);
             vstart = start + 2;
         }
@@ -225,7 +212,7 @@ static int execute(tarn_session *s, const sql_tokens *tk, const char *sql, sessi
         return 0;
     }
     exec_args a = {0};
-    if (tk->n > 2 && is_op(&tk->toks[2], "(")) {
+    if (tk->n > 2 && sql_tok_is_op(&tk->toks[2], "(")) {
         size_t close = skip_group(tk, 2);
         args_read(&a, tk, sql, 3, close - 1);
     }

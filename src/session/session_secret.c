@@ -81,11 +81,6 @@ static const char *secret_get(const session_secret *k, const char *key)
     return NULL;
 }
 
-static int is_op(const sql_tokens *tk, size_t i, const char *op)
-{
-    return i < tk->n && tk->toks[i].type == SQL_TOK_OP && strcmp(tk->toks[i].text, op) == 0;
-}
-
 static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
 {
     return i < tk->n && sql_tok_is_kw(&tk->toks[i], kw);
@@ -95,16 +90,16 @@ static int kw_at(const sql_tokens *tk, size_t i, const char *kw)
 static int parse_map(session_secret *k, const sql_tokens *tk, size_t *i)
 {
     size_t j = *i + 1;
-    if (!is_op(tk, j++, "{"))
+    if (!sql_tokens_is_op(tk, j++, "{"))
         return tarn_error_set(TARN_EINVALID, "CREATE SECRET: expected MAP {…}");
-    while (j < tk->n && !is_op(tk, j, "}")) {
-        if (j + 2 >= tk->n || !is_op(tk, j + 1, ":"))
+    while (j < tk->n && !sql_tokens_is_op(tk, j, "}")) {
+        if (j + 2 >= tk->n || !sql_tokens_is_op(tk, j + 1, ":"))
             return tarn_error_set(TARN_EINVALID, "CREATE SECRET: expected 'key': 'value' in MAP");
         char *key = xasprintf("meta_%s", tk->toks[j].text);
         secret_set(k, key, tk->toks[j + 2].text);
         free(key);
         j += 3;
-        if (is_op(tk, j, ","))
+        if (sql_tokens_is_op(tk, j, ","))
             j++;
     }
     *i = j + 1;
@@ -115,21 +110,21 @@ static int parse_map(session_secret *k, const sql_tokens *tk, size_t *i)
  * tells whether TYPE was ducklake. */
 static int parse_body(session_secret *k, const sql_tokens *tk, size_t i, int *is_ducklake)
 {
-    if (!is_op(tk, i++, "("))
+    if (!sql_tokens_is_op(tk, i++, "("))
         return 0;
     int rc = 0;
-    while (!rc && i < tk->n && !is_op(tk, i, ")")) {
+    while (!rc && i < tk->n && !sql_tokens_is_op(tk, i, ")")) {
         const char *key = tk->toks[i++].text;
-        if (kw_at(tk, i, "MAP") && is_op(tk, i + 1, "{")) {
+        if (kw_at(tk, i, "MAP") && sql_tokens_is_op(tk, i + 1, "{")) {
             rc = parse_map(k, tk, &i);
-        } else if (i < tk->n && !is_op(tk, i, ",") && !is_op(tk, i, ")")) {
+        } else if (i < tk->n && !sql_tokens_is_op(tk, i, ",") && !sql_tokens_is_op(tk, i, ")")) {
             if (strcasecmp(key, "TYPE") == 0)
                 *is_ducklake = strcasecmp(tk->toks[i].text, "ducklake") == 0;
             else
                 secret_set(k, key, tk->toks[i].text);
             i++;
         }
-        if (is_op(tk, i, ","))
+        if (sql_tokens_is_op(tk, i, ","))
             i++;
     }
     return rc;
@@ -154,7 +149,7 @@ static int create_secret(tarn_session *s, const sql_tokens *tk, int *handled)
         i += 3;
     }
     const char *name = DEFAULT_SECRET;
-    if (i < tk->n && !is_op(tk, i, "("))
+    if (i < tk->n && !sql_tokens_is_op(tk, i, "("))
         name = tk->toks[i++].text;
     session_secret *k = xcalloc(1, sizeof(*k));
     int is_ducklake = 0;

@@ -443,6 +443,31 @@ int sql_tok_is_kw(const sql_token *t, const char *kw)
     return t->type == SQL_TOK_IDENT && strlen(t->text) == n && ascii_ieq(t->text, kw, n);
 }
 
+int sql_tok_is_op(const sql_token *t, const char *op)
+{
+    return t->type == SQL_TOK_OP && strcmp(t->text, op) == 0;
+}
+
+int sql_tokens_is_op(const sql_tokens *tk, size_t i, const char *op)
+{
+    return i < tk->n && sql_tok_is_op(&tk->toks[i], op);
+}
+
+size_t sql_tokens_item_end(const sql_tokens *tk, size_t i, size_t to)
+{
+    int depth = 0;
+    for (; i < to; i++) {
+        const sql_token *t = &tk->toks[i];
+        if (sql_tok_is_op(t, "(") || sql_tok_is_op(t, "[") || sql_tok_is_op(t, "{"))
+            depth++;
+        else if (sql_tok_is_op(t, ")") || sql_tok_is_op(t, "]") || sql_tok_is_op(t, "}"))
+            depth--;
+        else if (depth == 0 && sql_tok_is_op(t, ","))
+            break;
+    }
+    return i;
+}
+
 /* ---- script splitting -------------------------------------------------- */
 
 /* Adds the statement spanning tokens first..last. The text runs from the

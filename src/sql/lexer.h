@@ -46,6 +46,13 @@ void sql_tokens_free(sql_tokens *t);
 
 /* 1 when `t` is a bare identifier equal to `kw`, ignoring ASCII case. */
 int sql_tok_is_kw(const sql_token *t, const char *kw);
+/* 1 when `t` is the operator or punctuation `op` ("(", ",", "=>", …). */
+int sql_tok_is_op(const sql_token *t, const char *op);
+/* The same for token i of `tk`; 0 past the end. */
+int sql_tokens_is_op(const sql_tokens *tk, size_t i, const char *op);
+/* The end of the comma-separated item starting at token i, before `to`:
+ * the index of the next ',' outside brackets, or `to`. */
+size_t sql_tokens_item_end(const sql_tokens *tk, size_t i, size_t to);
 
 typedef struct {
     char *text; /* the statement without its terminating ';', leading and
