@@ -564,6 +564,31 @@ static void test_output_oracle_comments(void **state)
     assert_int_equal(sql_output_kind("\f\v SHOW TABLES"), TARN_OUTPUT_ROWS);
 }
 
+/* sql_tok_is_op / sql_tokens_is_op / sql_tokens_item_end: the items of
+ * f(a, g(b, c), [d, e], {'k': 1}) end at the commas outside brackets. */
+static void test_op_helpers(void **state)
+{
+    (void)state;
+    sql_tokens t;
+    assert_int_equal(sql_tokenize(&t, "f(a, g(b, c), [d, e], {'k': 1})"), 0);
+    assert_true(sql_tok_is_op(&t.toks[1], "("));
+    assert_false(sql_tok_is_op(&t.toks[0], "("));
+    assert_true(sql_tokens_is_op(&t, t.n - 1, ")"));
+    assert_false(sql_tokens_is_op(&t, t.n, ")")); /* past the end */
+    size_t to = t.n - 1, i = 2, ends[4], n = 0;
+    while (i < to && n < 4) {
+        ends[n++] = sql_tokens_item_end(&t, i, to);
+        i = ends[n - 1] + 1;
+    }
+    assert_int_equal(n, 4);
+    assert_true(sql_tok_is_op(&t.toks[ends[0]], ","));
+    assert_string_equal(t.toks[ends[0] - 1].text, "a");
+    assert_string_equal(t.toks[ends[1] - 1].text, ")");
+    assert_string_equal(t.toks[ends[2] - 1].text, "]");
+    assert_int_equal(ends[3], to);
+    sql_tokens_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_output_count),
         cmocka_unit_test(test_output_none),
         cmocka_unit_test(test_output_oracle_comments),
+        cmocka_unit_test(test_op_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
