@@ -7,6 +7,7 @@
 #include "duck/duck.h"
 #include "lake/filestats.h"
 #include "lake/txn.h"
+#include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -16,10 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define FILE_PATH_FIELD 2147483646LL
-#define POS_FIELD 2147483645LL
-#define SNAPSHOT_FIELD 2147483539LL
 
 void lk_deletes_note_inlined(lk_lake *lake, int64_t table_id)
 {
@@ -236,10 +233,10 @@ static int delete_parquet(char **name, char **abs, lk_file_stats **fs, size_t *n
     positions_sql(&b, lake, fd, s, with_snap);
     buf_puts(&b, ")) TO ");
     quote_literal(&b, *abs);
-    buf_printf(&b, " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld", FILE_PATH_FIELD,
-               POS_FIELD);
+    buf_printf(&b, " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld",
+               LK_FIELD_ID_DELETE_PATH, LK_FIELD_ID_DELETE_POS);
     if (with_snap)
-        buf_printf(&b, ", _ducklake_internal_snapshot_id: %lld", SNAPSHOT_FIELD);
+        buf_printf(&b, ", _ducklake_internal_snapshot_id: %lld", LK_FIELD_ID_SNAPSHOT);
     buf_puts(&b, "}, RETURN_STATS)");
     *fs = NULL;
     *nfs = 0;

@@ -148,7 +148,7 @@ static void schema_map(tarn_buf *b, const lk_table *t)
     buf_printf(b,
                ", %lld: {name: '__tarn_rid', type: 'BIGINT', default_value: NULL::VARCHAR}, "
                "%lld: {name: '__tarn_snap', type: 'BIGINT', default_value: NULL::VARCHAR}}",
-               MT_ROW_ID_FIELD, MT_SNAPSHOT_FIELD);
+               LK_FIELD_ID_ROW_ID, LK_FIELD_ID_SNAPSHOT);
 }
 
 /* (order, path, row_id_start, begin_snapshot, file id) of the sources. */

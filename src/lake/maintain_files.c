@@ -26,9 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FILE_PATH_FIELD 2147483646LL
-#define POS_FIELD 2147483645LL
-
 static char *new_name(duckdb_connection con, const char *suffix)
 {
     char *uuid = uuid_v7();
@@ -59,9 +56,9 @@ static void copy_sql(tarn_buf *b, const mt_call *c, const mt_file_spec *sp, cons
         lk_type_field_ids(b, &sp->t->cols[i]);
     }
     if (sp->with_rid)
-        buf_printf(b, ", _ducklake_internal_row_id: %lld", MT_ROW_ID_FIELD);
+        buf_printf(b, ", _ducklake_internal_row_id: %lld", LK_FIELD_ID_ROW_ID);
     if (sp->with_snap)
-        buf_printf(b, ", _ducklake_internal_snapshot_id: %lld", MT_SNAPSHOT_FIELD);
+        buf_printf(b, ", _ducklake_internal_snapshot_id: %lld", LK_FIELD_ID_SNAPSHOT);
     /* native Parquet geometry, as write.c writes it */
     buf_puts(b, "}, GEOPARQUET_VERSION 'NONE', RETURN_STATS)");
 }
@@ -221,7 +218,7 @@ int mt_write_delete_file(const mt_call *c, const lk_table *cur, int64_t data_fil
     buf_printf(&b,
                " (FORMAT parquet, FIELD_IDS {file_path: %lld, pos: %lld, "
                "_ducklake_internal_snapshot_id: %lld}, RETURN_STATS)",
-               FILE_PATH_FIELD, POS_FIELD, MT_SNAPSHOT_FIELD);
+               LK_FIELD_ID_DELETE_PATH, LK_FIELD_ID_DELETE_POS, LK_FIELD_ID_SNAPSHOT);
     lk_file_stats *fs = NULL;
     size_t nfs = 0;
     if (!rc) {

@@ -263,10 +263,11 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
             buf_puts(&pos, duck_table_get(&r, i, 6));
             buf_puts(&pos, ") FROM read_parquet(");
             quote_literal(&pos, old_path);
-            buf_printf(&pos, ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
-                             "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
-                             "'BIGINT', default_value: NULL::VARCHAR}})",
-                       MT_SNAPSHOT_FIELD);
+            buf_printf(&pos,
+                       ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
+                       "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
+                       "'BIGINT', default_value: NULL::VARCHAR}})",
+                       LK_FIELD_ID_SNAPSHOT);
         }
         buf_puts(&pos, ") GROUP BY pos");
         int64_t ndel = 0, id = strtoll(fid, NULL, 10);

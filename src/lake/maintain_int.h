@@ -14,9 +14,6 @@
 
 #include <stdint.h>
 
-#define MT_ROW_ID_FIELD 2147483540LL
-#define MT_SNAPSHOT_FIELD 2147483539LL
-
 /* One call of a maintenance function. */
 typedef struct {
     duckdb_connection con;

@@ -1,7 +1,8 @@
 /*
  * scan_int.h — the entries of the per-lake cache (scan_cache.c) that the
  * read SQL of a table (scan.c) reads through: a table's committed files
- * (scan_input.h) and the facts of its inlined-data tables.
+ * (scan_input.h) and the facts of its inlined-data tables; and the parts
+ * of that SQL that scan_files.c and scan_inlined.c build for scan.c.
  * Not part of libtarn's API.
  */
 #ifndef TARN_LAKE_SCAN_INT_H
@@ -9,6 +10,7 @@
 
 #include "duck/duck.h"
 #include "lake/handle.h"
+#include "lake/namemap.h"
 #include "lake/scan_input.h"
 #include "lake/txn.h"
 
@@ -39,5 +41,40 @@ void scan_cache_store(lk_lake *lake, int64_t table_id, int64_t snapshot, const s
 inlined_info *scan_inlined_find(lk_lake *lake, const char *name, int add);
 /* Sets the column names (by column id) of an inlined table's entry. */
 void scan_inlined_set_names(inlined_info *x, const int64_t *ids, char *const *names, size_t n);
+
+/* ---- the parts of a table's read SQL ---- */
+
+/* The table's columns, quoted, each prefixed by `prefix` (may be NULL). */
+void lk_scan_column_list(tarn_buf *b, const lk_table *t, const char *prefix);
+/* The newest begin snapshot of the columns' layouts: files written before
+ * it are read by field id through a rebuilt layout. */
+int64_t lk_scan_layout_since(const lk_column *cols, size_t n);
+/* The virtual columns `flags` asks for (snapshot_id, filename,
+ * file_row_number, file_index), from these expressions. */
+void lk_scan_virtual_columns(tarn_buf *b, int flags, const char *snap, const char *file,
+                             const char *row, const char *index);
+/* One read_parquet over the group of files `in` at snapshot s, by field
+ * id; `layout` (may be NULL): the table's columns as the files were
+ * written, when nested columns changed since. */
+void lk_scan_parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
+                          int64_t s, const char *snap, int flags, int pending,
+                          const lk_column *layout, size_t nlayout);
+/* The same for files registered through name mapping `m`. */
+void lk_scan_mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
+                         int64_t s, const char *snap, int flags, int pending, const lk_namemap *m);
+/* The name mappings the files of `in` use (read from the catalog), and
+ * their signature in each file's group key. */
+int lk_scan_mapped_load(lk_namemap_set *out, lk_lake *lake, duckdb_connection con,
+                        const scan_input *in);
+void lk_scan_mapped_signatures(scan_input *in, const lk_namemap_set *maps);
+/* The live rows of inlined table `inl` at snapshot `snap` (latest: the
+ * lake's newest snapshot), file_index being its place among the sources. */
+void lk_scan_inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          const lk_inlined *inl, const char *snap, int flags, int pending,
+                          int latest, int64_t file_index);
+/* The open transaction's inlined rows of `t`; local_start: the
+ * transaction-local row id of its first new row. */
+void lk_scan_pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags,
+                          int64_t local_start, int64_t file_index);
 
 #endif

@@ -305,3 +305,22 @@ void lk_type_field_ids(tarn_buf *b, const lk_column *col)
     }
     buf_putc(b, '}');
 }
+
+int lk_table_has_nested(const lk_table *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (lk_type_is_nested(t->cols[i].type))
+            return 1;
+    return 0;
+}
+
+int lk_column_same_tree(const lk_column *a, const lk_column *b)
+{
+    if (a->id != b->id || strcmp(a->name, b->name) != 0 || strcmp(a->type, b->type) != 0 ||
+        a->nchildren != b->nchildren)
+        return 0;
+    for (size_t i = 0; i < a->nchildren; i++)
+        if (!lk_column_same_tree(&a->children[i], &b->children[i]))
+            return 0;
+    return 1;
+}

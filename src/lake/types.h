@@ -22,6 +22,14 @@
 int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type type,
                          int64_t *next_id);
 
+/* The Parquet field ids DuckLake reserves for its own columns: a data
+ * file's embedded row ids and per-row snapshots, and a delete file's two
+ * columns (file_path, pos). */
+#define LK_FIELD_ID_ROW_ID 2147483540LL
+#define LK_FIELD_ID_SNAPSHOT 2147483539LL
+#define LK_FIELD_ID_DELETE_PATH 2147483646LL
+#define LK_FIELD_ID_DELETE_POS 2147483645LL
+
 /* Appends the DuckDB SQL type of a DuckLake column tree, e.g.
  * STRUCT("a" INTEGER, "b" VARCHAR)[] — usable in CAST and CREATE TABLE. */
 void lk_type_to_sql(tarn_buf *b, const lk_column *col);
@@ -33,6 +41,11 @@ char *lk_type_lake_name(const char *sql);
 
 /* 1 when the DuckLake type is a nested parent (struct, list, map). */
 int lk_type_is_nested(const char *type);
+
+/* 1 when some column of `t` is nested (struct, list, map). */
+int lk_table_has_nested(const lk_table *t);
+/* 1 when two column trees have the same ids, names and types throughout. */
+int lk_column_same_tree(const lk_column *a, const lk_column *b);
 
 /* 1 when values of the column can be inlined into the catalog: DuckLake
  * inlines every type but GEOMETRY, anywhere in a column's tree

@@ -62,7 +62,7 @@ void lk_write_copy_options(tarn_buf *b, lk_lake *lake, duckdb_connection con, co
         lk_type_field_ids(b, &t->cols[i]);
     }
     if (with_rowid)
-        buf_printf(b, ", _ducklake_internal_row_id: %lld", LK_ROW_ID_FIELD_ID);
+        buf_printf(b, ", _ducklake_internal_row_id: %lld", LK_FIELD_ID_ROW_ID);
     buf_puts(b, "}, GEOPARQUET_VERSION 'NONE', RETURN_STATS)");
 }
 

@@ -17,9 +17,6 @@
 
 #include <stdint.h>
 
-/* The field id DuckLake gives _ducklake_internal_row_id in data files. */
-#define LK_ROW_ID_FIELD_ID 2147483540LL
-
 /* The partition a file belongs to: the spec id and one value per key
  * (NULL for a NULL key). */
 typedef struct lk_file_partition {
