@@ -60,6 +60,7 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
 int cmd_history(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
+    cli_common common = {0};
     long limit = 50;
     int all = 0;
     render_format fmt = RENDER_TABLE;
@@ -68,7 +69,10 @@ int cmd_history(int argc, char **argv)
         int m;
         if (cli_opt_help(a, cmd_history_usage))
             return CLI_OK;
-        if (strcmp(a, "--all") == 0) {
+        if ((m = cli_opt_common(argc, argv, &i, &common, 0)) != 0) {
+            if (m < 0)
+                goto usage;
+        } else if (strcmp(a, "--all") == 0) {
             all = 1;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
@@ -80,8 +84,11 @@ int cmd_history(int argc, char **argv)
             goto usage;
         }
     }
+    if (dir)
+        common.dir = dir;
     cli_project cp;
-    int status = cli_project_open(&cp, dir);
+    int status = cli_project_open_common(&cp, &common);
+    cli_common_free(&common);
     if (status != CLI_OK)
         return status;
     char *name = NULL;
@@ -142,6 +149,7 @@ int cmd_history(int argc, char **argv)
     cli_project_close(&cp);
     return status;
 usage:
+    cli_common_free(&common);
     fputs("Try 'tarn history --help'.\n", stderr);
     return CLI_USAGE;
 }

@@ -12,9 +12,11 @@
  * --confirm; without it the steps are shown and nothing changes.
  */
 #include "cli/cli.h"
+#include "cli/project_cli.h"
 
 #include "tarn/error.h"
 #include "tarn/upgrade.h"
+#include "util/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,14 @@
 #include <sys/stat.h>
 
 const char cmd_lake_usage[] =
-    "usage: tarn lake upgrade PATH [--dry-run | --confirm]\n"
+    "usage: tarn lake upgrade [PATH] [--dry-run | --confirm] [-C DIR] [--target NAME]\n"
     "\n"
     "  upgrade   migrate the DuckLake catalog file PATH (or 'ducklake:PATH'), written\n"
     "            by DuckLake 0.1, 0.2, 0.3 or 0.4, to DuckLake 1.0, in one\n"
     "            transaction. The change is one-way: the DuckDB version that\n"
     "            wrote the lake cannot open it afterwards.\n"
+    "\n"
+    "            Without PATH: the lake of the project tarn runs in.\n"
     "\n"
     "  --dry-run   show the steps (run, then rolled back), change nothing\n"
     "  --confirm   do the upgrade; without it (or --dry-run) nothing is changed\n"
@@ -36,7 +40,9 @@ const char cmd_lake_usage[] =
     "Exit status: 0 done (or already 1.0), 1 failed, 2 usage error or not confirmed.\n";
 
 typedef struct {
+    cli_common common; /* -C, --target: the project whose lake it is */
     const char *action, *path;
+    char *project_path; /* the project's lake, when no PATH is given */
     int dry_run, confirm;
 } lake_opts;
 
@@ -47,7 +53,12 @@ static int parse(lake_opts *o, int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
-        if (strcmp(a, "--dry-run") == 0) {
+        int c = cli_opt_common(argc, argv, &i, &o->common, 0);
+        if (c < 0)
+            return -1;
+        if (c > 0) {
+            continue;
+        } else if (strcmp(a, "--dry-run") == 0) {
             o->dry_run = 1;
         } else if (strcmp(a, "--confirm") == 0) {
             o->confirm = 1;
@@ -65,15 +76,11 @@ static int parse(lake_opts *o, int argc, char **argv)
                    o->action ? o->action : "");
         return -1;
     }
-    if (!o->path) {
-        cli_errorf("upgrade needs the catalog file: tarn lake upgrade PATH");
-        return -1;
-    }
     if (o->dry_run && o->confirm) {
         cli_errorf("--dry-run and --confirm exclude each other");
         return -1;
     }
-    if (strncmp(o->path, "ducklake:", 9) == 0)
+    if (o->path && strncmp(o->path, "ducklake:", 9) == 0)
         o->path += 9;
     return 0;
 }
@@ -148,13 +155,44 @@ static int run_upgrade(const lake_opts *o)
     return rc;
 }
 
+/* o->path from the project tarn runs in (its config/ ATTACH). */
+static int project_lake_path(lake_opts *o)
+{
+    if (cli_project_chdir(o->common.dir) != CLI_OK)
+        return CLI_USAGE;
+    if (!cli_in_project()) {
+        cli_errorf("upgrade needs the catalog file: tarn lake upgrade PATH (or run it inside a "
+                   "project)");
+        return CLI_USAGE;
+    }
+    cli_project cp;
+    int rc = cli_project_open_common(&cp, &o->common);
+    if (rc != CLI_OK)
+        return rc;
+    const char *path = cp.p->lake_path;
+    o->project_path = xstrdup(strncmp(path, "ducklake:", 9) == 0 ? path + 9 : path);
+    o->path = o->project_path;
+    cli_project_close(&cp);
+    return CLI_OK;
+}
+
 int cmd_lake(int argc, char **argv)
 {
     lake_opts o = {0};
     int p = parse(&o, argc, argv);
     if (p != 0) {
         fputs(cmd_lake_usage, p > 0 ? stdout : stderr);
+        cli_common_free(&o.common);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
-    return run_upgrade(&o);
+    if (!o.path) {
+        int rc = project_lake_path(&o);
+        cli_common_free(&o.common);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    cli_common_free(&o.common);
+    int rc = run_upgrade(&o);
+    free(o.project_path);
+    return rc;
 }

@@ -149,13 +149,19 @@ static void print_json(const tarn_project *p, const unsigned char *keep)
 int cmd_lineage(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
+    cli_common common = {0};
     lineage_fmt fmt = FMT_TEXT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (cli_opt_help(a, cmd_lineage_usage))
+        if (cli_opt_help(a, cmd_lineage_usage)) {
+            cli_common_free(&common);
             return CLI_OK;
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+        }
+        if ((m = cli_opt_common(argc, argv, &i, &common, 0)) != 0) {
+            if (m < 0)
+                goto usage;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
             if (m < 0)
                 goto usage;
             if (strcmp(val, "text") == 0)
@@ -172,12 +178,27 @@ int cmd_lineage(int argc, char **argv)
             goto usage;
         }
     }
+    if (dir)
+        common.dir = dir;
+    if (model && common.select.n) {
+        cli_errorf("give MODEL or --select, not both");
+        goto usage;
+    }
     cli_project cp;
-    int status = cli_project_open(&cp, dir);
-    if (status != CLI_OK)
+    int status = cli_project_open_common(&cp, &common);
+    if (status != CLI_OK) {
+        cli_common_free(&common);
         return status;
+    }
     unsigned char *keep = NULL;
-    if (model) {
+    if (common.select.n || common.exclude.n) {
+        if (cli_common_select(&keep, &common, cp.p) != 0) {
+            cli_report(tarn_error_last());
+            cli_project_close(&cp);
+            cli_common_free(&common);
+            return CLI_USAGE;
+        }
+    } else if (model) {
         /* The model with everything upstream and downstream of it. */
         char *sel = xasprintf("+%s+", model);
         char *args[] = {sel};
@@ -186,6 +207,7 @@ int cmd_lineage(int argc, char **argv)
         if (rc) {
             cli_report(tarn_error_last());
             cli_project_close(&cp);
+            cli_common_free(&common);
             return CLI_USAGE;
         }
     } else {
@@ -200,8 +222,10 @@ int cmd_lineage(int argc, char **argv)
         print_json(cp.p, keep);
     free(keep);
     cli_project_close(&cp);
+    cli_common_free(&common);
     return CLI_OK;
 usage:
+    cli_common_free(&common);
     fputs("Try 'tarn lineage --help'.\n", stderr);
     return CLI_USAGE;
 }

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 
 const char cmd_maintain_usage[] =
-    "usage: tarn maintain expire|cleanup|compact|flush --lake 'ducklake:PATH' [OPTIONS]\n"
+    "usage: tarn maintain expire|cleanup|compact|flush [--lake 'ducklake:PATH'] [OPTIONS]\n"
     "\n"
     "  expire    forget snapshots (--versions or --older-than; never the newest):\n"
     "            files only they used are scheduled for deletion\n"
@@ -37,7 +37,10 @@ const char cmd_maintain_usage[] =
     "            mostly deleted\n"
     "  flush     move inlined rows into Parquet files\n"
     "\n"
-    "  --lake 'ducklake:PATH'  the lake's catalog file (must exist)\n"
+    "  --lake 'ducklake:PATH'  the lake's catalog file (must exist); default: the\n"
+    "                          lake of the project tarn runs in (config/catalog.sql)\n"
+    "  -C, --project DIR       that project's folder\n"
+    "  -t, --target NAME       that project's target (config/targets/NAME.sql)\n"
     "  --data-path DIR         its data path, as given when it was attached\n"
     "  --dry-run               show what would be done, change nothing\n"
     "  --older-than TS         a timestamp ('2026-01-01 00:00:00+00') or an\n"
@@ -53,6 +56,8 @@ const char cmd_maintain_usage[] =
     "Exit status: 0 done, 1 failed, 2 usage error.\n";
 
 typedef struct {
+    cli_common common; /* -C, --target: the project whose lake it is */
+    const char *alias; /* the lake's name in the session */
     const char *action, *lake, *data_path, *older_than, *versions, *table, *threshold;
     int dry_run, all;
     render_format format;
@@ -69,6 +74,9 @@ static int parse_one(maint_opts *o, int argc, char **argv, int *i)
         {"--table", &o->table},         {"--delete-threshold", &o->threshold},
     };
     const char *a = argv[*i], *val = NULL;
+    int c = cli_opt_common(argc, argv, i, &o->common, 0);
+    if (c != 0)
+        return c < 0 ? -1 : 0;
     if (strcmp(a, "--dry-run") == 0)
         return o->dry_run = 1, 0;
     if (strcmp(a, "--all") == 0)
@@ -119,10 +127,6 @@ static int parse(maint_opts *o, int argc, char **argv)
     if (!known) {
         cli_errorf(o->action ? "unknown action '%s'" : "an action is needed%s",
                    o->action ? o->action : "");
-        return -1;
-    }
-    if (!o->lake) {
-        cli_errorf("--lake 'ducklake:PATH' is needed");
         return -1;
     }
     if (strcmp(o->action, "expire") == 0 && !o->versions == !o->older_than) {
@@ -203,25 +207,29 @@ static char *action_sql(const maint_opts *o)
     tarn_buf b = {0};
     if (strcmp(o->action, "expire") == 0) {
         buf_puts(&b, "SELECT snapshot_id, snapshot_time, schema_version, changes FROM "
-                     "ducklake_expire_snapshots('lake'");
+                     "ducklake_expire_snapshots(");
+        quote_literal(&b, o->alias);
         if (o->versions)
             buf_printf(&b, ", versions => [%s]", o->versions);
         else
             older_than_arg(&b, o->older_than);
         buf_printf(&b, ", dry_run => %s) ORDER BY snapshot_id", o->dry_run ? "true" : "false");
     } else if (strcmp(o->action, "cleanup") == 0) {
-        buf_puts(&b, "SELECT 'scheduled' AS kind, path FROM ducklake_cleanup_old_files('lake'");
+        buf_puts(&b, "SELECT 'scheduled' AS kind, path FROM ducklake_cleanup_old_files(");
+        quote_literal(&b, o->alias);
         age_args(&b, o);
         buf_puts(&b, ") UNION ALL SELECT 'orphaned', path FROM "
-                     "ducklake_delete_orphaned_files('lake'");
+                     "ducklake_delete_orphaned_files(");
+        quote_literal(&b, o->alias);
         age_args(&b, o);
         buf_puts(&b, ") ORDER BY kind DESC, path");
     } else if (strcmp(o->action, "compact") == 0) {
         const char *dry = o->dry_run ? ", dry_run => true" : "";
-        buf_puts(&b, "SELECT 'merge' AS step, * FROM ducklake_merge_adjacent_files('lake'");
+        buf_puts(&b, "SELECT 'merge' AS step, * FROM ducklake_merge_adjacent_files(");
+        quote_literal(&b, o->alias);
         table_args(&b, o, "schema", NULL);
-        buf_printf(&b, "%s) UNION ALL SELECT 'rewrite', * FROM ducklake_rewrite_data_files('lake'",
-                   dry);
+        buf_printf(&b, "%s) UNION ALL SELECT 'rewrite', * FROM ducklake_rewrite_data_files(", dry);
+        quote_literal(&b, o->alias);
         table_args(&b, o, "schema", NULL);
         if (o->threshold) {
             buf_puts(&b, ", delete_threshold => CAST(");
@@ -230,7 +238,8 @@ static char *action_sql(const maint_opts *o)
         }
         buf_printf(&b, "%s) ORDER BY step, schema_name, table_name", dry);
     } else {
-        buf_puts(&b, "SELECT * FROM ducklake_flush_inlined_data('lake'");
+        buf_puts(&b, "SELECT * FROM ducklake_flush_inlined_data(");
+        quote_literal(&b, o->alias);
         table_args(&b, o, "schema_name", "table_name");
         buf_printf(&b, "%s) ORDER BY ALL", o->dry_run ? ", dry_run => true" : "");
     }
@@ -270,34 +279,82 @@ static char *attach_sql(const maint_opts *o)
     return buf_detach(&b);
 }
 
+/* Attaches the project's lake (config/'s ATTACH, writable) when no
+ * --lake is given: the lake of the project tarn is run in. */
+static int project_lake(maint_opts *o, cli_project *cp)
+{
+    if (cli_project_chdir(o->common.dir) != CLI_OK)
+        return CLI_USAGE;
+    if (!cli_in_project()) {
+        cli_errorf("--lake 'ducklake:PATH' is needed (or run it inside a project, or give "
+                   "-C DIR)");
+        return CLI_USAGE;
+    }
+    int rc = cli_project_open_common(cp, &o->common);
+    if (rc != CLI_OK)
+        return rc;
+    if (!cli_project_lake_exists(cp)) {
+        cli_errorf("no lake at '%s' (the project's lake \"%s\" has not been built)",
+                   cp->p->lake_path, cp->p->lake_alias);
+        return CLI_FAILED;
+    }
+    rc = cli_project_attach_mode(cp, 0);
+    if (rc != CLI_OK)
+        return CLI_FAILED;
+    o->alias = cp->p->lake_alias;
+    return CLI_OK;
+}
+
 int cmd_maintain(int argc, char **argv)
 {
     maint_opts o = {0};
     int p = parse(&o, argc, argv);
     if (p != 0) {
+        cli_common_free(&o.common);
         fputs(cmd_maintain_usage, p > 0 ? stdout : stderr);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
-    const char *path = strncmp(o.lake, "ducklake:", 9) == 0 ? o.lake + 9 : o.lake;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        /* ATTACH would create a new, empty lake there */
-        cli_errorf("no lake at '%s'", path);
-        return CLI_FAILED;
-    }
+    cli_project cp = {0};
     tarn_session *s = NULL;
-    if (tarn_session_open(&s) != 0) {
-        cli_errorf("%s", tarn_error_last());
-        return CLI_FAILED;
-    }
+    int rc = 0;
     render *r = render_new(o.format, stdout);
-    char *attach = attach_sql(&o), *sql = action_sql(&o);
-    int rc = run(s, r, 1, attach, TARN_OUTPUT_NONE);
+    if (!o.lake) {
+        int st = project_lake(&o, &cp);
+        cli_common_free(&o.common);
+        if (st != CLI_OK) {
+            render_free(r);
+            cli_project_close(&cp);
+            return st;
+        }
+        s = cp.s;
+    } else {
+        cli_common_free(&o.common);
+        o.alias = "lake";
+        const char *path = strncmp(o.lake, "ducklake:", 9) == 0 ? o.lake + 9 : o.lake;
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            /* ATTACH would create a new, empty lake there */
+            cli_errorf("no lake at '%s'", path);
+            render_free(r);
+            return CLI_FAILED;
+        }
+        if (tarn_session_open(&s) != 0) {
+            cli_errorf("%s", tarn_error_last());
+            render_free(r);
+            return CLI_FAILED;
+        }
+        char *attach = attach_sql(&o);
+        rc = run(s, r, 1, attach, TARN_OUTPUT_NONE);
+        free(attach);
+    }
+    char *sql = action_sql(&o);
     if (rc == 0)
-        rc = run(s, r, 2, sql, TARN_OUTPUT_ROWS);
-    free(attach);
+        rc = run(s, r, o.lake ? 2 : 1, sql, TARN_OUTPUT_ROWS);
     free(sql);
     render_free(r);
-    tarn_session_close(s);
+    if (o.lake)
+        tarn_session_close(s);
+    else
+        cli_project_close(&cp);
     return rc == 0 ? CLI_OK : CLI_FAILED;
 }

@@ -75,14 +75,13 @@ static plan_entry *plan_reasons(cli_project *cp, const build_opts *o, int *faile
 int cmd_plan(int argc, char **argv)
 {
     build_opts o = {0};
-    const char *dir = NULL;
+    cli_common common = {0};
     int json = 0;
-    strlist sels = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
         if (cli_opt_help(a, cmd_plan_usage)) {
-            strlist_free(&sels);
+            cli_common_free(&common);
             return CLI_OK;
         }
         if (strcmp(a, "--json") == 0) {
@@ -91,10 +90,9 @@ int cmd_plan(int argc, char **argv)
             o.force = 1;
         } else if (strcmp(a, "--full-refresh") == 0) {
             o.full_refresh = 1;
-        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+        } else if ((m = cli_opt_common(argc, argv, &i, &common, CLI_COMMON_POSITIONAL)) != 0) {
             if (m < 0)
                 goto usage;
-            dir = val;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--partition", &val)) != 0) {
             if (m < 0)
                 goto usage;
@@ -107,24 +105,22 @@ int cmd_plan(int argc, char **argv)
             if (m < 0)
                 goto usage;
             o.to = val;
-        } else if (a[0] == '-' && a[1]) {
+        } else {
             cli_errorf("unknown option '%s'", a);
             goto usage;
-        } else {
-            strlist_push(&sels, a);
         }
     }
     cli_project cp;
-    int status = cli_project_open(&cp, dir);
+    int status = cli_project_open_common(&cp, &common);
     if (status != CLI_OK) {
-        strlist_free(&sels);
+        cli_common_free(&common);
         return status;
     }
     unsigned char *sel = NULL;
-    if (select_models(&sel, cp.p, sels.items, sels.n) != 0) {
+    if (cli_common_select(&sel, &common, cp.p) != 0) {
         cli_report(tarn_error_last());
         cli_project_close(&cp);
-        strlist_free(&sels);
+        cli_common_free(&common);
         return CLI_USAGE;
     }
     tarn_project *p = cp.p;
@@ -271,10 +267,10 @@ int cmd_plan(int argc, char **argv)
         status = CLI_FAILED; /* the plan is incomplete: a script must not take it as one */
     free(sel);
     cli_project_close(&cp);
-    strlist_free(&sels);
+    cli_common_free(&common);
     return status;
 usage:
     fputs("Try 'tarn plan --help'.\n", stderr);
-    strlist_free(&sels);
+    cli_common_free(&common);
     return CLI_USAGE;
 }

@@ -26,7 +26,8 @@
 #define RUN_JSON_SCHEMA_VERSION 1
 
 const char cmd_run_usage[] =
-    "usage: tarn run [SELECTOR...] [-j N] [--partition P | --from A --to B]\n"
+    "usage: tarn run [SELECTOR...] [--exclude SEL...] [--target NAME] [-j N] [--partition P | "
+    "--from A --to B]\n"
     "                [--full-refresh] [--allow-empty] [--force] [--json] [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
@@ -35,8 +36,10 @@ const char cmd_run_usage[] =
     "input tables and files and own table are as at its last successful build\n"
     "is skipped as unchanged; each build records why it ran (run_reason).\n"
     "\n"
-    "Selectors: NAME (schema.table, table or file), +NAME (and upstream),\n"
-    "NAME+ (and downstream), tag:TAG, path:DIR.\n"
+    "Selectors (dbt's): NAME (schema.table, table, file or glob), tag:TAG,\n"
+    "path:DIR, strategy:S; +SEL (and upstream), 2+SEL (two levels up), SEL+\n"
+    "(and downstream), SEL+1, @SEL (downstream and all they need); a b: both,\n"
+    "a,b: models that are both.\n"
     "\n"
     "  -j, --jobs N        evaluate up to N models' queries at once (default:\n"
     "                      the number of cores); builds still commit one at\n"
@@ -52,7 +55,12 @@ const char cmd_run_usage[] =
     "  --allow-empty       let a merge or history build whose SELECT returns no\n"
     "                      rows meet a table that has rows (as allow_empty)\n"
     "  --json              one JSON object per event on stdout\n"
-    "  -C, --project DIR   the project folder (default: the current one)\n"
+    "  -s, --select SEL... selectors (as bare arguments)\n"
+    "  --exclude SEL...    leave these out\n"
+    "  -t, --target NAME   run config/targets/NAME.sql in place of\n"
+    "                      config/catalog.sql (another lake for development)\n"
+    "  -C, --project DIR   the project folder (default: the nearest one up that\n"
+    "                      holds models/)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Ctrl-C (or SIGTERM) stops the run: the build in flight is rolled back,\n"
@@ -62,8 +70,7 @@ const char cmd_run_usage[] =
     "error (nothing was built), 130 stopped by Ctrl-C, 143 by SIGTERM.\n";
 
 typedef struct {
-    strlist selectors;
-    const char *dir;
+    cli_common common; /* -C, --target, selectors */
     build_opts o;
     int json;
     int tty;         /* stderr is a terminal: live progress line */
@@ -160,6 +167,8 @@ static void json_run_event(const build_event *ev)
     json_object_set_new(o, "run_id", json_integer(s->run_id));
     if (ev->type == BUILD_RUN_START) {
         json_object_set_new(o, "start_snapshot", json_integer(s->start_snapshot));
+        json_object_set_new(o, "target",
+                            json_string(ev->project->target ? ev->project->target : "default"));
         json_object_set_new(o, "jobs", json_integer(s->jobs));
         json_object_set_new(o, "jobs_note", s->jobs_note ? json_string(s->jobs_note) : json_null());
         json_t *models = json_array();
@@ -395,12 +404,6 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
             rc->o.jobs = (int)n;
             continue;
         }
-        if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
-            if (m < 0)
-                return -1;
-            rc->dir = val;
-            continue;
-        }
         if ((m = cli_opt_value(argc, argv, &i, NULL, "--partition", &val)) != 0) {
             if (m < 0)
                 return -1;
@@ -419,11 +422,13 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
             rc->o.to = val;
             continue;
         }
-        if (a[0] == '-' && a[1]) {
-            cli_errorf("unknown option '%s'", a);
-            return -1;
+        if ((m = cli_opt_common(argc, argv, &i, &rc->common, CLI_COMMON_POSITIONAL)) != 0) {
+            if (m < 0)
+                return -1;
+            continue;
         }
-        strlist_push(&rc->selectors, a);
+        cli_errorf("unknown option '%s'", a);
+        return -1;
     }
     if (rc->o.partition && (rc->o.from || rc->o.to)) {
         cli_errorf("give --partition or --from/--to, not both");
@@ -456,7 +461,7 @@ int cmd_run(int argc, char **argv)
             fputs(cmd_run_usage, stdout);
         else
             fputs("Try 'tarn run --help'.\n", stderr);
-        strlist_free(&rc.selectors);
+        cli_common_free(&rc.common);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
     if (rc.o.jobs == 0) {
@@ -467,7 +472,7 @@ int cmd_run(int argc, char **argv)
         rc.tty = 0;
     stop_watch_start();
     cli_project cp;
-    int status = cli_project_open(&cp, rc.dir);
+    int status = cli_project_open_common(&cp, &rc.common);
     if (status != CLI_OK) {
         if (rc.json) {
             /* Already on stderr; the JSON stream gets it as an event too. */
@@ -476,18 +481,18 @@ int cmd_run(int argc, char **argv)
             json_emit(o);
         }
         tarn_error_clear();
-        strlist_free(&rc.selectors);
+        cli_common_free(&rc.common);
         return status;
     }
     unsigned char *sel = NULL;
-    if (select_models(&sel, cp.p, rc.selectors.items, rc.selectors.n) != 0) {
+    if (cli_common_select(&sel, &rc.common, cp.p) != 0) {
         report_error(&rc, tarn_error_last());
         tarn_error_clear();
         cli_project_close(&cp);
-        strlist_free(&rc.selectors);
+        cli_common_free(&rc.common);
         return CLI_USAGE;
     }
-    char *seltext = strlist_join(&rc.selectors, " ");
+    char *seltext = cli_common_selectors_text(&rc.common);
     rc.o.selected = sel;
     rc.o.selectors = seltext;
     rc.o.on_event = on_event;
@@ -515,6 +520,6 @@ int cmd_run(int argc, char **argv)
     free(seltext);
     free(sel);
     cli_project_close(&cp);
-    strlist_free(&rc.selectors);
+    cli_common_free(&rc.common);
     return status;
 }

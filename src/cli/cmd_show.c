@@ -17,7 +17,8 @@
 #include <string.h>
 
 const char cmd_show_usage[] =
-    "usage: tarn show MODEL [--at SNAPSHOT] [--limit N] [--format table|csv|json] [-C DIR]\n"
+    "usage: tarn show MODEL|-s SELECTOR [--at SNAPSHOT] [--limit N] [--format table|csv|json] [-C "
+    "DIR]\n"
     "\n"
     "Prints the rows of MODEL's table in the lake, now or as it was at\n"
     "snapshot SNAPSHOT (see `tarn history` for the snapshot of each build).\n"
@@ -48,17 +49,49 @@ static int table_built(cli_project *cp, const tarn_model *m)
     return n > 0;
 }
 
+/* The one model the selectors select; NULL (reported) when they select
+ * none or several. */
+static const tarn_model *show_model(cli_project *cp, const cli_common *c)
+{
+    unsigned char *sel = NULL;
+    if (cli_common_select(&sel, c, cp->p) != 0) {
+        cli_report(tarn_error_last());
+        return NULL;
+    }
+    const tarn_model *m = NULL;
+    tarn_buf names = {0};
+    size_t count = 0;
+    for (size_t i = 0; i < cp->p->nmodels; i++)
+        if (sel[i]) {
+            m = &cp->p->models[i];
+            buf_printf(&names, "%s%s", count++ ? ", " : "", m->name);
+        }
+    free(sel);
+    if (count > 1) {
+        cli_errorf("show prints one model's rows; the selector selects %zu: %s", count,
+                   buf_cstr(&names));
+        m = NULL;
+    }
+    buf_free(&names);
+    return m;
+}
+
 int cmd_show(int argc, char **argv)
 {
-    const char *dir = NULL, *model = NULL;
+    cli_common common = {0};
     long limit = 50, at = -1;
     render_format fmt = RENDER_TABLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         int m;
-        if (cli_opt_help(a, cmd_show_usage))
+        if (cli_opt_help(a, cmd_show_usage)) {
+            cli_common_free(&common);
             return CLI_OK;
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
+        }
+        if ((m = cli_opt_common(argc, argv, &i, &common, CLI_COMMON_POSITIONAL)) != 0) {
+            if (m < 0)
+                goto usage;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &limit) < 0)
                 goto usage;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--at", &val)) != 0) {
@@ -71,30 +104,27 @@ int cmd_show(int argc, char **argv)
         } else if ((m = cli_opt_format(argc, argv, &i, &fmt)) != 0) {
             if (m < 0)
                 goto usage;
-        } else if (cli_opt_dir_model(argc, argv, &i, &dir, &model) < 0) {
+        } else {
+            cli_errorf("unknown option '%s'", a);
             goto usage;
         }
     }
-    if (!model) {
+    if (!common.select.n) {
         cli_errorf("which model? tarn show MODEL");
         goto usage;
     }
     cli_project cp;
-    int status = cli_project_open(&cp, dir);
-    if (status != CLI_OK)
+    int status = cli_project_open_common(&cp, &common);
+    if (status != CLI_OK) {
+        cli_common_free(&common);
         return status;
-    unsigned char *sel = NULL;
-    char *args[] = {(char *)model};
-    if (select_models(&sel, cp.p, args, 1) != 0) {
-        cli_report(tarn_error_last());
+    }
+    const tarn_model *m = show_model(&cp, &common);
+    cli_common_free(&common);
+    if (!m) {
         cli_project_close(&cp);
         return CLI_USAGE;
     }
-    const tarn_model *m = NULL;
-    for (size_t i = 0; i < cp.p->nmodels && !m; i++)
-        if (sel[i])
-            m = &cp.p->models[i];
-    free(sel);
     if (!cli_project_lake_exists(&cp)) {
         cli_errorf("%s has not been built: lake \"%s\" has no catalog yet (%s); build it with "
                    "`tarn run %s`",
@@ -121,6 +151,7 @@ int cmd_show(int argc, char **argv)
     cli_project_close(&cp);
     return status;
 usage:
+    cli_common_free(&common);
     fputs("Try 'tarn show --help'.\n", stderr);
     return CLI_USAGE;
 }

@@ -8,9 +8,12 @@
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const char *name;
@@ -108,8 +111,40 @@ static const char *command_alias(const char *arg)
     return arg;
 }
 
+/* `tarn -C DIR CMD …` and `tarn --target T CMD …`, as git's -C: options
+ * before the command, for every command. Returns how many arguments they
+ * took, or -1 (reported). */
+static int global_options(int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc) {
+        const char *a = argv[i];
+        int dir = strcmp(a, "-C") == 0 || strcmp(a, "--project") == 0;
+        int target = strcmp(a, "-t") == 0 || strcmp(a, "--target") == 0;
+        if (!dir && !target)
+            break;
+        if (i + 1 >= argc) {
+            cli_errorf("option %s needs a value", a);
+            return -1;
+        }
+        if (dir && chdir(argv[i + 1]) != 0) {
+            cli_errorf("cannot use project folder %s: %s", argv[i + 1], strerror(errno));
+            return -1;
+        }
+        if (target)
+            setenv("TARN_TARGET", argv[i + 1], 1);
+        i += 2;
+    }
+    return i - 1;
+}
+
 int main(int argc, char **argv)
 {
+    int g = global_options(argc, argv);
+    if (g < 0)
+        return CLI_USAGE;
+    argc -= g;
+    argv += g;
     if (argc < 2) {
         usage_print(stderr);
         return CLI_USAGE;

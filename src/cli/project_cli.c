@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "project/load.h"
 #include "project/query.h"
+#include "project/select.h"
 #include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_opt_help(const char *arg, const char *usage)
@@ -98,6 +100,142 @@ int cli_opt_dir_model(int argc, char **argv, int *i, const char **dir, const cha
     return 0;
 }
 
+/* Pushes argv[*i + 1 …] onto l up to the next option; -1 when there is
+ * none (reported). */
+static int opt_values(int argc, char **argv, int *i, const char *inline_val, strlist *l)
+{
+    const char *opt = argv[*i];
+    if (inline_val) {
+        strlist_push(l, inline_val);
+        return 1;
+    }
+    size_t before = l->n;
+    while (*i + 1 < argc && !(argv[*i + 1][0] == '-' && argv[*i + 1][1]))
+        strlist_push(l, argv[++*i]);
+    if (l->n == before) {
+        cli_errorf("option %s needs a selector", opt);
+        return -1;
+    }
+    return 1;
+}
+
+/* An option spelled -x, -xV, --long or --long=V: 1 and *inline_val (NULL
+ * when the values follow) on a match, else 0. */
+static int opt_spelled(const char *a, const char *shrt, const char *lng, const char **inline_val)
+{
+    size_t ln = strlen(lng);
+    *inline_val = NULL;
+    if (shrt && strncmp(a, shrt, 2) == 0) {
+        *inline_val = a[2] ? a + 2 : NULL;
+        return 1;
+    }
+    if (strncmp(a, lng, ln) == 0 && (a[ln] == '=' || a[ln] == '\0')) {
+        *inline_val = a[ln] == '=' ? a + ln + 1 : NULL;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_opt_common(int argc, char **argv, int *i, cli_common *c, int flags)
+{
+    const char *a = argv[*i], *val;
+    int m;
+    if ((m = cli_opt_value(argc, argv, i, "-C", "--project", &val)) != 0) {
+        if (m > 0)
+            c->dir = val;
+        return m;
+    }
+    if ((m = cli_opt_value(argc, argv, i, "-t", "--target", &val)) != 0) {
+        if (m > 0)
+            c->target = val;
+        return m;
+    }
+    if (opt_spelled(a, "-s", "--select", &val))
+        return opt_values(argc, argv, i, val, &c->select);
+    if (opt_spelled(a, NULL, "--exclude", &val))
+        return opt_values(argc, argv, i, val, &c->exclude);
+    if ((flags & CLI_COMMON_POSITIONAL) && !(a[0] == '-' && a[1])) {
+        strlist_push(&c->select, a);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_common_select(unsigned char **out, const cli_common *c, const tarn_project *p)
+{
+    return select_models_excluding(out, p, c->select.items, c->select.n, c->exclude.items,
+                                   c->exclude.n);
+}
+
+char *cli_common_selectors_text(const cli_common *c)
+{
+    tarn_buf b = {0};
+    char *sel = strlist_join(&c->select, " ");
+    buf_puts(&b, sel);
+    free(sel);
+    if (c->exclude.n) {
+        char *ex = strlist_join(&c->exclude, " ");
+        buf_printf(&b, "%s--exclude %s", c->select.n ? " " : "", ex);
+        free(ex);
+    }
+    return buf_detach(&b);
+}
+
+void cli_common_free(cli_common *c)
+{
+    strlist_free(&c->select);
+    strlist_free(&c->exclude);
+}
+
+static int is_project_dir(const char *dir)
+{
+    char *models = xasprintf("%s/models", dir);
+    struct stat st;
+    int yes = stat(models, &st) == 0 && S_ISDIR(st.st_mode);
+    free(models);
+    return yes;
+}
+
+int cli_in_project(void)
+{
+    return is_project_dir(".");
+}
+
+int cli_project_chdir(const char *dir)
+{
+    if (dir) {
+        if (chdir(dir) != 0) {
+            cli_errorf("cannot use project folder %s: %s", dir, strerror(errno));
+            return CLI_USAGE;
+        }
+        return CLI_OK;
+    }
+    /* As git and dbt do: the nearest folder up that is a project, so a
+     * command works from models/marts/ too. */
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+        return CLI_OK;
+    char *d = xstrdup(cwd);
+    for (;;) {
+        if (is_project_dir(d)) {
+            if (strcmp(d, cwd) != 0 && chdir(d) != 0) {
+                cli_errorf("cannot use project folder %s: %s", d, strerror(errno));
+                free(d);
+                free(cwd);
+                return CLI_USAGE;
+            }
+            break;
+        }
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d)
+            break;
+        *slash = 0;
+    }
+    free(d);
+    free(cwd);
+    return CLI_OK;
+}
+
 int cli_project_print(cli_project *cp, const char *sql, render_format fmt)
 {
     int status = CLI_OK;
@@ -165,16 +303,23 @@ void cli_report(const char *msg)
 
 int cli_project_open(cli_project *cp, const char *dir)
 {
+    cli_common c = {.dir = dir};
+    return cli_project_open_common(cp, &c);
+}
+
+int cli_project_open_common(cli_project *cp, const cli_common *c)
+{
     memset(cp, 0, sizeof(*cp));
-    if (dir && chdir(dir) != 0) {
-        cli_errorf("cannot use project folder %s: %s", dir, strerror(errno));
+    if (cli_project_chdir(c->dir) != CLI_OK)
         return CLI_USAGE;
-    }
+    const char *target = c->target;
+    if (!target && getenv("TARN_TARGET") && *getenv("TARN_TARGET"))
+        target = getenv("TARN_TARGET");
     if (tarn_session_open(&cp->s) != 0) {
         cli_report(tarn_error_last());
         return CLI_USAGE;
     }
-    if (project_load(&cp->p, ".", cp->s) != 0) {
+    if (project_load_target(&cp->p, ".", target, cp->s) != 0) {
         /* Reported, and left in tarn_error_last() for callers that also
          * print it elsewhere (tarn run --json). */
         cli_report(tarn_error_last());
@@ -226,6 +371,11 @@ int cli_project_lake_exists(const cli_project *cp)
 
 int cli_project_attach(cli_project *cp)
 {
+    return cli_project_attach_mode(cp, 1);
+}
+
+int cli_project_attach_mode(cli_project *cp, int read_only)
+{
     for (size_t i = 0; i < cp->p->nconfig; i++) {
         const config_file *cf = &cp->p->config[i];
         for (size_t j = 0; j < cf->nstmts; j++) {
@@ -233,7 +383,8 @@ int cli_project_attach(cli_project *cp)
             sql_first_keyword(cf->stmts[j].text, kw, sizeof(kw));
             if (strcmp(kw, "ATTACH") != 0)
                 continue;
-            char *ro = attach_read_only(cf->stmts[j].text, cp->p->lake_alias);
+            char *ro = read_only ? attach_read_only(cf->stmts[j].text, cp->p->lake_alias)
+                                 : xstrdup(cf->stmts[j].text);
             int rc = query_exec(cp->s, ro, NULL);
             free(ro);
             if (rc != 0) {

@@ -42,6 +42,51 @@ int cli_opt_format(int argc, char **argv, int *i, render_format *fmt);
  * value or a second MODEL. */
 int cli_opt_dir_model(int argc, char **argv, int *i, const char **dir, const char **model);
 
+/* What every project command takes (run, plan, show, lineage, history,
+ * test, …), parsed in one place so that they spell them alike:
+ *
+ *   -C, --project DIR     the project folder, anywhere on the command line
+ *                         (default: the folder holding models/, from the
+ *                         current one up)
+ *   -t, --target NAME     run config/targets/NAME.sql in place of
+ *                         config/catalog.sql (env TARN_TARGET)
+ *   -s, --select SEL...   dbt's selectors (project/select.h); the values
+ *                         run to the next option
+ *   --exclude SEL...      removed from the selection
+ *   SEL                   a bare argument is a selector too, when the
+ *                         command takes CLI_COMMON_POSITIONAL */
+typedef struct {
+    const char *dir;
+    const char *target;
+    strlist select;
+    strlist exclude;
+} cli_common;
+
+enum { CLI_COMMON_POSITIONAL = 1 };
+
+/* Matches one of those at argv[*i] (moving *i past its values): 1 on a
+ * match, 0 when it is another argument, -1 on a missing value (reported).
+ * Call it first in a command's option loop. */
+int cli_opt_common(int argc, char **argv, int *i, cli_common *c, int flags);
+
+/* The models c's selectors select in p (select_models_excluding): one
+ * byte per model into *out (caller frees), or TARN_EINVALID. */
+int cli_common_select(unsigned char **out, const cli_common *c, const tarn_project *p);
+
+/* The selectors as one text (for run records; caller frees). */
+char *cli_common_selectors_text(const cli_common *c);
+
+void cli_common_free(cli_common *c);
+
+/* Changes into the project folder: `dir` when given, else the nearest
+ * folder from the current one up that holds models/ (the current one when
+ * none does, so the project error names it). CLI_OK or CLI_USAGE
+ * (reported). */
+int cli_project_chdir(const char *dir);
+
+/* 1 when the current folder (after cli_project_chdir) is a project. */
+int cli_in_project(void);
+
 typedef struct {
     tarn_session *s;
     tarn_project *p;
@@ -51,11 +96,15 @@ typedef struct {
  * Returns CLI_OK, or CLI_USAGE after reporting the error on stderr (the
  * message stays in tarn_error_last()). */
 int cli_project_open(cli_project *cp, const char *dir);
+/* The same with c's folder and target. */
+int cli_project_open_common(cli_project *cp, const cli_common *c);
 /* Runs only the ATTACH statements of config/ (enough to read the lake:
  * plan, history, show), so that reading does not depend on the sources;
  * the lake is attached READ_ONLY, so that readers work beside each other
  * (its catalog file is opened with a shared lock). */
 int cli_project_attach(cli_project *cp);
+/* The same, writable when read_only is 0 (tarn maintain). */
+int cli_project_attach_mode(cli_project *cp, int read_only);
 /* 0 when the lake's catalog is a local file that does not exist yet
  * (nothing was built; a read-only ATTACH cannot create it). */
 int cli_project_lake_exists(const cli_project *cp);

@@ -773,6 +773,9 @@ static char *extra_info(build_state *b, double total_ms)
     char *t = xasprintf("%s.%s.%s", b->c->lake, m->schema, m->table);
     json_object_set_new(o, "target", json_string(t));
     free(t);
+    /* the project's target (--target), as dbt's target.name */
+    json_object_set_new(o, "run_target",
+                        json_string(b->c->p->target ? b->c->p->target : "default"));
     json_object_set_new(o, "strategy", json_string(annot_strategy_label(&m->annot)));
     if (m->annot.key.n) {
         json_t *k = json_array();

@@ -30,7 +30,7 @@ int records_ensure(tarn_session *s, const char *cat)
                      "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
                      "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR, "
                      "models_unchanged INTEGER, host VARCHAR, pid BIGINT, process_start VARCHAR, "
-                     "\"trigger\" VARCHAR, occurrence VARCHAR)"},
+                     "\"trigger\" VARCHAR, occurrence VARCHAR, target VARCHAR)"},
         {"tarn_model_run",
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
@@ -71,6 +71,7 @@ int records_ensure(tarn_session *s, const char *cat)
         {"tarn_run", "process_start VARCHAR"},
         {"tarn_run", "\"trigger\" VARCHAR"},
         {"tarn_run", "occurrence VARCHAR"},
+        {"tarn_run", "target VARCHAR"},
     };
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
@@ -99,7 +100,8 @@ static void put_int(tarn_buf *b, int64_t v, int null_if_negative)
 }
 
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
-                        const char *version, const char *trigger, const char *occurrence)
+                        const char *version, const char *trigger, const char *occurrence,
+                        const char *target)
 {
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
@@ -109,7 +111,8 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     buf_printf(&b,
                " (run_id, started_at, finished_at, status, selectors, start_snapshot_id, "
                "end_snapshot_id, models_total, models_succeeded, models_failed, models_skipped, "
-               "tarn_version, models_unchanged, host, pid, process_start, \"trigger\", occurrence) "
+               "tarn_version, models_unchanged, host, pid, process_start, \"trigger\", occurrence, "
+               "target) "
                "VALUES (%lld, ",
                (long long)sum->run_id);
     put_time(&b, sum->started_at);
@@ -131,6 +134,8 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
         quote_literal(&b, occurrence);
     else
         buf_puts(&b, "NULL");
+    buf_puts(&b, ", ");
+    quote_literal(&b, target ? target : "default");
     buf_puts(&b, ")");
     free(host);
     free(start);

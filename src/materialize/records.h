@@ -41,9 +41,11 @@ int records_ensure(tarn_session *s, const char *cat);
 
 /* INSERT of the tarn_run row at the start of a run (status 'running'),
  * with what triggered it ("manual" for NULL, "scheduler", "backfill") and,
- * for the scheduler, the occurrences it serves (text, or NULL). */
+ * for the scheduler, the occurrences it serves (text, or NULL), and the
+ * project's target (`--target`; NULL: "default"). */
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
-                        const char *version, const char *trigger, const char *occurrence);
+                        const char *version, const char *trigger, const char *occurrence,
+                        const char *target);
 /* The runs recorded 'running' whose process is gone (tarn_run's host,
  * pid and process_start; a run of another host counts as gone, since
  * whoever can read the catalog holds its lock, which a live run holds):

@@ -763,7 +763,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
         return rc;
     char *ins = records_run_start(c->cat, sum, c->o->selectors ? c->o->selectors : "",
                                   c->o->tarn_version ? c->o->tarn_version : "", c->o->trigger,
-                                  c->o->occurrence);
+                                  c->o->occurrence, c->p->target);
     rc = query_exec(c->s, ins, NULL);
     free(ins);
     return rc;

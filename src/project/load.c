@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- files ----------------------------------------------------------- */
 
@@ -174,6 +176,53 @@ static int read_project_file(char **out, const tarn_project *p, diag_list *d, co
     return 0;
 }
 
+/* Puts config/targets/TARGET.sql in the place of config/catalog.sql (the
+ * first of `files`, which are sorted). -1 when the target has no file
+ * (reported, naming the targets there are). */
+static int config_target(tarn_project *p, diag_list *d, strlist *files)
+{
+    const char *t = p->target;
+    int valid = *t != 0;
+    for (const char *c = t; *c; c++)
+        valid &= isalnum((unsigned char)*c) || *c == '_' || *c == '-';
+    char *path = xasprintf("config/targets/%s.sql", t);
+    char *full = path_join(p->dir, path);
+    int exists = valid && access(full, F_OK) == 0;
+    free(full);
+    if (!exists) {
+        strlist there = {0};
+        list_sql(&there, p->dir, "config/targets", 0);
+        tarn_buf names = {0};
+        for (size_t i = 0; i < there.n; i++) {
+            const char *base = there.items[i] + strlen("config/targets/");
+            buf_printf(&names, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 4), base);
+        }
+        char *fix = there.n ? xasprintf("the targets are: %s", buf_cstr(&names))
+                            : xasprintf("create %s with the ATTACH of the target's lake (as in "
+                                        "config/catalog.sql)",
+                                        valid ? path : "config/targets/NAME.sql");
+        diag_add(d, valid ? path : "config/targets", 0, fix, "no target '%s'%s", t,
+                 valid ? "" : " (a target name is letters, digits, _ and -)");
+        free(fix);
+        buf_free(&names);
+        strlist_free(&there);
+        free(path);
+        return -1;
+    }
+    if (files->n && strcmp(files->items[0], "config/catalog.sql") == 0) {
+        free(files->items[0]);
+        files->items[0] = path;
+    } else {
+        strlist rest = *files;
+        memset(files, 0, sizeof(*files));
+        strlist_push_owned(files, path);
+        for (size_t i = 0; i < rest.n; i++)
+            strlist_push(files, rest.items[i]);
+        strlist_free(&rest);
+    }
+    return 0;
+}
+
 static void load_config(tarn_project *p, diag_list *d)
 {
     char *envpath = path_join(p->dir, ".env");
@@ -188,6 +237,10 @@ static void load_config(tarn_project *p, diag_list *d)
     strlist files = {0};
     list_sql(&files, p->dir, "config", 0);
     qsort(files.items, files.n, sizeof(char *), cmp_config);
+    if (p->target && config_target(p, d, &files) != 0) {
+        strlist_free(&files);
+        return;
+    }
     p->config = xcalloc(files.n ? files.n : 1, sizeof(config_file));
     for (size_t i = 0; i < files.n; i++) {
         config_file *cf = &p->config[p->nconfig++];
@@ -482,6 +535,11 @@ static void link_models(tarn_project *p)
 
 int project_load(tarn_project **out, const char *dir, tarn_session *s)
 {
+    return project_load_target(out, dir, NULL, s);
+}
+
+int project_load_target(tarn_project **out, const char *dir, const char *target, tarn_session *s)
+{
     *out = NULL;
     char *models_dir = path_join(dir, "models");
     int ok = is_dir(models_dir);
@@ -493,6 +551,7 @@ int project_load(tarn_project **out, const char *dir, tarn_session *s)
                               dir);
     tarn_project *p = xcalloc(1, sizeof(*p));
     p->dir = xstrdup(dir);
+    p->target = target ? xstrdup(target) : NULL;
     diag_list d = {0};
     load_config(p, &d);
     cfgwrite_check_lake_writes(p, &d);

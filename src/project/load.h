@@ -15,4 +15,10 @@
  * TARN_EINVALID with every problem in the message. */
 int project_load(tarn_project **out, const char *dir, tarn_session *s);
 
+/* The same for target `target` (NULL: the default): config/targets/
+ * TARGET.sql is run in place of config/catalog.sql (dbt's targets, SQLMesh's
+ * environments: another lake, or another schema, for a developer). A
+ * target without its file is an error listing the targets there are. */
+int project_load_target(tarn_project **out, const char *dir, const char *target, tarn_session *s);
+
 #endif

@@ -72,5 +72,6 @@ void project_free(tarn_project *p)
     free(p->lake_alias);
     free(p->lake_path);
     free(p->dir);
+    free(p->target);
     free(p);
 }

@@ -58,6 +58,8 @@ typedef struct {
 
 typedef struct {
     char *dir;
+    char *target; /* --target NAME (config/targets/NAME.sql in place of
+                     config/catalog.sql), or NULL */
     config_file *config;
     size_t nconfig;
     char *lake_alias;   /* AS name of the ducklake ATTACH in config/ */

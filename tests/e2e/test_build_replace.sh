@@ -138,7 +138,7 @@ check_eq "tag selects" "marts.expensive" \
 import json, sys
 print(" ".join(json.loads(l)["model"] for l in sys.stdin if "model_finish" in l))')"
 run_rc "unknown selector is a usage error" 2 "$d" run nope
-contains "unknown selector message" "no model is named 'nope'" "$ERR"
+contains "unknown selector message" "selector 'nope' matches no model" "$ERR"
 
 # -j N builds the same lake as -j 1.
 a=$(project basic)

@@ -360,6 +360,6 @@ in_dir "$d" "$TARN" lake frobnicate x
 check_rc "an unknown lake action is a usage error" 2
 in_dir "$d" "$TARN" lake --help
 check_rc "tarn lake --help" 0
-check_has "tarn lake --help shows upgrade" "$d/out" "tarn lake upgrade PATH"
+check_has "tarn lake --help shows upgrade" "$d/out" "tarn lake upgrade [PATH]"
 
 finish

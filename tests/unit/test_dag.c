@@ -199,7 +199,7 @@ static void test_selector_errors(void **state)
     unsigned char *sel = NULL;
     char *nope[] = {"nope"};
     assert_int_equal(select_models(&sel, p, nope, 1), TARN_EINVALID);
-    assert_non_null(strstr(tarn_error_last(), "no model is named 'nope'"));
+    assert_non_null(strstr(tarn_error_last(), "selector 'nope' matches no model"));
     char *tag[] = {"tag:none"};
     assert_int_equal(select_models(&sel, p, tag, 1), TARN_EINVALID);
     char *path[] = {"path:zz"};
