@@ -30,6 +30,8 @@ int cmd_scheduler(int argc, char **argv);
 extern const char cmd_scheduler_usage[];
 int cmd_schedule(int argc, char **argv);
 extern const char cmd_schedule_usage[];
+int cmd_test(int argc, char **argv);
+extern const char cmd_test_usage[];
 int cmd_lake(int argc, char **argv);
 extern const char cmd_lake_usage[];
 

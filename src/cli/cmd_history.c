@@ -21,14 +21,26 @@ const char cmd_history_usage[] =
     "usage: tarn history [MODEL] [--limit N] [--all] [--format table|csv|json] [-C DIR]\n"
     "\n"
     "Lists model builds, newest first: time, run id, model, status, snapshot,\n"
-    "rows written, duration, partitions, why it ran (reason) and message (the\n"
-    "error, or a note). With MODEL, only its builds. The records live in the\n"
+    "rows written, duration, partitions, why it ran (reason), its data tests\n"
+    "(how many passed) and message (the error, or a note). With MODEL, only its builds. The "
+    "records live in the\n"
     "lake's catalog (table tarn_model_run).\n"
     "\n"
     "  --limit N           at most N builds (default 50)\n"
     "  --all               also the models skipped as unchanged\n"
     "  --format FORMAT     table (default), csv or json\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
+
+/* A build's data tests in a few words: "3/3 passed", "2/3 passed, 1
+ * warn" (the failures are named in the message; `tarn runs show ID` has
+ * their samples of violating rows). */
+#define TESTS_SUMMARY                                                                              \
+    "CASE WHEN tests IS NULL OR json_array_length(tests) = 0 THEN NULL ELSE "                      \
+    "CAST(len(list_filter(json_extract_string(tests, '$[*].status'), x -> x = 'pass')) AS "        \
+    "VARCHAR) || '/' || CAST(json_array_length(tests) AS VARCHAR) || ' passed' || CASE WHEN "      \
+    "list_contains(json_extract_string(tests, '$[*].status'), 'warn') THEN ', ' || "               \
+    "CAST(len(list_filter(json_extract_string(tests, '$[*].status'), x -> x = 'warn')) AS "        \
+    "VARCHAR) || ' warn' ELSE '' END END"
 
 /* The runs that ended without finishing — killed (kill -9), or the
  * machine stopped — as rows of the listing: those recorded 'interrupted',
@@ -43,11 +55,12 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
         tarn_error_clear();
         return;
     }
-    buf_puts(sql, " UNION ALL SELECT strftime(started_at, '%Y-%m-%d %H:%M:%S'), run_id, '(run)', "
-                  "'interrupted', NULL, NULL, NULL, NULL, NULL, 'the run (' || coalesce('pid ' || "
-                  "pid || ' on ' || host, 'an earlier tarn') || ') ended without finishing: "
-                  "killed, or the machine stopped; what it committed is kept, the build in "
-                  "flight left nothing', started_at FROM ");
+    buf_puts(sql,
+             " UNION ALL SELECT strftime(started_at, '%Y-%m-%d %H:%M:%S'), run_id, '(run)', "
+             "'interrupted', NULL, NULL, NULL, NULL, NULL, NULL, 'the run (' || coalesce('pid ' || "
+             "pid || ' on ' || host, 'an earlier tarn') || ') ended without finishing: "
+             "killed, or the machine stopped; what it committed is kept, the build in "
+             "flight left nothing', started_at FROM ");
     quote_qualified(sql, cat, NULL, "tarn_run");
     buf_puts(sql, " WHERE status = 'interrupted'");
     for (size_t i = 0; i < n; i++)
@@ -129,8 +142,12 @@ int cmd_history(int argc, char **argv)
                    "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
                    "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
                    "rows_written AS rows, CAST(round(duration_ms) AS BIGINT) AS ms, partitions, "
-                   "%s AS reason, coalesce(error, note) AS message, started_at AS _at FROM ",
-                   has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)");
+                   "%s AS reason, %s AS tests, coalesce(error, note) AS message, started_at AS "
+                   "_at FROM ",
+                   has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)",
+                   cli_catalog_columns(&cp, cat, "tarn_model_run", "tests") > 0
+                       ? TESTS_SUMMARY
+                       : "CAST(NULL AS VARCHAR)");
         quote_qualified(&sql, cat, NULL, "tarn_model_run");
         buf_puts(&sql, " WHERE true");
         if (!all)

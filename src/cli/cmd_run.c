@@ -154,6 +154,8 @@ static void json_model_event(const build_event *ev)
         json_object_set_new(o, "query_ms", json_real(r->query_ms));
         json_object_set_new(o, "prefetch", json_string(prefetch_use_name(r->prefetch)));
         json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
+        if (r->tests_json) /* each test's result; a failing one's sample of rows */
+            json_object_set_new(o, "tests", json_loads(r->tests_json, 0, NULL));
         if (r->warning)
             json_object_set_new(o, "warning", json_string(r->warning));
     }

@@ -2,7 +2,8 @@
  * cmd_runs.c — `tarn runs`: one line per run, newest first, from tarn_run
  * (trigger, status, start, duration, counts), and `tarn runs show ID`: the
  * run's models from tarn_model_run (status, rows, snapshot, reason, tests,
- * error). Read-only: the lake is attached READ_ONLY, as `tarn history`
+ * error) and its data tests from tarn_test_result (status, violations, the
+ * sample of violating rows). Read-only: the lake is attached READ_ONLY, as `tarn history`
  * does.
  */
 #include "cli/cli.h"
@@ -22,9 +23,11 @@ const char cmd_runs_usage[] =
     "usage: tarn runs [--limit N] [--format table|csv|json | --json] [-C DIR]\n"
     "       tarn runs show RUN_ID [--format …] [-C DIR]\n"
     "\n"
-    "Lists the runs, newest first: id, trigger (manual, scheduler), status, start, duration\n"
-    "in seconds, and how many models were built, unchanged, skipped and failed. `show`\n"
-    "lists one run's models: status, rows written, snapshot, why it ran, data tests, error.\n"
+    "Lists the runs, newest first: id, trigger (manual, scheduler, backfill, test), status,\n"
+    "start, duration in seconds, and how many models were built (for a test run: passed),\n"
+    "unchanged, skipped and failed. `show` lists one run's models: status, rows written,\n"
+    "snapshot, why it ran, data tests, error; then its data tests: status, violations and\n"
+    "a failing test's sample of violating rows (JSON; whole with --format csv|json).\n"
     "\n"
     "  --limit N           at most N runs (default 50)\n"
     "  --format FORMAT     table (default), csv or json; --json is --format json\n"
@@ -87,12 +90,72 @@ static void list_sql(tarn_buf *b, const char *cat, int has_trigger, long limit)
     buf_printf(b, " ORDER BY run_id DESC LIMIT %ld", limit);
 }
 
-static void show_sql(tarn_buf *b, const char *cat, long run_id)
+static void show_sql(tarn_buf *b, const char *cat, long run_id, render_format fmt)
 {
-    buf_puts(b, "SELECT model, status, rows_written AS rows, snapshot_id AS snapshot, run_reason "
-                "AS reason, tests, coalesce(error, note) AS message FROM ");
+    /* in a table, how many passed (the tests follow, one per line) */
+    buf_printf(b,
+               "SELECT model, status, rows_written AS rows, snapshot_id AS snapshot, run_reason "
+               "AS reason, %s AS tests, coalesce(error, note) AS message FROM ",
+               fmt == RENDER_TABLE
+                   ? "CASE WHEN tests IS NULL THEN NULL ELSE CAST(len(list_filter("
+                     "json_extract_string(tests, '$[*].status'), x -> x = 'pass')) AS VARCHAR) "
+                     "|| '/' || CAST(json_array_length(tests) AS VARCHAR) || ' passed' END"
+                   : "tests");
     quote_qualified(b, cat, NULL, "tarn_model_run");
     buf_printf(b, " WHERE run_id = %ld ORDER BY started_at, model", run_id);
+}
+
+/* The run's data tests (tarn_test_result), a failing test with its sample
+ * of violating rows: whole as JSON text in csv and json, its start in a
+ * table. */
+static void tests_sql(tarn_buf *b, const char *cat, long run_id, render_format fmt)
+{
+    buf_printf(b,
+               "SELECT model, test, severity, status, violations, examples, sample_rows AS "
+               "sample_rows, %s AS sample FROM ",
+               fmt == RENDER_TABLE ? "CASE WHEN length(sample) > 100 THEN sample[1:99] || '…' "
+                                     "ELSE sample END"
+                                   : "sample");
+    quote_qualified(b, cat, NULL, "tarn_test_result");
+    buf_printf(b, " WHERE run_id = %ld ORDER BY model, line, test", run_id);
+}
+
+static int64_t count_rows(cli_project *cp, const char *cat, const char *table, long run_id)
+{
+    if (cli_catalog_columns(cp, cat, table, NULL) == 0)
+        return 0;
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT count(*) FROM ");
+    quote_qualified(&q, cat, NULL, table);
+    buf_printf(&q, " WHERE run_id = %ld", run_id);
+    int64_t n = 0;
+    if (query_int64(&n, cp->s, buf_cstr(&q)) != 0)
+        tarn_error_clear();
+    buf_free(&q);
+    return n;
+}
+
+/* `runs show ID`: its models (none for a `tarn test` run), then its data
+ * tests when it ran any. */
+static int show_run(cli_project *cp, const char *cat, long run_id, render_format fmt)
+{
+    int64_t models = count_rows(cp, cat, "tarn_model_run", run_id);
+    int64_t tests = count_rows(cp, cat, "tarn_test_result", run_id);
+    tarn_buf sql = {0};
+    int status = CLI_OK;
+    if (models || !tests) {
+        show_sql(&sql, cat, run_id, fmt);
+        status = cli_project_print(cp, buf_cstr(&sql), fmt);
+        buf_free(&sql);
+    }
+    if (status == CLI_OK && tests) {
+        if (models && fmt == RENDER_TABLE)
+            puts("\ndata tests:");
+        tests_sql(&sql, cat, run_id, fmt);
+        status = cli_project_print(cp, buf_cstr(&sql), fmt);
+        buf_free(&sql);
+    }
+    return status;
 }
 
 int cmd_runs(int argc, char **argv)
@@ -132,11 +195,11 @@ int cmd_runs(int argc, char **argv)
             cli_project_close(&cp);
             return CLI_FAILED;
         }
-        show_sql(&sql, cat, o.show_id);
+        status = show_run(&cp, cat, o.show_id, o.fmt);
     } else {
         list_sql(&sql, cat, cli_catalog_columns(&cp, cat, "tarn_run", "trigger") > 0, o.limit);
+        status = cli_project_print(&cp, buf_cstr(&sql), o.fmt);
     }
-    status = cli_project_print(&cp, buf_cstr(&sql), o.fmt);
     buf_free(&sql);
     cli_project_close(&cp);
     return status;

@@ -35,6 +35,7 @@ static const cli_command commands[] = {
     {"sql", cmd_sql, "run DuckDB SQL (REPL when interactive)", cmd_sql_usage},
     {"maintain", cmd_maintain, "expire snapshots, clean up files, compact, flush inlined rows",
      cmd_maintain_usage},
+    {"test", cmd_test, "run the data tests on what is published, building nothing", cmd_test_usage},
     {"runs", cmd_runs, "the runs, newest first; `runs show ID`: one run's models", cmd_runs_usage},
     {"scheduler", cmd_scheduler, "build the scheduled models when they are due, tick after tick",
      cmd_scheduler_usage},

@@ -164,12 +164,17 @@ typedef struct {
     const char *trigger;           /* what started the run: NULL (manual), "scheduler", … */
     const char *occurrence;        /* a scheduler run: the occurrences it serves, or NULL */
     int config_ran;                /* the caller ran config/ in the session already */
+    int test_only;                 /* `tarn test`: run the selected models' data tests on their
+                                      published tables (at the run's start snapshot), build nothing */
     const char *tarn_version;
     void (*on_event)(void *ctx, const build_event *ev);
     void *ctx;
 } build_opts;
 
-/* Runs config/ in `s`, then builds the selected models. Returns 0 when the
+/* Runs config/ in `s`, then builds the selected models (with
+ * o->test_only, runs their data tests instead: each model's result is
+ * success when no error-severity test failed, failed otherwise, with the
+ * tests in tests_json and the run recorded with trigger "test"). Returns 0 when the
  * run took place (model failures are in the summary), or < 0 for a project
  * or usage error that stopped it before anything was built (a config
  * statement failing, a missing source, a bad --partition). */

@@ -275,6 +275,8 @@ static void tests_text(tarn_buf *b, const tarn_project *p, const tarn_model *m, 
         buf_printf(b, "test %d %s|%s|%s.%s.%s|%s\n", (int)t->kind, cols, vals,
                    t->ref_schema ? t->ref_schema : "", t->ref_table ? t->ref_table : "",
                    t->ref_column ? t->ref_column : "", t->path ? t->path : "");
+        if (t->warn) /* appended only then: a lake's recorded hashes stay valid */
+            buf_puts(b, " warn\n");
         free(cols);
         free(vals);
         if (t->kind != DT_CUSTOM)

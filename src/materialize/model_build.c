@@ -925,7 +925,7 @@ static int build_body(build_state *b)
     if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
         rc = mb_error_at(m, &m->body.items[m->body.n - 1], rc);
     /* Data tests see the table as this build leaves it, before the commit. */
-    if (!rc && m->annot.ntests) {
+    if (!rc && (m->annot.ntests || (m->annot.strategy == STRAT_HISTORY && m->annot.key.n))) {
         double t0 = clock_mono_ms();
         rc = datatest_run(c, b->mi, b->target, b->r);
         b->r->query_ms += clock_mono_ms() - t0;

@@ -42,6 +42,11 @@ int records_ensure(tarn_session *s, const char *cat)
         {"tarn_partition", "(model VARCHAR NOT NULL, target VARCHAR, \"partition\" VARCHAR NOT "
                            "NULL, status VARCHAR, snapshot_id BIGINT, \"rows\" BIGINT, run_id "
                            "BIGINT, updated_at TIMESTAMPTZ, error VARCHAR, model_hash VARCHAR)"},
+        {"tarn_test_result",
+         "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, path VARCHAR, line INTEGER, test "
+         "VARCHAR NOT NULL, builtin BOOLEAN, severity VARCHAR, status VARCHAR, violations "
+         "BIGINT, examples VARCHAR, sample VARCHAR, sample_rows INTEGER, sample_dropped INTEGER, "
+         "snapshot_id BIGINT, recorded_at TIMESTAMPTZ)"},
     };
     for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
         tarn_buf b = {0};
@@ -338,6 +343,75 @@ void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, co
     buf_free(&b);
 }
 
+static void put_json_int(tarn_buf *b, json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (json_is_integer(v))
+        buf_printf(b, "%lld", (long long)json_integer_value(v));
+    else
+        buf_puts(b, "NULL");
+}
+
+static void put_json_text(tarn_buf *b, json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    quote_literal(b, json_is_string(v) ? json_string_value(v) : NULL);
+}
+
+void records_tests(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
+                   const model_result *r, int64_t snapshot_id)
+{
+    json_t *a = r->tests_json ? json_loads(r->tests_json, 0, NULL) : NULL;
+    if (!json_is_array(a) || json_array_size(a) == 0) {
+        json_decref(a);
+        return;
+    }
+    tarn_buf b = {0};
+    buf_puts(&b, "INSERT INTO ");
+    table_name(&b, cat, "tarn_test_result");
+    buf_puts(&b,
+             " (run_id, model, path, line, test, builtin, severity, status, violations, "
+             "examples, sample, sample_rows, sample_dropped, snapshot_id, recorded_at) VALUES ");
+    size_t i;
+    json_t *t;
+    json_array_foreach(a, i, t)
+    {
+        buf_printf(&b, "%s(%lld, ", i ? ", " : "", (long long)run_id);
+        quote_literal(&b, m->name);
+        buf_puts(&b, ", ");
+        quote_literal(&b, m->path);
+        buf_puts(&b, ", ");
+        put_json_int(&b, t, "line");
+        buf_puts(&b, ", ");
+        put_json_text(&b, t, "test");
+        buf_printf(&b, ", %s, ", json_is_true(json_object_get(t, "builtin")) ? "true" : "false");
+        put_json_text(&b, t, "severity");
+        buf_puts(&b, ", ");
+        put_json_text(&b, t, "status");
+        buf_puts(&b, ", ");
+        put_json_int(&b, t, "violations");
+        buf_puts(&b, ", ");
+        put_json_text(&b, t, "examples");
+        buf_puts(&b, ", ");
+        json_t *sample = json_object_get(t, "sample");
+        char *st =
+            json_is_array(sample) ? json_dumps(sample, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        quote_literal(&b, st);
+        free(st);
+        buf_puts(&b, ", ");
+        put_json_int(&b, t, "sample_rows");
+        buf_puts(&b, ", ");
+        put_json_int(&b, t, "sample_dropped");
+        buf_puts(&b, ", ");
+        put_int(&b, snapshot_id, 1);
+        buf_puts(&b, ", ");
+        put_time(&b, r->started_at + r->duration_ms / 1000.0);
+        buf_puts(&b, ")");
+    }
+    json_decref(a);
+    strlist_push_owned(out, buf_detach(&b));
+}
+
 void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
                    const model_result *r, const char *upstream_json)
 {
@@ -346,6 +420,8 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     records_model_insert(&b, cat);
     records_model_values(&b, run_id, m, r, upstream_json);
     strlist_push_owned(out, buf_detach(&b));
+    records_tests(out, cat, run_id, m, r,
+                  r->status == MODEL_SUCCESS && !r->no_change ? r->snapshot_id : -1);
     if (!m->annot.grain || r->status == MODEL_SKIPPED)
         return;
     for (size_t i = 0; i < r->partitions.n; i++) {

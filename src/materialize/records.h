@@ -24,6 +24,13 @@
  *                   last error, and the model hash of the build that last
  *                   wrote it (a changed model rebuilds the slices built by
  *                   other SQL) — one query answers "which slices are built"
+ *   tarn_test_result one row per data test per run (builds and `tarn test`):
+ *                   model, path:line of its annotation, test, builtin (tarn's
+ *                   own checks of a history table), severity (error, warn),
+ *                   status (pass, fail, warn), violations, examples, and for a
+ *                   failure `sample`: up to 20 violating rows as a JSON array
+ *                   of objects (at most 50 KB: rows dropped, never cut;
+ *                   sample_rows / sample_dropped), the snapshot it checked
  *
  * A successful build's rows are queued with tarn_session_commit_sql and so
  * commit in the same catalog transaction as its snapshot; a failed or
@@ -36,7 +43,7 @@
 #include "materialize/build.h"
 #include "util/buf.h"
 
-/* Creates the three tables in catalog database `cat` if missing. */
+/* Creates the tables in catalog database `cat` if missing. */
 int records_ensure(tarn_session *s, const char *cat);
 
 /* INSERT of the tarn_run row at the start of a run (status 'running'),
@@ -65,6 +72,12 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
  * snapshot being committed: tarn_session_pending_snapshot). */
 void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
                    const model_result *r, const char *upstream_json);
+
+/* The tarn_test_result rows of result `r`'s data tests (r->tests_json;
+ * nothing when it has none): one per test, with its failing rows' sample,
+ * and the snapshot it checked (-1: none, a build rolled back). */
+void records_tests(strlist *out, const char *cat, int64_t run_id, const tarn_model *m,
+                   const model_result *r, int64_t snapshot_id);
 
 /* The same tarn_model_run row as a VALUES tuple "(…)" appended to `b`,
  * after records_model_insert's "INSERT INTO … VALUES " (several rows, comma

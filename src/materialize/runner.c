@@ -7,6 +7,7 @@
  * parses — so that a project error leaves the lake exactly as it was.
  */
 #include "materialize/codegen.h"
+#include "materialize/datatest.h"
 #include "materialize/records.h"
 #include "materialize/run_int.h"
 
@@ -541,6 +542,48 @@ static void run_model(run_ctx *c, size_t mi, size_t index)
     model_execute(c, mi, index);
 }
 
+/* ---- tarn test: data tests on what is published ---------------------- */
+
+/* Runs model mi's data tests on its table at the run's start snapshot,
+ * and records them (tarn_test_result). A model not built yet fails. */
+static void test_model(run_ctx *c, size_t mi, size_t index)
+{
+    const tarn_model *m = &c->p->models[mi];
+    model_result *r = &c->sum->results[mi];
+    emit(c, BUILD_MODEL_START, mi, index);
+    r->started_at = clock_epoch_s();
+    double t0 = clock_mono_ms();
+    int rc = 0;
+    if (!run_has_table(c, m->schema, m->table)) {
+        rc = tarn_error_set(TARN_EINVALID,
+                            "%s is not built yet (lake \"%s\" has no table %s): "
+                            "tarn run %s first",
+                            m->name, c->lake, m->name, m->name);
+    } else {
+        tarn_buf t = {0};
+        quote_qualified(&t, c->lake, m->schema, m->table);
+        buf_printf(&t, " AT (VERSION => %lld)", (long long)c->sum->start_snapshot);
+        rc = datatest_run(c, mi, buf_cstr(&t), r);
+        buf_free(&t);
+    }
+    r->duration_ms = r->query_ms = clock_mono_ms() - t0;
+    r->status = rc ? MODEL_FAILED : MODEL_SUCCESS;
+    if (rc)
+        r->error = xstrdup(tarn_error_last());
+    tarn_error_clear();
+    strlist recs = {0};
+    records_tests(&recs, c->cat, c->sum->run_id, m, r, c->sum->start_snapshot);
+    for (size_t i = 0; i < recs.n; i++)
+        if (query_exec(c->s, recs.items[i], NULL) != 0)
+            tarn_error_clear();
+    strlist_free(&recs);
+    if (rc)
+        c->sum->failed++;
+    else
+        c->sum->succeeded++;
+    emit(c, BUILD_MODEL_FINISH, mi, index);
+}
+
 /* ---- -j N: queries evaluated ahead (prefetch.h) ---------------------- */
 
 typedef enum { RS_WAITING = 0, RS_READY, RS_COMPUTING, RS_COMPUTED, RS_DONE } run_state;
@@ -741,7 +784,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
             return rc;
     }
     diag_list d = {0};
-    for (size_t k = 0; k < sum->nrun; k++)
+    for (size_t k = 0; k < sum->nrun && !c->o->test_only; k++)
         check_model_reads(c, sum->run_order[k], sel, &d);
     rc = diag_raise(&d);
     diag_free(&d);
@@ -750,7 +793,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     rc = records_ensure(c->s, c->cat);
     if (!rc)
         rc = records_mark_interrupted(c->s, c->cat, &sum->interrupted_runs);
-    if (!rc)
+    if (!rc && !c->o->test_only)
         rc = change_load(&c->chg, p, c->s, c->lake, c->cat, sel);
     if (rc)
         return rc;
@@ -774,6 +817,8 @@ static void start_workers(run_ctx *c)
 {
     int want = c->o->jobs - 1, useful = 0;
     c->sum->jobs = 1;
+    if (c->o->test_only)
+        return;
     for (size_t k = 0; k < c->sum->nrun && !useful; k++)
         useful = prefetchable(c, c->sum->run_order[k]);
     if (want < 1 || !useful || c->sum->nrun < 2)
@@ -813,7 +858,10 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     }
     start_workers(&c);
     emit(&c, BUILD_RUN_START, 0, 0);
-    if (c.pf)
+    if (o->test_only)
+        for (size_t k = 0; k < out->nrun; k++)
+            test_model(&c, out->run_order[k], k + 1);
+    else if (c.pf)
         run_parallel(&c);
     else
         for (size_t k = 0; k < out->nrun; k++)

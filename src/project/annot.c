@@ -512,11 +512,52 @@ static void test_push(model_annot *a, data_test *t)
     a->tests[a->ntests++] = *t;
 }
 
-static void parse_data_test(parser *p, const char *rest)
+/* Takes a `severity=warn|error` word out of a data_test line (anywhere
+ * on it: accepted_values' values would otherwise take it in). Returns the
+ * line without it (caller frees); *warn is set, or an error reported. */
+static char *take_severity(parser *p, const char *rest, int *warn)
+{
+    static const char kw[] = "severity";
+    const char *at = rest;
+    *warn = 0;
+    while ((at = strstr(at, kw)) != NULL) {
+        int starts = at == rest || isspace((unsigned char)at[-1]);
+        const char *v = at + strlen(kw);
+        if (starts && (*v == '=' || isspace((unsigned char)*v) || !*v))
+            break;
+        at = v;
+    }
+    if (!at)
+        return xstrdup(rest);
+    const char *v = at + strlen(kw), *end = v;
+    while (*end && !isspace((unsigned char)*end))
+        end++;
+    const char *fix = "write severity=warn (a failure is reported, the build goes on) or "
+                      "severity=error (the default: a failure fails the build), no spaces";
+    if (*v != '=')
+        ERR(p, fix, "'severity' needs a value");
+    else if ((size_t)(end - v - 1) == 4 && strncmp(v + 1, "warn", 4) == 0)
+        *warn = 1;
+    else if (!((size_t)(end - v - 1) == 5 && strncmp(v + 1, "error", 5) == 0))
+        ERR(p, fix, "unknown severity '%.*s'", (int)(end - v - 1), v + 1);
+    tarn_buf b = {0};
+    buf_append(&b, rest, (size_t)(at - rest));
+    buf_puts(&b, end);
+    return buf_detach(&b);
+}
+
+static void parse_data_test(parser *p, const char *line)
 {
     data_test t = {.line = p->line};
+    int errors_before = p->errors;
+    char *rest = take_severity(p, line, &t.warn);
     strlist w = {0};
     split_words(&w, rest);
+    if (p->errors != errors_before) {
+        strlist_free(&w);
+        free(rest);
+        return;
+    }
     const char *kind = w.n ? w.items[0] : "";
     const char *usage = "write one of: data_test unique <col>, data_test not_null <col>, "
                         "data_test accepted_values <col> = a,b, data_test relationships <col> -> "
@@ -617,6 +658,7 @@ static void parse_data_test(parser *p, const char *rest)
         free(fix);
     }
     strlist_free(&w);
+    free(rest);
     if (ok) {
         test_push(p->a, &t);
     } else {

@@ -9,6 +9,7 @@
  *   -- partitioned hourly|daily|weekly|monthly column=ts   |   -- partitioned dynamic column=c
  *   -- data_test unique a[,b] | not_null a | accepted_values a = x,y | relationships a -> s.t.c
  *   -- data_test tests/file.sql
+ *   -- data_test … severity=warn            (a failure is reported, never fails the build)
  *   -- schedule "0 6 * * *"   |   -- freshness 6h   (one of the two; cron in UTC)
  *   -- tags nightly,finance                  (tarn's addition, for tag:x selectors)
  *
@@ -55,6 +56,7 @@ typedef struct {
     char *ref_table;
     char *ref_column;
     char *path; /* custom: path relative to the project folder */
+    int warn;   /* severity=warn: a failure is reported and does not fail the build */
 } data_test;
 
 typedef struct {

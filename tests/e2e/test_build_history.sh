@@ -63,8 +63,8 @@ check_eq "the _current view: current rows, the query's columns and valid_from" "
     "$(cd "$d" && "$TARN" sql --format csv -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/'); SELECT * FROM lake.core.dim_customer_current LIMIT 0" | head -n 1)"
 check_eq "run 1 extra info" "history,5,5,0,0,[],keep" \
     "$(last_extra "$d" core.dim_customer "j->>'strategy', j->>'rows_written', j->>'rows_opened', j->>'rows_closed', j->>'rows_deleted', j->>'track', j->>'deletes'" | sed 's/""/"/g')"
-check_eq "data tests ran on the history table and its view" "2,0,0" \
-    "$(last_extra "$d" core.dim_customer "json_array_length(j->'tests'), j->'tests'->0->>'violations', j->'tests'->1->>'violations'")"
+check_eq "data tests ran on the history table and its view, then tarn's own two checks" "4,0,0,truetrue" \
+    "$(last_extra "$d" core.dim_customer "json_array_length(j->'tests'), j->'tests'->0->>'violations', j->'tests'->1->>'violations', (j->'tests'->2->>'builtin') || (j->'tests'->3->>'builtin')")"
 check_eq "track= and deletes=close in extra info" '["city"],close' \
     "$(last_extra "$d" core.customer_city "j->>'track', j->>'deletes'" | sed 's/""/"/g; s/^"//; s/",/,/')"
 check_eq "a model reading the view built after it" "gold,2

@@ -168,7 +168,7 @@ check_eq "it runs again" "marts.stamp:success/non-deterministic: now" "$(reasons
 
 # history shows the reason; skipped-as-unchanged rows only with --all.
 run_ok "history" "$d" history marts.stamp --format csv
-check_eq "history reason column" "time,run_id,model,status,snapshot,rows,ms,partitions,reason,message" \
+check_eq "history reason column" "time,run_id,model,status,snapshot,rows,ms,partitions,reason,tests,message" \
     "$(printf '%s\n' "$OUT" | head -1)"
 contains "history shows the reason" ",marts.stamp,success," "$OUT"
 contains "history shows the reason" ",non-deterministic: now," "$OUT"

@@ -162,6 +162,36 @@ static void test_data_tests(void **state)
                      NULL);
 }
 
+static void test_data_test_severity(void **state)
+{
+    model_annot a;
+    assert_ok("-- data_test unique id severity=warn\n"
+              "-- data_test accepted_values status = open,paid severity=warn\n"
+              "-- data_test severity=error not_null id\n"
+              "-- data_test tests/x.sql severity=warn\n"
+              "-- data_test not_null severity_code\n"
+              "SELECT 1",
+              6, &a);
+    assert_int_equal(a.ntests, 5);
+    assert_int_equal(a.tests[0].warn, 1);
+    assert_int_equal(a.tests[1].warn, 1);
+    /* the values stop before the severity */
+    assert_int_equal(a.tests[1].values.n, 2);
+    assert_string_equal(a.tests[1].values.items[1], "paid");
+    assert_int_equal(a.tests[2].warn, 0);
+    assert_int_equal(a.tests[2].kind, DT_NOT_NULL);
+    assert_int_equal(a.tests[3].warn, 1);
+    assert_string_equal(a.tests[3].path, "tests/x.sql");
+    /* a column whose name starts with "severity" is a column */
+    assert_int_equal(a.tests[4].warn, 0);
+    assert_string_equal(a.tests[4].columns.items[0], "severity_code");
+    annot_free(&a);
+    assert_one_error("-- data_test unique id severity=fatal\nSELECT 1", 2, 1,
+                     "unknown severity 'fatal'", "severity=warn");
+    assert_one_error("-- data_test unique id severity\nSELECT 1", 2, 1, "'severity' needs a value",
+                     NULL);
+}
+
 static void test_schedule_and_tags(void **state)
 {
     model_annot a;
@@ -321,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_partitioned),
         cmocka_unit_test(test_data_tests),
+        cmocka_unit_test(test_data_test_severity),
         cmocka_unit_test(test_schedule_and_tags),
         cmocka_unit_test(test_misspelled_keywords),
         cmocka_unit_test(test_bad_options),
