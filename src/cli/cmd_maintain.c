@@ -27,8 +27,13 @@
 const char cmd_maintain_usage[] =
     "usage: tarn maintain expire|cleanup|compact|flush [--lake 'ducklake:PATH'] [OPTIONS]\n"
     "\n"
+    "       tarn maintain expire [-C DIR] [--older-than AGE] [--keep-last N] [--dry-run]\n"
+    "\n"
     "  expire    forget snapshots (--versions or --older-than; never the newest):\n"
-    "            files only they used are scheduled for deletion\n"
+    "            files only they used are scheduled for deletion. Without --lake,\n"
+    "            the project's lake, keeping the snapshot of every model's last\n"
+    "            good build and every pinned one (tarn pin); --keep-last N keeps\n"
+    "            the newest N too\n"
     "  cleanup   delete the files scheduled for deletion and orphaned Parquet files\n"
     "            (left by writes that never committed) older than --older-than,\n"
     "            or every one with --all (default: older than the lake's\n"
@@ -305,8 +310,23 @@ static int project_lake(maint_opts *o, cli_project *cp)
     return CLI_OK;
 }
 
+/* Whether argv names no --lake: a project's expiry (cmd_expire.c). */
+static int project_expire(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "expire") != 0)
+        return 0;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--lake") == 0 || strncmp(argv[i], "--lake=", 7) == 0 ||
+            strcmp(argv[i], "--versions") == 0 || strcmp(argv[i], "-h") == 0 ||
+            strcmp(argv[i], "--help") == 0)
+            return 0;
+    return 1;
+}
+
 int cmd_maintain(int argc, char **argv)
 {
+    if (project_expire(argc, argv))
+        return cmd_maintain_expire_project(argc, argv);
     maint_opts o = {0};
     int p = parse(&o, argc, argv);
     if (p != 0) {

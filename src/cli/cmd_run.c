@@ -525,3 +525,15 @@ int cmd_run(int argc, char **argv)
     cli_common_free(&rc.common);
     return status;
 }
+
+/* ---- for the other commands that build (backfill) -------------------- */
+
+void cli_stop_watch_start(void)
+{
+    stop_watch_start();
+}
+
+void cli_stop_watch_session(tarn_session *s)
+{
+    stop_watch_session(s);
+}

@@ -134,6 +134,11 @@ typedef struct {
     const build_summary *summary;
     const model_result *result; /* model events */
     size_t index;               /* model events: 1-based position in the run */
+    /* to build_opts.on_slice, a BUILD_MODEL_FINISH of one slice: the slice,
+     * its 1-based position among the model's slices this run builds, and
+     * their number; result is the slice's own (NULL slice otherwise) */
+    const char *slice;
+    size_t slice_index, slice_total;
 } build_event;
 
 struct build_summary {
@@ -166,8 +171,12 @@ typedef struct {
     int config_ran;                /* the caller ran config/ in the session already */
     int test_only;                 /* `tarn test`: run the selected models' data tests on their
                                       published tables (at the run's start snapshot), build nothing */
+    const strlist *slices;         /* `tarn backfill`: exactly these slices of the selected
+                                      partitioned models, each its own build and snapshot */
     const char *tarn_version;
     void (*on_event)(void *ctx, const build_event *ev);
+    void (*on_slice)(void *ctx, const build_event *ev); /* each slice of a model built slice by
+                                                           slice; may be NULL */
     void *ctx;
 } build_opts;
 
@@ -216,11 +225,12 @@ void build_plan_free(plan_entry *plan, size_t nmodels);
 int build_run_config(tarn_project *p, tarn_session *s);
 
 /* The partitions a run builds for model `m` (for `tarn plan` too): the
- * --partition (for a time grain it may also be a point in time of another
- * grain: the slice containing it), the --from/--to range, or the current
- * slice at `now`. For a dynamic model without --partition the list is
- * empty, meaning every value the SELECT yields (--from/--to do not apply
- * to it). */
+ * backfill's slices, the --partition (for a time grain it may also be a
+ * point in time of another grain: the slice containing it), the --from/--to
+ * range, or the current slice at `now` (and the lookback=N slices before
+ * it). A run builds several slices one at a time, each its own snapshot. For a dynamic model
+ * without --partition the list is empty, meaning every value the SELECT yields (--from/--to do not
+ * apply to it). */
 int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int64_t now);
 
 #endif

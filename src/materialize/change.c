@@ -699,7 +699,7 @@ static int load_prev(change_ctx *cc, const strlist *cols)
     return load_runs(cc, &q,
                      strlist_find(cols, "run_reason") >= 0
                          ? " AND coalesce(run_reason, '') NOT IN ('partition requested', "
-                           "'current partition')"
+                           "'current partition', 'backfill')"
                          : NULL,
                      prev_row);
 }

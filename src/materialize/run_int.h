@@ -43,6 +43,7 @@ typedef struct {
     change_ctx chg;            /* change detection */
     tarn_buf unchanged_rows;   /* one INSERT of the models skipped as unchanged */
     prefetch *pf;              /* -j > 1: the workers, or NULL */
+    unsigned char *from_start; /* per model: a first build of every slice from its start= */
 } run_ctx;
 
 int run_has_table(const run_ctx *c, const char *schema, const char *table);

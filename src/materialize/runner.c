@@ -114,6 +114,10 @@ int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int
     part_grain g = m->annot.grain;
     if (!g)
         return 0;
+    if (o->slices) {
+        strlist_copy(out, o->slices);
+        return 0;
+    }
     if (o->partition && g == GRAIN_DYNAMIC) {
         strlist_push(out, o->partition);
         return 0;
@@ -153,7 +157,46 @@ int build_partitions(strlist *out, const tarn_model *m, const build_opts *o, int
                                   m->name);
         return 0; /* every value the SELECT yields */
     }
+    /* the lookback=N slices before the current one, oldest first */
+    int64_t at = now;
+    strlist before = {0};
+    for (int k = 0; k < m->annot.lookback; k++) {
+        char *cur = partition_format(g, at);
+        int64_t start = at;
+        if (partition_parse(&start, g, cur) != 0)
+            tarn_error_clear();
+        free(cur);
+        at = start - 1;
+        strlist_push_owned(&before, partition_format(g, at));
+    }
+    for (size_t k = before.n; k > 0; k--)
+        strlist_push(out, before.items[k - 1]);
+    strlist_free(&before);
     strlist_push_owned(out, partition_format(g, now));
+    return 0;
+}
+
+/* A time-partitioned model with start= whose table does not exist yet
+ * builds every slice from its start to now (its first run is a backfill),
+ * unless the run names its slices. */
+static int first_from_start(run_ctx *c, size_t mi, int64_t now)
+{
+    const tarn_model *m = &c->p->models[mi];
+    const build_opts *o = c->o;
+    if (!m->annot.partition_start || m->annot.grain == GRAIN_DYNAMIC || o->slices || o->partition ||
+        o->from || run_has_table(c, m->schema, m->table))
+        return 0;
+    char *to = partition_format(m->annot.grain, now);
+    strlist all = {0};
+    int rc = partition_range(&all, m->annot.grain, m->annot.partition_start, to, 100000);
+    free(to);
+    if (rc) {
+        strlist_free(&all);
+        return tarn_error_prefix(rc, "%s: start=%s", m->path, m->annot.partition_start);
+    }
+    strlist_free(&c->partitions[mi]);
+    c->partitions[mi] = all;
+    c->from_start[mi] = 1;
     return 0;
 }
 
@@ -406,6 +449,12 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
         emit(c, BUILD_MODEL_FINISH, mi, index);
         return 0;
     }
+    if (c->o->slices || c->from_start[mi]) {
+        free(why);
+        why = c->o->slices
+                  ? xstrdup("backfill")
+                  : xasprintf("first run (every slice from start=%s)", m->annot.partition_start);
+    }
     r->run_reason = why;
     free(r->warning);
     r->warning = change_warning(&c->chg, mi);
@@ -426,7 +475,9 @@ static void fold_slice(model_result *r, model_result *one)
 {
     if (r->partitions.n == 0)
         r->started_at = one->started_at;
-    r->status = one->status;
+    /* a failed slice fails the model, whatever the slices after it did */
+    if (r->partitions.n == 0 || r->status == MODEL_SUCCESS)
+        r->status = one->status;
     r->no_change = (r->partitions.n == 0 || r->no_change) && one->no_change;
     if (one->status == MODEL_SUCCESS && !one->no_change)
         r->snapshot_id = one->snapshot_id;
@@ -449,30 +500,44 @@ static void fold_slice(model_result *r, model_result *one)
     free(r->tests_json);
     r->tests_json = one->tests_json;
     one->tests_json = NULL;
-    free(r->error);
-    r->error = one->error;
-    one->error = NULL;
+    if (one->error && !r->error) { /* the first failure's, named by its slice */
+        r->error = one->partitions.n && strncmp(one->error, "partition ", 10) != 0
+                       ? xasprintf("partition %s: %s", one->partitions.items[0], one->error)
+                       : one->error;
+        if (r->error == one->error)
+            one->error = NULL;
+    }
+    if (one->warning) {
+        char *w = r->warning ? xasprintf("%s\n%s", r->warning, one->warning) : one->warning;
+        if (w == one->warning)
+            one->warning = NULL;
+        free(r->warning);
+        r->warning = w;
+    }
     one->run_reason = NULL; /* r's */
     build_result_free(one);
 }
 
-/* A changed partitioned model rebuilds, besides the slices the run asks
- * for, every slice other SQL built — each as a build and a snapshot of
- * its own, so that a run stopped halfway resumes where it stopped (the
- * slices rebuilt carry the new model hash). The first failure stops it. */
+/* A partitioned model's slices, each a build and a snapshot of its own,
+ * so that one bad slice fails alone and a run stopped halfway resumes with
+ * the slices left (`tarn backfill`, or the next run). A changed model
+ * rebuilds, besides the slices the run asks for, every slice other SQL
+ * built (the slices rebuilt carry the new model hash); its first failure
+ * stops it (the new SQL is wrong). Otherwise every slice is tried. */
 static void build_slices(run_ctx *c, size_t mi, model_result *r)
 {
     const tarn_model *m = &c->p->models[mi];
     strlist all = {0};
     strlist_copy(&all, &c->partitions[mi]);
+    int rebuild = r->run_reason && strcmp(r->run_reason, REASON_FULL_REBUILD) == 0;
     const strlist *stale = &c->chg.stale[mi];
-    for (size_t i = 0; i < stale->n; i++)
+    for (size_t i = 0; i < stale->n && !c->o->slices && rebuild; i++)
         if (strlist_find(&all, stale->items[i]) < 0)
             strlist_push(&all, stale->items[i]);
     qsort(all.items, all.n, sizeof(char *), cmp_str);
     strlist saved = c->partitions[mi];
     int failed = 0;
-    for (size_t i = 0; i < all.n && !failed; i++) {
+    for (size_t i = 0; i < all.n && !(failed && rebuild) && !build_cancel_signal(); i++) {
         c->partitions[mi] = (strlist){0};
         strlist_push(&c->partitions[mi], all.items[i]);
         model_result one = {.model = mi,
@@ -482,9 +547,19 @@ static void build_slices(run_ctx *c, size_t mi, model_result *r)
                             .source_files = r->source_files,
                             .target_version = change_version(&c->chg, m->schema, m->table)};
         model_build(c, mi, &one);
-        failed = one.status != MODEL_SUCCESS;
-        if (!failed && !one.no_change)
+        failed |= one.status != MODEL_SUCCESS;
+        if (one.status == MODEL_SUCCESS && !one.no_change)
             change_set_version(&c->chg, m->schema, m->table, one.snapshot_id);
+        if (c->o->on_slice) {
+            build_event ev = {.type = BUILD_MODEL_FINISH,
+                              .project = c->p,
+                              .summary = c->sum,
+                              .result = &one,
+                              .slice = all.items[i],
+                              .slice_index = i + 1,
+                              .slice_total = all.n};
+            c->o->on_slice(c->o->ctx, &ev);
+        }
         fold_slice(r, &one);
         strlist_free(&c->partitions[mi]);
     }
@@ -498,8 +573,10 @@ static void model_execute(run_ctx *c, size_t mi, size_t index)
     build_summary *out = c->sum;
     const tarn_model *m = &c->p->models[mi];
     model_result *r = &out->results[mi];
-    if (m->annot.grain && c->partitions[mi].n && c->chg.stale[mi].n && r->run_reason &&
-        strcmp(r->run_reason, REASON_FULL_REBUILD) == 0)
+    int rebuild =
+        c->chg.stale[mi].n && r->run_reason && strcmp(r->run_reason, REASON_FULL_REBUILD) == 0;
+    if (m->annot.grain && c->partitions[mi].n &&
+        (c->partitions[mi].n > 1 || c->o->slices || rebuild))
         build_slices(c, mi, r);
     else
         model_build(c, mi, r);
@@ -759,6 +836,7 @@ static void ctx_free(run_ctx *c)
         for (size_t i = 0; i < c->p->nmodels; i++)
             strlist_free(&c->partitions[i]);
     free(c->partitions);
+    free(c->from_start);
 }
 
 static int prepare(run_ctx *c, const unsigned char *sel)
@@ -780,6 +858,8 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     for (size_t k = 0; k < sum->nrun; k++) {
         size_t mi = sum->run_order[k];
         rc = build_partitions(&c->partitions[mi], &p->models[mi], c->o, now);
+        if (!rc && !c->o->test_only)
+            rc = first_from_start(c, mi, now);
         if (rc)
             return rc;
     }
@@ -851,6 +931,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     for (size_t i = 0; i < p->nmodels; i++)
         c.built_snapshot[i] = -1;
     c.partitions = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(strlist));
+    c.from_start = xcalloc(p->nmodels ? p->nmodels : 1, 1);
     int rc = prepare(&c, o->selected);
     if (rc) {
         ctx_free(&c);

@@ -11,6 +11,7 @@
  */
 #include "project/annot.h"
 
+#include "tarn/error.h"
 #include "util/buf.h"
 #include "util/cron.h"
 
@@ -461,6 +462,39 @@ static void parse_materialize(parser *p, const char *rest)
         a->strategy = STRAT_REPLACE;
 }
 
+/* start=<date or time> (the first slice a first run builds) and
+ * lookback=N (the slices before the current one a run rebuilds too), for
+ * the time grains. */
+static void partition_option(parser *p, model_annot *a, const char *tok)
+{
+    if (a->grain == GRAIN_DYNAMIC) {
+        ERR(p, "a dynamic model's slices are the column's values: drop it",
+            "'%.*s' applies to hourly, daily, weekly and monthly partitions",
+            (int)strcspn(tok, "="), tok);
+        return;
+    }
+    if (strncmp(tok, "start=", 6) == 0) {
+        int64_t t;
+        if (a->partition_start)
+            ERR(p, "give start= once", "start= is given twice");
+        else if (partition_parse_time(&t, tok + 6) != 0) {
+            tarn_error_clear();
+            ERR(p, "write start=2024-01-01 (a date, or 2024-01-01T06 for an hour), no spaces",
+                "'%s' is not a start date for start=", tok + 6);
+        } else
+            a->partition_start = xstrdup(tok + 6);
+        return;
+    }
+    const char *v = tok + 9;
+    char *end = NULL;
+    long n = *v ? strtol(v, &end, 10) : -1;
+    if (!*v || *end || n < 0 || n > 1000)
+        ERR(p, "write lookback=N, N the number of slices before the current one (0 to 1000)",
+            "'%s' is not a number of slices for lookback=", v);
+    else
+        a->lookback = (int)n;
+}
+
 static void parse_partitioned(parser *p, const char *rest)
 {
     model_annot *a = p->a;
@@ -475,7 +509,8 @@ static void parse_partitioned(parser *p, const char *rest)
     split_words(&w, rest);
     static const char *const grains[] = {"hourly", "daily", "weekly", "monthly", "dynamic"};
     const char *usage = "write '-- partitioned hourly|daily|weekly|monthly column=<timestamp "
-                        "column>' or '-- partitioned dynamic column=<column>'";
+                        "column> [start=2024-01-01] [lookback=N]' or '-- partitioned dynamic "
+                        "column=<column>'";
     if (w.n == 0) {
         ERR(p, usage, "'-- partitioned' needs a grain and column=");
     } else if (grain_parse(&a->grain, w.items[0]) != 0) {
@@ -496,6 +531,8 @@ static void parse_partitioned(parser *p, const char *rest)
                     a->partition_column = xstrdup(tok + 7);
             } else if (strcmp(tok, "column") == 0) {
                 ERR(p, "write column=<name> with no spaces around '='", "'column' needs a value");
+            } else if (strncmp(tok, "start=", 6) == 0 || strncmp(tok, "lookback=", 9) == 0) {
+                partition_option(p, a, tok);
             } else {
                 ERR(p, usage, "unknown partitioned option '%s'", tok);
             }
@@ -924,6 +961,7 @@ void annot_free(model_annot *a)
     free(a->watermark);
     free(a->on_schema_change);
     free(a->partition_column);
+    free(a->partition_start);
     for (size_t i = 0; i < a->ntests; i++) {
         data_test *t = &a->tests[i];
         strlist_free(&t->columns);

@@ -6,7 +6,8 @@
  *   --             [incremental watermark=col] [on_schema_change=fail|warn|sync|ignore]
  *   --             [allow_empty]
  *   -- materialize manual [schema.table] [writes=a.b,c.d]
- *   -- partitioned hourly|daily|weekly|monthly column=ts   |   -- partitioned dynamic column=c
+ *   -- partitioned hourly|daily|weekly|monthly column=ts [start=2024-01-01] [lookback=N]
+ *   -- partitioned dynamic column=c
  *   -- data_test unique a[,b] | not_null a | accepted_values a = x,y | relationships a -> s.t.c
  *   -- data_test tests/file.sql
  *   -- data_test … severity=warn            (a failure is reported, never fails the build)
@@ -76,6 +77,10 @@ typedef struct {
     int partitioned_line;
     part_grain grain;
     char *partition_column;
+    char *partition_start; /* start=: the first slice (a time grain); a first run builds
+                              every slice from it to now, one snapshot each; or NULL */
+    int lookback;          /* lookback=N: a run also rebuilds the N slices before the
+                              current one (late rows) */
     /* -- data_test (any number) */
     data_test *tests;
     size_t ntests;

@@ -192,6 +192,29 @@ static void test_data_test_severity(void **state)
                      NULL);
 }
 
+static void test_partition_start_lookback(void **state)
+{
+    model_annot a;
+    assert_ok("-- partitioned daily column=d start=2024-01-01 lookback=2\nSELECT 1", 2, &a);
+    assert_string_equal(a.partition_start, "2024-01-01");
+    assert_int_equal(a.lookback, 2);
+    annot_free(&a);
+    assert_ok("-- partitioned hourly column=ts start=2024-01-01T06\nSELECT 1", 2, &a);
+    assert_string_equal(a.partition_start, "2024-01-01T06");
+    assert_int_equal(a.lookback, 0);
+    annot_free(&a);
+    assert_one_error("-- partitioned daily column=d start=soon\nSELECT 1", 2, 1,
+                     "'soon' is not a start date for start=", "start=2024-01-01");
+    assert_one_error("-- partitioned daily column=d lookback=-1\nSELECT 1", 2, 1,
+                     "'-1' is not a number of slices for lookback=", NULL);
+    assert_one_error("-- partitioned daily column=d lookback=1001\nSELECT 1", 2, 1,
+                     "not a number of slices", "0 to 1000");
+    assert_one_error("-- partitioned daily column=d start=2024-01-01 start=2024-02-01\nSELECT 1", 2,
+                     1, "start= is given twice", NULL);
+    assert_one_error("-- partitioned dynamic column=r lookback=1\nSELECT 1", 2, 1,
+                     "'lookback' applies to hourly, daily, weekly and monthly", NULL);
+}
+
 static void test_schedule_and_tags(void **state)
 {
     model_annot a;
@@ -352,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_partitioned),
         cmocka_unit_test(test_data_tests),
         cmocka_unit_test(test_data_test_severity),
+        cmocka_unit_test(test_partition_start_lookback),
         cmocka_unit_test(test_schedule_and_tags),
         cmocka_unit_test(test_misspelled_keywords),
         cmocka_unit_test(test_bad_options),

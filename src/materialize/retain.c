@@ -1,0 +1,219 @@
+/*
+ * retain.c — the expiry plan and pins (see retain.h). Reads the lake's
+ * snapshot list (ducklake_snapshots), tarn_model_run and tarn_pin; writes
+ * tarn_pin.
+ */
+#include "materialize/retain.h"
+
+#include "project/query.h"
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void retain_plan_free(retain_plan *p)
+{
+    free(p->expire);
+    free(p->kept);
+    strlist_free(&p->why);
+    memset(p, 0, sizeof(*p));
+}
+
+int retain_pins_ensure(tarn_session *s, const char *cat)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+    quote_qualified(&b, cat, NULL, "tarn_pin");
+    buf_puts(&b, " (snapshot_id BIGINT NOT NULL, model VARCHAR, note VARCHAR, pinned_at "
+                 "TIMESTAMPTZ)");
+    int rc = query_exec(s, buf_cstr(&b), NULL);
+    buf_free(&b);
+    return rc ? tarn_error_prefix(rc, "creating tarn_pin") : 0;
+}
+
+/* Whether catalog table `table` exists (the catalog database is hidden
+ * from duckdb_tables(): its columns are asked for). */
+static int table_exists(tarn_session *s, const char *cat, const char *table)
+{
+    tarn_buf b = {0}, t = {0};
+    quote_qualified(&t, cat, "main", table);
+    buf_puts(&b, "SELECT count(*) FROM pragma_table_info(");
+    quote_literal(&b, buf_cstr(&t));
+    buf_puts(&b, ")");
+    int64_t n = 0;
+    if (query_int64(&n, s, buf_cstr(&b)) != 0) {
+        tarn_error_clear();
+        n = 0;
+    }
+    buf_free(&b);
+    buf_free(&t);
+    return n > 0;
+}
+
+/* The snapshots the rule picks, with why each protected one is kept (NULL:
+ * expire it): one query over the snapshot list and the records. */
+static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char *older_than,
+                     long keep_last, int has_runs, int has_pins)
+{
+    buf_puts(b, "WITH snaps AS (SELECT snapshot_id, snapshot_time, row_number() OVER (ORDER BY "
+                "snapshot_id DESC) AS from_newest FROM ducklake_snapshots(");
+    quote_literal(b, lake);
+    buf_puts(b, ")), good AS (");
+    if (has_runs) {
+        buf_puts(b, "SELECT snapshot_id, string_agg(model, ', ' ORDER BY model) AS models FROM "
+                    "(SELECT model, snapshot_id, row_number() OVER (PARTITION BY model ORDER BY "
+                    "run_id DESC, finished_at DESC) AS rn FROM ");
+        quote_qualified(b, cat, NULL, "tarn_model_run");
+        buf_puts(b, " WHERE status = 'success' AND snapshot_id IS NOT NULL) WHERE rn = 1 GROUP "
+                    "BY snapshot_id");
+    } else {
+        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS models WHERE false");
+    }
+    buf_puts(b, "), pins AS (");
+    if (has_pins) {
+        buf_puts(b, "SELECT snapshot_id, string_agg(coalesce(note, model, 'pinned'), '; ') AS "
+                    "notes FROM ");
+        quote_qualified(b, cat, NULL, "tarn_pin");
+        buf_puts(b, " GROUP BY snapshot_id");
+    } else {
+        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS notes WHERE false");
+    }
+    buf_puts(b, ") SELECT s.snapshot_id, CASE WHEN s.from_newest = 1 THEN 'the newest snapshot' "
+                "WHEN p.snapshot_id IS NOT NULL THEN 'pinned (' || p.notes || ')' WHEN "
+                "g.snapshot_id IS NOT NULL THEN 'last good build of ' || g.models END FROM snaps "
+                "s LEFT JOIN good g USING (snapshot_id) LEFT JOIN pins p USING (snapshot_id) WHERE "
+                "true");
+    if (older_than) {
+        buf_puts(b, " AND s.snapshot_time < COALESCE(TRY_CAST(");
+        quote_literal(b, older_than);
+        buf_puts(b, " AS TIMESTAMPTZ), now() - TRY_CAST(");
+        quote_literal(b, older_than);
+        buf_puts(b, " AS INTERVAL))");
+    }
+    if (keep_last > 0)
+        buf_printf(b, " AND s.from_newest > %ld", keep_last);
+    buf_puts(b, " ORDER BY s.snapshot_id");
+}
+
+int retain_plan_make(retain_plan *out, tarn_session *s, const char *lake, const char *cat,
+                     const char *older_than, long keep_last)
+{
+    memset(out, 0, sizeof(*out));
+    if (!older_than && keep_last <= 0)
+        return tarn_error_set(TARN_EINVALID, "give --older-than AGE, --keep-last N, or both");
+    if (older_than) {
+        tarn_buf q = {0};
+        buf_puts(&q, "SELECT TRY_CAST(");
+        quote_literal(&q, older_than);
+        buf_puts(&q, " AS TIMESTAMPTZ) IS NOT NULL OR TRY_CAST(");
+        quote_literal(&q, older_than);
+        buf_puts(&q, " AS INTERVAL) IS NOT NULL");
+        char *ok = NULL;
+        int rc = query_string(&ok, s, buf_cstr(&q));
+        buf_free(&q);
+        int valid = !rc && ok && strcmp(ok, "true") == 0;
+        free(ok);
+        if (rc)
+            return rc;
+        if (!valid)
+            return tarn_error_set(TARN_EINVALID,
+                                  "--older-than '%s' is neither a timestamp ('2026-01-01 "
+                                  "00:00:00+00') nor an age ('7 days')",
+                                  older_than);
+    }
+    tarn_buf q = {0};
+    plan_sql(&q, lake, cat, older_than, keep_last, table_exists(s, cat, "tarn_model_run"),
+             table_exists(s, cat, "tarn_pin"));
+    qrows r;
+    int rc = query_rows(&r, s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    out->expire = xcalloc(r.nrows + 1, sizeof(int64_t));
+    out->kept = xcalloc(r.nrows + 1, sizeof(int64_t));
+    for (size_t i = 0; i < r.nrows; i++) {
+        int64_t id = strtoll(qrows_get(&r, i, 0), NULL, 10);
+        const char *why = qrows_get(&r, i, 1);
+        if (why) {
+            out->kept[out->nkept++] = id;
+            strlist_push(&out->why, why);
+        } else {
+            out->expire[out->nexpire++] = id;
+        }
+    }
+    qrows_free(&r);
+    return 0;
+}
+
+int retain_pin(tarn_session *s, const char *lake, const char *cat, int64_t snap, const char *model,
+               const char *note)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT count(*) FROM ducklake_snapshots(");
+    quote_literal(&q, lake);
+    buf_printf(&q, ") WHERE snapshot_id = %lld", (long long)snap);
+    int64_t n = 0;
+    int rc = query_int64(&n, s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    if (n == 0)
+        return tarn_error_set(TARN_EINVALID,
+                              "lake \"%s\" has no snapshot %lld (expired, or never made: tarn "
+                              "history lists the builds' snapshots)",
+                              lake, (long long)snap);
+    rc = retain_pins_ensure(s, cat);
+    if (rc)
+        return rc;
+    buf_puts(&q, "INSERT INTO ");
+    quote_qualified(&q, cat, NULL, "tarn_pin");
+    buf_printf(&q, " (snapshot_id, model, note, pinned_at) VALUES (%lld, ", (long long)snap);
+    quote_literal(&q, model);
+    buf_puts(&q, ", ");
+    quote_literal(&q, note);
+    buf_puts(&q, ", now())");
+    rc = query_exec(s, buf_cstr(&q), NULL);
+    buf_free(&q);
+    return rc;
+}
+
+int retain_unpin(tarn_session *s, const char *cat, int64_t snap, int *removed)
+{
+    *removed = 0;
+    if (!table_exists(s, cat, "tarn_pin"))
+        return 0;
+    tarn_buf q = {0};
+    buf_puts(&q, "DELETE FROM ");
+    quote_qualified(&q, cat, NULL, "tarn_pin");
+    buf_printf(&q, " WHERE snapshot_id = %lld", (long long)snap);
+    int64_t n = 0;
+    int rc = query_exec(s, buf_cstr(&q), &n);
+    buf_free(&q);
+    *removed = n > 0;
+    return rc;
+}
+
+int retain_last_good(int64_t *snap, tarn_session *s, const char *cat, const char *model)
+{
+    *snap = -1;
+    if (!table_exists(s, cat, "tarn_model_run"))
+        return tarn_error_set(TARN_EINVALID, "%s has no build recorded yet", model);
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT snapshot_id FROM ");
+    quote_qualified(&q, cat, NULL, "tarn_model_run");
+    buf_puts(&q, " WHERE status = 'success' AND snapshot_id IS NOT NULL AND model = ");
+    quote_literal(&q, model);
+    buf_puts(&q, " ORDER BY run_id DESC, finished_at DESC LIMIT 1");
+    qrows r;
+    int rc = query_rows(&r, s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    if (r.nrows && qrows_get(&r, 0, 0))
+        *snap = strtoll(qrows_get(&r, 0, 0), NULL, 10);
+    qrows_free(&r);
+    return *snap < 0 ? tarn_error_set(TARN_EINVALID, "%s has no good build recorded yet", model)
+                     : 0;
+}
