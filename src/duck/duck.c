@@ -225,6 +225,18 @@ int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sq
     return 0;
 }
 
+int64_t duck_table_int64(const duck_table *t, size_t r, size_t c)
+{
+    const char *v = duck_table_get(t, r, c);
+    return v ? strtoll(v, NULL, 10) : -1;
+}
+
+char *duck_table_dup(const duck_table *t, size_t r, size_t c)
+{
+    const char *v = duck_table_get(t, r, c);
+    return v ? xstrdup(v) : NULL;
+}
+
 void duck_table_free(duck_table *t)
 {
     strv_free(t->names, t->ncols);

@@ -43,6 +43,10 @@ static inline const char *duck_table_get(const duck_table *t, size_t r, size_t c
 {
     return t->cells[r * t->ncols + c];
 }
+/* Cell (r, c) as an integer (-1 for SQL NULL) / as a malloc'd copy (NULL
+ * for SQL NULL). */
+int64_t duck_table_int64(const duck_table *t, size_t r, size_t c);
+char *duck_table_dup(const duck_table *t, size_t r, size_t c);
 void duck_table_free(duck_table *t);
 
 /* Runs a one-row, one-column query. *is_null (optional) tells SQL NULL;

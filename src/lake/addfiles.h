@@ -17,7 +17,7 @@
 
 #include "lake/lake.h"
 
-typedef struct {
+typedef struct lk_add_files_opts {
     const char *schema; /* the table's schema */
     const char *table;
     char **globs; /* files or glob patterns, in order */

@@ -100,7 +100,7 @@ static int load_extremes(lk_aggstats *out, lk_lake *lake, duckdb_connection con,
     if (rc)
         return rc;
     for (size_t k = 0; k < r.nrows; k++) {
-        int64_t cid = strtoll(duck_table_get(&r, k, 0), NULL, 10);
+        int64_t cid = duck_table_int64(&r, k, 0);
         for (size_t i = 0; i < t->ncols; i++) {
             /* a column added with a default: the rows before it read the
              * default, which its statistics need not hold */

@@ -186,8 +186,8 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
             continue;
         l->min = dup_or_null(duck_table_get(&r, 0, col));
         l->max = dup_or_null(duck_table_get(&r, 0, col + 1));
-        l->value_count = strtoll(duck_table_get(&r, 0, col + 2), NULL, 10);
-        l->null_count = strtoll(duck_table_get(&r, 0, col + 3), NULL, 10);
+        l->value_count = duck_table_int64(&r, 0, col + 2);
+        l->null_count = duck_table_int64(&r, 0, col + 3);
         col += 4;
     }
     duck_table_free(&r);

@@ -90,15 +90,15 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
     if (!rc && r.nrows == 0)
         rc = tarn_error_set(TARN_ENOTFOUND, "data file %lld not found", (long long)file_id);
     if (!rc) {
-        s->record_count = strtoll(duck_table_get(&r, 0, 0), NULL, 10);
+        s->record_count = duck_table_int64(&r, 0, 0);
         s->rel = xstrdup(duck_table_get(&r, 0, 1));
         s->path = xasprintf("%s%s", dir, s->rel);
         if (duck_table_get(&r, 0, 2)) {
-            s->del_id = strtoll(duck_table_get(&r, 0, 2), NULL, 10);
+            s->del_id = duck_table_int64(&r, 0, 2);
             s->del_rel = xstrdup(duck_table_get(&r, 0, 3));
             s->del_path = xasprintf("%s%s", dir, s->del_rel);
-            s->del_count = strtoll(duck_table_get(&r, 0, 4), NULL, 10);
-            s->del_begin = strtoll(duck_table_get(&r, 0, 5), NULL, 10);
+            s->del_count = duck_table_int64(&r, 0, 4);
+            s->del_begin = duck_table_int64(&r, 0, 5);
             s->del_has_snap = duck_table_get(&r, 0, 6) != NULL;
         }
     }
@@ -414,9 +414,8 @@ int lk_deletes_flush(lk_lake *lake, duckdb_connection con)
     if (rc)
         return rc;
     for (size_t i = 0; i < r.nrows && !rc; i++) {
-        file_deletes fd = {strtoll(duck_table_get(&r, i, 0), NULL, 10),
-                           strtoll(duck_table_get(&r, i, 1), NULL, 10),
-                           strtoll(duck_table_get(&r, i, 2), NULL, 10)};
+        file_deletes fd = {duck_table_int64(&r, i, 0), duck_table_int64(&r, i, 1),
+                           duck_table_int64(&r, i, 2)};
         rc = flush_file(lake, con, &fd);
     }
     duck_table_free(&r);

@@ -180,7 +180,7 @@ int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schem
     tarn_buf b = {0};
     size_t parts = 0;
     for (size_t r = 0; !rc && r < snaps.nrows; r++) {
-        int64_t sn = strtoll(duck_table_get(&snaps, r, 0), NULL, 10);
+        int64_t sn = duck_table_int64(&snaps, r, 0);
         if (parts++)
             buf_puts(&b, " UNION ALL ");
         rc = one_snapshot(&b, con, l, t, sn, kind, virt);

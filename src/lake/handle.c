@@ -71,8 +71,7 @@ int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t 
             return -1;
         }
         for (size_t i = 0; i < r.nrows; i++)
-            sv_set(lake, strtoll(duck_table_get(&r, i, 0), NULL, 10),
-                   strtoll(duck_table_get(&r, i, 1), NULL, 10));
+            sv_set(lake, duck_table_int64(&r, i, 0), duck_table_int64(&r, i, 1));
         duck_table_free(&r);
         lake->sv_loaded = 1;
     }

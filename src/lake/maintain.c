@@ -83,7 +83,7 @@ static int64_t remaining_snapshot(const mt_call *c, int64_t snap)
         return snap;
     }
     if (r.nrows && duck_table_get(&r, 0, 0))
-        snap = strtoll(duck_table_get(&r, 0, 0), NULL, 10);
+        snap = duck_table_int64(&r, 0, 0);
     duck_table_free(&r);
     return snap;
 }

@@ -289,7 +289,7 @@ int mt_drop_files_now(const mt_call *c, const int64_t *ids, size_t n)
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         int rel = 0;
         char *p = mt_data_relative(c->lake, duck_table_get(&r, i, 1), &rel);
-        lk_txn_schedule_deletion(txn, strtoll(duck_table_get(&r, i, 0), NULL, 10), p, rel);
+        lk_txn_schedule_deletion(txn, duck_table_int64(&r, i, 0), p, rel);
         free(p);
     }
     if (!rc)

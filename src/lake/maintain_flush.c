@@ -90,13 +90,18 @@ static int write_part(const flush_job *j, const char *filter, const char *subdir
     if (lk_sort_order_by(&order, j->cur, j->tv))
         buf_puts(&order, ", ");
     buf_puts(&order, "__rid, __snap");
-    mt_file_spec sp = {.t = j->tv, .cur = j->cur, .order_by = buf_cstr(&order), .with_rid = 1,
-                       .with_snap = 1, .subdir = subdir,
+    mt_file_spec sp = {.t = j->tv,
+                       .cur = j->cur,
+                       .order_by = buf_cstr(&order),
+                       .with_rid = 1,
+                       .with_snap = 1,
+                       .subdir = subdir,
                        .partition_id = j->tv->nkeys ? j->tv->partition_id : -1,
-                       .part_values = values, .nparts = j->tv->nkeys,
-                       .row_id_start = strtoll(duck_table_get(&r, 0, 0), NULL, 10),
-                       .begin_snapshot = strtoll(duck_table_get(&r, 0, 1), NULL, 10),
-                       .partial_max = strtoll(duck_table_get(&r, 0, 2), NULL, 10),
+                       .part_values = values,
+                       .nparts = j->tv->nkeys,
+                       .row_id_start = duck_table_int64(&r, 0, 0),
+                       .begin_snapshot = duck_table_int64(&r, 0, 1),
+                       .partial_max = duck_table_int64(&r, 0, 2),
                        .stats = j->delta};
     duck_table_free(&r);
     buf_puts(&src, "SELECT ");

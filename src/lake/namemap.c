@@ -143,7 +143,7 @@ static void add_from_rows(lk_namemap_set *out, const duck_table *r, size_t from,
         if (!duck_table_get(r, i, 2))
             continue; /* a mapping without name rows */
         nm_row *w = &rows[n++];
-        w->column_id = strtoll(duck_table_get(r, i, 2), NULL, 10);
+        w->column_id = duck_table_int64(r, i, 2);
         const char *p = duck_table_get(r, i, 5);
         w->parent = p ? strtoll(p, NULL, 10) : -1;
         w->source = duck_table_get(r, i, 3);
@@ -154,8 +154,8 @@ static void add_from_rows(lk_namemap_set *out, const duck_table *r, size_t from,
     }
     out->maps = xrealloc(out->maps, (out->n + 1) * sizeof(lk_namemap));
     lk_namemap *m = &out->maps[out->n++];
-    m->id = strtoll(duck_table_get(r, from, 0), NULL, 10);
-    m->table_id = strtoll(duck_table_get(r, from, 1), NULL, 10);
+    m->id = duck_table_int64(r, from, 0);
+    m->table_id = duck_table_int64(r, from, 1);
     build_level(&m->cols, &m->ncols, rows, n, -1);
     free(rows);
 }

@@ -410,10 +410,10 @@ static int prefill_files(lk_lake *lake, duckdb_connection con, const lk_catalog 
     int have_pv = 0;
     size_t row = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        while (row < r.nrows && strtoll(duck_table_get(&r, row, 0), NULL, 10) < ts[i]->id)
+        while (row < r.nrows && duck_table_int64(&r, row, 0) < ts[i]->id)
             row++;
         size_t end = row;
-        while (end < r.nrows && strtoll(duck_table_get(&r, end, 0), NULL, 10) == ts[i]->id)
+        while (end < r.nrows && duck_table_int64(&r, end, 0) == ts[i]->id)
             end++;
         scan_input in = {0};
         char *dir = lk_lake_table_dir(lake, cat, ts[i]);
@@ -492,7 +492,7 @@ static int prefill_inlined_names(lk_lake *lake, duckdb_connection con, const lk_
         int64_t *ids = xcalloc(end - row, sizeof(int64_t));
         char **names = xcalloc(end - row, sizeof(char *));
         for (size_t k = row; k < end; k++) {
-            ids[k - row] = strtoll(duck_table_get(&r, k, 1), NULL, 10);
+            ids[k - row] = duck_table_int64(&r, k, 1);
             names[k - row] = (char *)duck_table_get(&r, k, 2);
         }
         scan_inlined_set_names(scan_inlined_find(lake, duck_table_get(&r, row, 0), 1), ids, names,

@@ -84,7 +84,7 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
     int64_t *ids = xcalloc(r.nrows, sizeof(int64_t));
     char **names = xcalloc(r.nrows, sizeof(char *));
     for (size_t k = 0; k < r.nrows; k++) {
-        ids[k] = strtoll(duck_table_get(&r, k, 0), NULL, 10);
+        ids[k] = duck_table_int64(&r, k, 0);
         names[k] = (char *)duck_table_get(&r, k, 1);
     }
     scan_inlined_set_names(scan_inlined_find(lake, inl->name, 1), ids, names, r.nrows);

@@ -100,11 +100,11 @@ void scan_add_file_rows(scan_input *in, const duck_table *r, size_t from, size_t
 {
     for (size_t i = from; i < to; i++) {
         scan_file *f = scan_push_file(in);
-        f->id = strtoll(duck_table_get(r, i, 1), NULL, 10);
+        f->id = duck_table_int64(r, i, 1);
         f->path = resolve(dir, duck_table_get(r, i, 2), duck_table_get(r, i, 3));
         const char *v = duck_table_get(r, i, 4);
         f->row_id_start = v ? strtoll(v, NULL, 10) : 0;
-        f->begin = strtoll(duck_table_get(r, i, 5), NULL, 10);
+        f->begin = duck_table_int64(r, i, 5);
         v = duck_table_get(r, i, 6);
         f->partial_max = v ? strtoll(v, NULL, 10) : -1;
         if (duck_table_get(r, i, 7)) {
@@ -210,7 +210,7 @@ static size_t first_row_of(const duck_table *r, int64_t id)
     size_t lo = 0, hi = r->nrows;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strtoll(duck_table_get(r, mid, 0), NULL, 10) < id)
+        if (duck_table_int64(r, mid, 0) < id)
             lo = mid + 1;
         else
             hi = mid;
@@ -225,9 +225,9 @@ void scan_apply_partition_values(scan_input *in, const lk_table *t, const duck_t
     for (size_t i = 0; i < in->n; i++) {
         scan_file *f = &in->files[i];
         tarn_buf sig = {0};
-        for (size_t k = first_row_of(r, f->id);
-             k < r->nrows && strtoll(duck_table_get(r, k, 0), NULL, 10) == f->id; k++) {
-            int64_t cid = strtoll(duck_table_get(r, k, 1), NULL, 10);
+        for (size_t k = first_row_of(r, f->id); k < r->nrows && duck_table_int64(r, k, 0) == f->id;
+             k++) {
+            int64_t cid = duck_table_int64(r, k, 1);
             const lk_column *c = NULL;
             for (size_t j = 0; j < t->ncols; j++)
                 if (t->cols[j].id == cid)

@@ -616,7 +616,7 @@ static int note_big_deletes(lk_lake *lake, duckdb_connection con, const lk_table
     txn->big_del_files =
         xrealloc(txn->big_del_files, (txn->nbig_del_files + r.nrows + 1) * sizeof(int64_t));
     for (size_t i = 0; i < r.nrows; i++)
-        txn->big_del_files[txn->nbig_del_files++] = strtoll(duck_table_get(&r, i, 0), NULL, 10);
+        txn->big_del_files[txn->nbig_del_files++] = duck_table_int64(&r, i, 0);
     duck_table_free(&r);
     return 0;
 }

@@ -648,7 +648,7 @@ static int table_facts(tarn_buf *b, tarn_session *s)
                 continue;
             const char *count = NULL;
             for (size_t r = 0; r < st.nrows && !count; r++)
-                if (strtoll(duck_table_get(&st, r, 0), NULL, 10) == t->id)
+                if (duck_table_int64(&st, r, 0) == t->id)
                     count = duck_table_get(&st, r, 1);
             table_row(b, &rows, l, sc, t);
             buf_printf(b, ", %s::BIGINT)", count ? count : "0");
