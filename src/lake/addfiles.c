@@ -331,7 +331,7 @@ int lk_add_data_files(lk_lake *lake, duckdb_connection con, const lk_add_files_o
     lk_namemap_set committed = {0};
     int rc = 0;
     if (lk_catalog_table_by_id(&lake->cat, t->id))
-        rc = lk_namemap_load(&committed, con, lake->meta, t->id, NULL, 0);
+        rc = lk_namemap_load(&committed, &lake->db, con, t->id, NULL, 0);
     strlist seen = {0};
     for (size_t i = 0; i < o->nglobs && !rc; i++)
         rc = add_glob(lake, con, o, t, o->globs[i], &committed, &seen);

@@ -97,6 +97,8 @@ static const lk_catdb_ops DUCKDB_OPS = {
     .exec = file_exec,
     .exec_count = file_exec_count,
     .query = file_query,
+    .mixed_exec = file_exec, /* the file is attached in the session's DuckDB */
+    .mixed_query = file_query,
     .table_exists = file_table_exists,
     .tables = file_tables,
     .prepare_new = file_prepare_new,
@@ -147,6 +149,16 @@ void lk_catdb_close(lk_catdb *db, duckdb_connection con)
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql)
 {
     return db->ops->exec(db, con, sql);
+}
+
+int lk_catdb_mixed_exec(lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    return db->ops->mixed_exec(db, con, sql);
+}
+
+int lk_catdb_mixed_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
+{
+    return db->ops->mixed_query(out, db, con, sql);
 }
 
 int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed)

@@ -38,6 +38,8 @@ typedef struct {
     int (*exec)(lk_catdb *db, duckdb_connection con, const char *sql);
     int (*exec_count)(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed);
     int (*query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+    int (*mixed_exec)(lk_catdb *db, duckdb_connection con, const char *sql);
+    int (*mixed_query)(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
     int (*table_exists)(lk_catdb *db, duckdb_connection con, const char *table);
     int (*tables)(duck_table *out, lk_catdb *db, duckdb_connection con);
     int (*prepare_new)(lk_catdb *db, duckdb_connection con);
@@ -81,6 +83,15 @@ int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, in
 int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
                          const char *sql);
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* A statement or query that reads catalog tables together with the
+ * session's own (TEMP tables, read_parquet, DuckDB's functions), so it runs
+ * in the session's DuckDB: the backend makes its tables readable there
+ * under lk_catdb_name() (a DuckDB file is attached there already). The SQL
+ * of a table's view reads inlined rows the same way (scan_inlined.c).
+ * Writes of catalog rows never go this way: they are recorded in the
+ * transaction and run by lk_catdb_exec in the commit's batch. */
+int lk_catdb_mixed_exec(lk_catdb *db, duckdb_connection con, const char *sql);
+int lk_catdb_mixed_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
 /* Whether the catalog's schema holds table `table` (unquoted name). */
 int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table);
 /* The names of the tables in the catalog's schema (one column, table_name). */

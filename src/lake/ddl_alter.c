@@ -20,6 +20,7 @@
 #include "lake/sort.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/bucket.h"
 #include "lake/colstats.h"
 #include "lake/txn.h"
@@ -123,7 +124,7 @@ static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_tab
                         "table_id = %lld",
                         lake->meta, (long long)t->id);
     int64_t m = 0;
-    if (duck_query_int64(&m, NULL, con, q) != 0)
+    if (lk_catdb_query_int64(&m, NULL, &lake->db, con, q) != 0)
         tarn_error_clear();
     free(q);
     int64_t model = lk_table_max_column_id(t);

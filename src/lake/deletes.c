@@ -5,6 +5,7 @@
 #include "lake/deletes.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/filestats.h"
 #include "lake/txn.h"
 #include "lake/types.h"
@@ -85,7 +86,7 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
         "WHERE d.data_file_id = %lld",
         lake->meta, lake->meta, (long long)file_id);
     duck_table r;
-    int rc = duck_table_query(&r, con, sql);
+    int rc = lk_catdb_query(&r, &lake->db, con, sql);
     free(sql);
     if (!rc && r.nrows == 0)
         rc = tarn_error_set(TARN_ENOTFOUND, "data file %lld not found", (long long)file_id);
@@ -112,7 +113,7 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
                 xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
                           "%lld",
                           lake->meta, (long long)t->id, (long long)file_id);
-            rc = duck_query_int64(&s->inlined_deleted, NULL, con, q);
+            rc = lk_catdb_query_int64(&s->inlined_deleted, NULL, &lake->db, con, q);
             free(q);
         }
     }

@@ -4,6 +4,7 @@
 #include "lake/feed.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/scan.h"
 #include "lake/types.h"
 #include "tarn/error.h"
@@ -96,7 +97,7 @@ static int changed_snapshots(duck_table *out, duckdb_connection con, lk_lake *l,
                         "'(^|,)(inserted_into_table|deleted_from_table|inlined_insert|inlined_"
                         "delete):%lld(,|$)') ORDER BY snapshot_id",
                         l->meta, (long long)from, (long long)to, (long long)tid);
-    int rc = duck_table_query(out, con, q);
+    int rc = lk_catdb_query(out, &l->db, con, q);
     free(q);
     return rc;
 }

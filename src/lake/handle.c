@@ -105,6 +105,36 @@ int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
     return n > 0;
 }
 
+int lk_lake_snapshot_at_time(int64_t *out, lk_lake *lake, duckdb_connection con,
+                             const char *when_sql, int after)
+{
+    /* evaluated apart, so the catalog query holds only a literal, whatever
+     * database the catalog lives in */
+    char *q = xasprintf("SELECT ((%s)::TIMESTAMPTZ)::VARCHAR", when_sql);
+    char *when = NULL;
+    int rc = duck_query_string(&when, con, q);
+    free(q);
+    if (!rc && !when)
+        rc = TARN_ENOTFOUND;
+    if (rc) {
+        if (rc == TARN_ENOTFOUND)
+            tarn_error_clear();
+        return rc;
+    }
+    tarn_buf b = {0};
+    buf_printf(&b, "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time %s ",
+               lake->meta, after ? ">=" : "<=");
+    quote_literal(&b, when);
+    buf_printf(&b, "::TIMESTAMPTZ ORDER BY snapshot_time %s, snapshot_id %s LIMIT 1",
+               after ? "ASC" : "DESC", after ? "ASC" : "DESC");
+    rc = lk_catdb_query_int64(out, NULL, &lake->db, con, buf_cstr(&b));
+    if (rc == TARN_ENOTFOUND)
+        tarn_error_clear();
+    buf_free(&b);
+    free(when);
+    return rc;
+}
+
 void lk_lake_snapshot_live(lk_lake *lake, int64_t snap)
 {
     lake->live = xrealloc(lake->live, (lake->nlive + 1) * sizeof(int64_t));

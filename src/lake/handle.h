@@ -98,6 +98,13 @@ int lk_lake_catalog_at(const lk_catalog **out, lk_lake *lake, duckdb_connection 
  * maintenance runs. */
 int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap);
 
+/* The snapshot in effect at time `when_sql` (an SQL expression of a
+ * TIMESTAMPTZ, evaluated by the session's DuckDB first): the newest at or
+ * before it, or with `after` the oldest at or after it (ties: by id).
+ * TARN_ENOTFOUND when there is none (no error message set). */
+int lk_lake_snapshot_at_time(int64_t *out, lk_lake *lake, duckdb_connection con,
+                             const char *when_sql, int after);
+
 /* Snapshot `snap` exists (this session just committed it). */
 void lk_lake_snapshot_live(lk_lake *lake, int64_t snap);
 

@@ -277,14 +277,11 @@ static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opt
                                   (long long)opts->snapshot_version);
         lake->pinned = opts->snapshot_version;
     } else if (opts->snapshot_time) {
-        tarn_buf b = {0};
-        buf_printf(
-            &b, "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= ", lake->meta);
-        quote_literal(&b, opts->snapshot_time);
-        buf_puts(&b, "::TIMESTAMPTZ ORDER BY snapshot_time DESC LIMIT 1");
+        tarn_buf when = {0};
+        quote_literal(&when, opts->snapshot_time);
         int64_t id = 0;
-        int rc = lk_catdb_query_int64(&id, NULL, &lake->db, con, buf_cstr(&b));
-        buf_free(&b);
+        int rc = lk_lake_snapshot_at_time(&id, lake, con, buf_cstr(&when), 0);
+        buf_free(&when);
         if (rc)
             return tarn_error_set(TARN_ENOTFOUND, "No snapshot found at or before %s",
                                   opts->snapshot_time);

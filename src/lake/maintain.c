@@ -9,6 +9,7 @@
 #include "lake/maintain.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/maintain_int.h"
 #include "lake/statement.h"
 #include "lake/write.h"
@@ -76,7 +77,7 @@ static int64_t remaining_snapshot(const mt_call *c, int64_t snap)
                         "%lld",
                         c->lake->meta, (long long)snap);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, q);
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
     free(q);
     if (rc) {
         tarn_error_clear();
@@ -135,7 +136,7 @@ char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t ta
                "0 WHEN 'schema' THEN 1 ELSE 2 END LIMIT 1",
                (long long)table_id, (long long)schema_id);
     char *v = NULL;
-    if (duck_query_string(&v, c->con, buf_cstr(&b)) != 0) {
+    if (lk_catdb_query_string(&v, &c->lake->db, c->con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
         v = NULL;
     }

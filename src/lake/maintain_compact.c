@@ -6,6 +6,7 @@
  * row id and snapshot.
  */
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/maintain_int.h"
 #include "lake/namemap.h"
 #include "lake/scan.h"
@@ -93,7 +94,7 @@ int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
                "d.row_id_start, d.data_file_id",
                m, m, tid, s, s, tid, size_filter);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -314,7 +315,7 @@ static int partition_values(const mt_call *c, int64_t file_id, duck_table *out)
     char *q = xasprintf("SELECT partition_value FROM %s.ducklake_file_partition_value WHERE "
                         "data_file_id = %lld ORDER BY partition_key_index",
                         c->lake->meta, (long long)file_id);
-    int rc = duck_table_query(out, c->con, q);
+    int rc = lk_catdb_query(out, &c->lake->db, c->con, q);
     free(q);
     return rc;
 }
@@ -371,7 +372,7 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
         if (src[i]->mapping_id >= 0)
             lk_ids_add(&ids, &nids, src[i]->mapping_id);
     if (!rc && nids)
-        rc = lk_namemap_load(&maps, c->con, c->lake->meta, -1, ids, nids);
+        rc = lk_namemap_load(&maps, &c->lake->db, c->con, -1, ids, nids);
     free(ids);
     source_sql(&s, c, tv, t->id, src, n, rewrite, &maps);
     lk_namemap_set_free(&maps);
@@ -393,7 +394,7 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
                         c->lake->meta, (long long)src[0]->id);
     int is_null = 1;
     if (!rc)
-        rc = duck_query_int64(&sp.partition_id, &is_null, c->con, q);
+        rc = lk_catdb_query_int64(&sp.partition_id, &is_null, &c->lake->db, c->con, q);
     free(q);
     if (is_null)
         sp.partition_id = -1;

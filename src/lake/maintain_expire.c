@@ -292,7 +292,7 @@ static int snapshot_rows(const mt_call *c, const char *filter, char **out)
                    "(SELECT snapshot_id FROM %s.ducklake_snapshot WHERE %s) ORDER BY snapshot_id",
                buf_cstr(&name) + strlen("temp.main."), sub, c->lake->meta,
                filter ? filter : "false");
-    rc = duck_exec(c->con, buf_cstr(&b));
+    rc = lk_catdb_mixed_exec(&c->lake->db, c->con, buf_cstr(&b));
     free(sub);
     *out = rc ? NULL : xasprintf("SELECT * FROM %s", buf_cstr(&name));
     buf_free(&name);

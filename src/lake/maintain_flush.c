@@ -14,6 +14,7 @@
  * file rows kept inline (ducklake_inlined_delete_T) move into delete files.
  */
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/lake.h"
 #include "lake/maintain_int.h"
 #include "lake/sort.h"
@@ -41,7 +42,7 @@ static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_cat
                   "WHERE table_id = %lld AND schema_version <= %lld), %lld)",
                   c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
     int64_t snap = 0;
-    int rc = duck_query_int64(&snap, NULL, c->con, q);
+    int rc = lk_catdb_query_int64(&snap, NULL, &c->lake->db, c->con, q);
     free(q);
     if (!rc)
         rc = mt_catalog_load(cat, c, snap);
@@ -195,7 +196,7 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
     char *q = xasprintf("SELECT count(*) FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
                         (long long)txn->cat.snapshot_id);
     int64_t n = 0;
-    int rc = duck_query_int64(&n, NULL, c->con, q);
+    int rc = lk_catdb_query_int64(&n, NULL, &c->lake->db, c->con, q);
     free(q);
     if (rc || n == 0) {
         buf_free(&name);
@@ -246,7 +247,7 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
                c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
                (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, buf_cstr(&q));
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *fid = duck_table_get(&r, i, 0);
         int rel = !duck_table_get(&r, i, 2) || strcmp(duck_table_get(&r, i, 2), "true") == 0;
@@ -310,7 +311,7 @@ static int drop_superseded(const mt_call *c)
                         "j.table_id = i.table_id)",
                         m, m);
     duck_table r;
-    int rc = duck_table_query(&r, c->con, q);
+    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
     free(q);
     int dropped = 0;
     for (size_t i = 0; !rc && i < r.nrows; i++) {
@@ -321,19 +322,19 @@ static int drop_superseded(const mt_call *c)
         int64_t n = 1;
         if (!table_in_meta(c, name))
             n = 0;
-        else if (duck_query_int64(&n, NULL, c->con, buf_cstr(&b)) != 0)
+        else if (lk_catdb_query_int64(&n, NULL, &c->lake->db, c->con, buf_cstr(&b)) != 0)
             rc = TARN_ERROR;
         if (!rc && n == 0) {
             buf_clear(&b);
             buf_printf(&b, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_id = %s AND "
                            "schema_version = %s",
                        m, duck_table_get(&r, i, 0), duck_table_get(&r, i, 1));
-            rc = duck_exec(c->con, buf_cstr(&b));
+            rc = lk_catdb_exec(&c->lake->db, c->con, buf_cstr(&b));
             buf_clear(&b);
             buf_printf(&b, "DROP TABLE IF EXISTS %s.", m);
             quote_ident(&b, name);
             if (!rc)
-                rc = duck_exec(c->con, buf_cstr(&b));
+                rc = lk_catdb_exec(&c->lake->db, c->con, buf_cstr(&b));
             dropped++;
         }
         buf_free(&b);

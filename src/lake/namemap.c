@@ -6,6 +6,8 @@
  */
 #include "lake/namemap.h"
 
+#include "lake/catdb.h"
+
 #include "duck/duck.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -160,8 +162,8 @@ static void add_from_rows(lk_namemap_set *out, const duck_table *r, size_t from,
     free(rows);
 }
 
-int lk_namemap_load(lk_namemap_set *out, duckdb_connection con, const char *meta,
-                    int64_t table_id, const int64_t *ids, size_t nids)
+int lk_namemap_load(lk_namemap_set *out, lk_catdb *db, duckdb_connection con, int64_t table_id,
+                    const int64_t *ids, size_t nids)
 {
     memset(out, 0, sizeof(*out));
     tarn_buf w = {0};
@@ -177,10 +179,10 @@ int lk_namemap_load(lk_namemap_set *out, duckdb_connection con, const char *meta
                           "n.target_field_id, n.parent_column, n.is_partition FROM "
                           "%s.ducklake_column_mapping m LEFT JOIN %s.ducklake_name_mapping n "
                           "USING (mapping_id) WHERE %s ORDER BY m.mapping_id, n.column_id",
-                          meta, meta, buf_cstr(&w));
+                          lk_catdb_name(db), lk_catdb_name(db), buf_cstr(&w));
     buf_free(&w);
     duck_table r;
-    int rc = duck_table_query(&r, con, sql);
+    int rc = lk_catdb_query(&r, db, con, sql);
     free(sql);
     if (rc)
         return rc;

@@ -17,6 +17,8 @@
 #ifndef TARN_LAKE_NAMEMAP_H
 #define TARN_LAKE_NAMEMAP_H
 
+#include "lake/catdb.h"
+
 #include <duckdb.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,8 +57,8 @@ int lk_namemap_compatible(const lk_namemap *a, const lk_namemap *b);
 
 /* Reads from catalog `meta` the mappings of table `table_id` (all of them,
  * table_id -1: those with the ids ids[0..nids)) into `out`. */
-int lk_namemap_load(lk_namemap_set *out, duckdb_connection con, const char *meta,
-                    int64_t table_id, const int64_t *ids, size_t nids);
+int lk_namemap_load(lk_namemap_set *out, lk_catdb *db, duckdb_connection con, int64_t table_id,
+                    const int64_t *ids, size_t nids);
 
 /* The entry of `entries` that targets column `column_id`, or NULL. */
 const lk_nm_entry *lk_namemap_target(const lk_nm_entry *entries, size_t n, int64_t column_id);

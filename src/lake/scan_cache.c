@@ -32,6 +32,7 @@
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/scan_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -483,7 +484,7 @@ static int prefill_inlined_names(lk_lake *lake, duckdb_connection con, const lk_
                "i.name",
                lake->meta, lake->meta);
     duck_table r;
-    int rc = duck_table_query(&r, con, buf_cstr(&b));
+    int rc = lk_catdb_query(&r, &lake->db, con, buf_cstr(&b));
     buf_free(&b);
     for (size_t row = 0; !rc && row < r.nrows;) {
         size_t end = row;
@@ -519,7 +520,7 @@ static int prefill_inlined_ended(lk_lake *lake, duckdb_connection con, const lk_
         buf_puts(&b, " WHERE end_snapshot IS NOT NULL) AS ended");
     }
     duck_table r;
-    int rc = duck_table_query(&r, con, buf_cstr(&b));
+    int rc = lk_catdb_query(&r, &lake->db, con, buf_cstr(&b));
     buf_free(&b);
     for (size_t row = 0; !rc && row < r.nrows; row++) {
         inlined_info *x = scan_inlined_find(lake, duck_table_get(&r, row, 0), 1);

@@ -649,7 +649,7 @@ int lk_scan_mapped_load(lk_namemap_set *out, lk_lake *lake, duckdb_connection co
     int rc = 0;
     if (nids) {
         lk_namemap_set got;
-        rc = lk_namemap_load(&got, con, lake->meta, -1, ids, nids);
+        rc = lk_namemap_load(&got, &lake->db, con, -1, ids, nids);
         for (size_t i = 0; !rc && i < got.n; i++)
             lk_namemap_set_add(out, &got.maps[i]);
         if (!rc)

@@ -18,6 +18,7 @@
 #include "lake/scan.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/delmask.h"
 #include "lake/hive.h"
 #include "lake/namemap.h"
@@ -69,7 +70,7 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
         lake->meta, lake->meta, (long long)t->id, (long long)inl->schema_version,
         (long long)t->begin, (long long)t->id);
     duck_table r;
-    int ok = duck_table_query(&r, con, sql) == 0 && r.nrows > 0;
+    int ok = lk_catdb_query(&r, &lake->db, con, sql) == 0 && r.nrows > 0;
     free(sql);
     if (!ok) {
         /* created in this transaction: it has the current columns */
@@ -117,7 +118,7 @@ static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_co
                         lake->meta, (long long)t->id, (long long)inl->schema_version);
     int64_t begin = -1;
     int is_null = 1;
-    int rc = duck_query_int64(&begin, &is_null, con, q);
+    int rc = lk_catdb_query_int64(&begin, &is_null, &lake->db, con, q);
     free(q);
     tarn_error_clear();
     if (rc || is_null || lk_catalog_load(then, &lake->db, con, begin) != 0) {
@@ -139,7 +140,7 @@ static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl
     quote_ident(&b, inl->name);
     buf_puts(&b, " WHERE end_snapshot IS NOT NULL LIMIT 1)");
     int64_t n = 1;
-    if (duck_query_int64(&n, NULL, con, buf_cstr(&b)) != 0) {
+    if (lk_catdb_query_int64(&n, NULL, &lake->db, con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
     } else {
         x = scan_inlined_find(lake, inl->name, 1);

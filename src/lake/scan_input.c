@@ -11,6 +11,8 @@
  */
 #include "lake/scan_input.h"
 
+#include "lake/catdb.h"
+
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -87,7 +89,7 @@ int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_
         "d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)%s ORDER BY "
         "d.table_id, d.data_file_id",
         lake->meta, lake->meta, (long long)s, (long long)s, (long long)s, (long long)s, only);
-    int rc = duck_table_query(r, con, sql);
+    int rc = lk_catdb_query(r, &lake->db, con, sql);
     free(sql);
     free(only);
     return rc;
@@ -197,7 +199,7 @@ int scan_query_partition_values(duck_table *r, lk_lake *lake, duckdb_connection 
         "k.partition_key_index = v.partition_key_index WHERE %sk.\"transform\" = 'identity' "
         "ORDER BY v.data_file_id, k.column_id",
         lake->meta, lake->meta, lake->meta, only);
-    int rc = duck_table_query(r, con, sql);
+    int rc = lk_catdb_query(r, &lake->db, con, sql);
     free(sql);
     free(only);
     return rc;

@@ -10,6 +10,7 @@
 #include "lake/txn.h"
 
 #include "duck/duck.h"
+#include "lake/catdb.h"
 #include "lake/colstats_set.h"
 #include "lake/idorder.h"
 #include "tarn/error.h"
@@ -76,7 +77,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
      * shared until the transaction changes one (model.h). */
     char *q = xasprintf("SELECT max(snapshot_id) FROM %s.ducklake_snapshot", lake->meta);
     int64_t latest = -1;
-    int rc = duck_query_int64(&latest, NULL, con, q);
+    int rc = lk_catdb_query_int64(&latest, NULL, &lake->db, con, q);
     free(q);
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
@@ -275,7 +276,7 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
                           lake->meta, (long long)table_id);
     int64_t next = 0;
     int is_null = 1;
-    if (duck_query_int64(&next, &is_null, con, sql) == 0) {
+    if (lk_catdb_query_int64(&next, &is_null, &lake->db, con, sql) == 0) {
         d->had_stats_row = 1;
         d->next_row_id = d->base_row_id = is_null ? 0 : next;
     } else {

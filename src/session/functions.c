@@ -5,6 +5,7 @@
 
 #include "duck/duck.h"
 #include "lake/feed.h"
+#include "lake/info.h"
 #include "lake/scan.h"
 #include "lake/maintain.h"
 #include "lake/options.h"
@@ -24,66 +25,6 @@ static int64_t view_snapshot(lk_lake *l)
     return lk_txn_catalog(l)->snapshot_id;
 }
 
-static int fn_table_info(char **out, lk_lake *l)
-{
-    long long sn = (long long)view_snapshot(l);
-    const char *m = l->meta;
-    *out = xasprintf(
-        "SELECT t.table_name, t.schema_id, t.table_id, t.table_uuid, "
-        "(SELECT count(*) FROM %s.ducklake_data_file d WHERE d.table_id = t.table_id AND %lld >= "
-        "d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)) AS file_count, "
-        "(SELECT COALESCE(sum(file_size_bytes), 0)::BIGINT FROM %s.ducklake_data_file d WHERE "
-        "d.table_id = t.table_id AND %lld >= d.begin_snapshot AND (%lld < d.end_snapshot OR "
-        "d.end_snapshot IS NULL)) AS file_size_bytes, "
-        "(SELECT count(*) FROM %s.ducklake_delete_file d WHERE d.table_id = t.table_id AND %lld "
-        ">= d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)) AS "
-        "delete_file_count, "
-        "(SELECT COALESCE(sum(file_size_bytes), 0)::BIGINT FROM %s.ducklake_delete_file d WHERE "
-        "d.table_id = t.table_id AND %lld >= d.begin_snapshot AND (%lld < d.end_snapshot OR "
-        "d.end_snapshot IS NULL)) AS delete_file_size_bytes "
-        "FROM %s.ducklake_table t WHERE %lld >= t.begin_snapshot AND (%lld < t.end_snapshot OR "
-        "t.end_snapshot IS NULL)",
-        m, sn, sn, m, sn, sn, m, sn, sn, m, sn, sn, m, sn, sn);
-    return 0;
-}
-
-static int fn_options(char **out, tarn_session *s, lk_lake *l)
-{
-    duck_table keys;
-    char *q = xasprintf("SELECT DISTINCT \"key\" FROM %s.ducklake_metadata", l->meta);
-    int rc = duck_table_query(&keys, s->con, q);
-    free(q);
-    if (rc)
-        return rc;
-    tarn_buf d = {0};
-    buf_puts(&d, "(VALUES (NULL, NULL)");
-    for (size_t r = 0; r < keys.nrows; r++) {
-        const char *desc = lk_option_description(duck_table_get(&keys, r, 0));
-        if (!desc)
-            continue;
-        buf_puts(&d, ", (");
-        quote_literal(&d, duck_table_get(&keys, r, 0));
-        buf_puts(&d, ", ");
-        quote_literal(&d, desc);
-        buf_putc(&d, ')');
-    }
-    buf_puts(&d, ") d(k, description)");
-    duck_table_free(&keys);
-    const char *m = l->meta;
-    *out = xasprintf(
-        "SELECT o.\"key\" AS option_name, d.description::VARCHAR AS description, o.\"value\" AS "
-        "value, upper(COALESCE(o.\"scope\", 'global')) AS scope, CASE o.\"scope\" WHEN 'table' "
-        "THEN (SELECT s.schema_name || '.' || t.table_name FROM %s.ducklake_table t JOIN "
-        "%s.ducklake_schema s USING (schema_id) WHERE t.table_id = o.scope_id AND t.end_snapshot "
-        "IS NULL LIMIT 1) WHEN 'schema' THEN (SELECT s.schema_name FROM %s.ducklake_schema s "
-        "WHERE s.schema_id = o.scope_id LIMIT 1) END AS scope_entry FROM %s.ducklake_metadata o "
-        "LEFT JOIN %s ON d.k = o.\"key\" ORDER BY o.\"key\", CASE o.\"scope\" WHEN 'schema' THEN 1 "
-        "WHEN 'table' THEN 2 ELSE 0 END",
-        m, m, m, m, buf_cstr(&d));
-    buf_free(&d);
-    return 0;
-}
-
 /* A change feed bound: a snapshot id, or a timestamp: the first snapshot
  * at or after it for the start (`lower`), the last at or before it for
  * the end, as DuckLake reads them. */
@@ -97,15 +38,10 @@ static int feed_bound(int64_t *out, tarn_session *s, lk_lake *l, const char *v, 
         *out = n;
         return 0;
     }
-    tarn_buf b = {0};
-    buf_printf(&b,
-               "SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time::TIMESTAMPTZ %s ",
-               l->meta, lower ? ">=" : "<=");
-    quote_literal(&b, v);
-    buf_printf(&b, "::TIMESTAMPTZ ORDER BY snapshot_time::TIMESTAMPTZ %s LIMIT 1",
-               lower ? "ASC" : "DESC");
-    int rc = duck_query_int64(out, NULL, s->con, buf_cstr(&b));
-    buf_free(&b);
+    tarn_buf when = {0};
+    quote_literal(&when, v);
+    int rc = lk_lake_snapshot_at_time(out, l, s->con, buf_cstr(&when), lower);
+    buf_free(&when);
     if (rc == TARN_ENOTFOUND)
         rc = tarn_error_set(TARN_ENOTFOUND, "No snapshot found at timestamp %s", v);
     return rc;
@@ -137,28 +73,7 @@ static int fn_list_files(char **out, tarn_session *s, lk_lake *l, const lk_args 
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND, "Catalog Error: Table with name %s does not exist!",
                               a->pos[1]);
-    long long sn = (long long)(snap >= 0 ? snap : cat->snapshot_id);
-    char *dir = lk_lake_table_dir(l, cat, t);
-    tarn_buf b = {0};
-    buf_puts(&b, "SELECT CASE WHEN d.path_is_relative THEN ");
-    quote_literal(&b, dir);
-    buf_puts(&b, " || d.path ELSE d.path END AS data_file, d.file_size_bytes AS "
-                 "data_file_size_bytes, d.footer_size AS data_file_footer_size, d.encryption_key "
-                 "AS data_file_encryption_key, CASE WHEN x.path IS NULL THEN NULL WHEN "
-                 "x.path_is_relative THEN ");
-    quote_literal(&b, dir);
-    buf_printf(&b,
-               " || x.path ELSE x.path END AS delete_file, x.file_size_bytes AS "
-               "delete_file_size_bytes, x.footer_size AS delete_file_footer_size, "
-               "x.encryption_key AS delete_file_encryption_key FROM %s.ducklake_data_file d LEFT "
-               "JOIN (SELECT * FROM %s.ducklake_delete_file WHERE %lld >= begin_snapshot AND "
-               "(%lld < end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = "
-               "d.data_file_id WHERE d.table_id = %lld AND %lld >= d.begin_snapshot AND (%lld < "
-               "d.end_snapshot OR d.end_snapshot IS NULL)",
-               l->meta, l->meta, sn, sn, (long long)t->id, sn, sn);
-    free(dir);
-    *out = buf_detach(&b);
-    return 0;
+    return lk_info_list_files_sql(out, l, cat, t, snap >= 0 ? snap : cat->snapshot_id);
 }
 
 static int feed(char **out, tarn_session *s, lk_lake *l, const lk_args *a, int kind)
@@ -230,15 +145,15 @@ int session_function_sql(char **out, tarn_session *s, const char *fn, const lk_a
     case 0:
         return lk_snapshots_sql(out, l, s->con);
     case 1:
-        return fn_table_info(out, l);
+        return lk_info_table_info_sql(out, l, view_snapshot(l));
     case 2:
         *out = xasprintf("SELECT %lld::BIGINT AS id", (long long)view_snapshot(l));
         return 0;
     case 3:
-        *out = xasprintf("SELECT max(snapshot_id) AS id FROM %s.ducklake_snapshot", l->meta);
+        *out = lk_info_last_snapshot_sql(l);
         return 0;
     case 4:
-        return fn_options(out, s, l);
+        return lk_info_options_sql(out, l, s->con);
     case 5:
         return fn_list_files(out, s, l, a);
     case 6:

@@ -8,6 +8,7 @@
 #include "session/rewrite.h"
 
 #include "duck/duck.h"
+#include "lake/info.h"
 #include "lake/feed.h"
 #include "session/fold.h"
 #include "session/functions.h"
@@ -149,12 +150,7 @@ static int at_snapshot(int64_t *out, tarn_session *s, lk_lake *l, const sql_toke
         rc = duck_query_int64(out, NULL, s->con, q);
         free(q);
     } else if (sql_tok_is_kw(unit, "TIMESTAMP")) {
-        char *q = xasprintf("SELECT snapshot_id FROM %s.ducklake_snapshot WHERE snapshot_time <= "
-                            "(%s)::TIMESTAMPTZ ORDER BY snapshot_time DESC, snapshot_id DESC "
-                            "LIMIT 1",
-                            l->meta, expr);
-        rc = duck_query_int64(out, NULL, s->con, q);
-        free(q);
+        rc = lk_lake_snapshot_at_time(out, l, s->con, expr, 0);
         if (rc == TARN_ENOTFOUND) /* invalid input, as DuckLake says: it aborts a transaction */
             rc = tarn_error_set(TARN_EINVALID, "No snapshot found at or before timestamp %s", expr);
     } else {
@@ -636,9 +632,7 @@ static int table_facts(tarn_buf *b, tarn_session *s)
     for (lk_lake *l = s->lakes; l; l = l->next) {
         const lk_catalog *cat = lk_txn_catalog(l);
         duck_table st = {0};
-        char *q = xasprintf("SELECT table_id, record_count FROM %s.ducklake_table_stats", l->meta);
-        int rc = duck_table_query(&st, s->con, q);
-        free(q);
+        int rc = lk_info_record_counts(&st, l, s->con);
         if (rc)
             return rc;
         for (size_t i = 0; i < cat->ntables; i++) {
@@ -775,12 +769,9 @@ static int rewrite_database_size(size_t *next, tarn_buf *b, tarn_session *s, con
     for (lk_lake *l = s->lakes; l; l = l->next) {
         buf_puts(b, "WHEN d.database_name = ");
         quote_literal(b, l->alias);
-        buf_printf(b,
-                   " THEN format_bytes((SELECT COALESCE(sum(file_size_bytes), 0) FROM (SELECT "
-                   "file_size_bytes FROM %s.ducklake_data_file WHERE end_snapshot IS NULL UNION "
-                   "ALL SELECT file_size_bytes FROM %s.ducklake_delete_file WHERE end_snapshot IS "
-                   "NULL))::BIGINT) ",
-                   l->meta, l->meta);
+        buf_puts(b, " THEN format_bytes(");
+        lk_info_size_sql(b, l);
+        buf_puts(b, "::BIGINT) ");
     }
     buf_puts(b, "ELSE d.database_size END AS database_size) FROM pragma_database_size() d)");
     rewrite_alias(next, b, tk, i + 3, "pragma_database_size");

@@ -11,6 +11,7 @@
 #include "session/functions.h"
 #include "session/rewrite.h"
 #include "lake/maintain.h"
+#include "lake/info.h"
 #include "lake/options.h"
 #include "session/session_fnform.h"
 #include "session/session_int.h"
@@ -85,37 +86,11 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
         free(value);
         return rc;
     }
-    tarn_buf del = {0}, ins = {0};
-    buf_printf(&del, "DELETE FROM %s.ducklake_metadata WHERE \"key\" = ", l->meta);
-    quote_literal(&del, key);
-    buf_printf(&ins, "INSERT INTO %s.ducklake_metadata VALUES (", l->meta);
-    quote_literal(&ins, key);
-    buf_puts(&ins, ", ");
-    quote_literal(&ins, value);
-    if (scope) {
-        buf_printf(&del, " AND \"scope\" = '%s' AND scope_id = %lld", scope, (long long)scope_id);
-        buf_printf(&ins, ", '%s', %lld)", scope, (long long)scope_id);
-    } else {
-        buf_puts(&del, " AND \"scope\" IS NULL");
-        buf_puts(&ins, ", NULL, NULL)");
-    }
-    if (s->explicit_txn) {
-        /* written with the transaction's commit; its own writes see it now */
+    /* inside BEGIN … COMMIT: written with the transaction's commit */
+    if (s->explicit_txn)
         rc = session_write_begin(s, l);
-        if (!rc) {
-            lk_txn_sql(l->txn, "%s", buf_cstr(&del));
-            lk_txn_sql(l->txn, "%s", buf_cstr(&ins));
-            l->txn->options_changed = 1;
-            lk_lake_option_pending(l, s->con, key, !scope ? 2 : table ? 0 : 1, scope_id, value);
-        }
-    } else {
-        rc = duck_exec(s->con, buf_cstr(&del));
-        if (!rc)
-            rc = duck_exec(s->con, buf_cstr(&ins));
-        lk_lake_options_changed(l);
-    }
-    buf_free(&del);
-    buf_free(&ins);
+    if (!rc)
+        rc = lk_info_set_option(l, s->con, key, value, scope, scope_id, s->explicit_txn);
     free(key);
     free(value);
     return rc;

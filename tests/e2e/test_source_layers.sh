@@ -103,6 +103,19 @@ printf '#include "lake/a.h"\n' >"$probe_dir/b.c"
 [ -n "$(python3 "$REPO/tests/e2e/include_cycles.py" "$probe_dir")" ] &&
     ok "an include cycle is recognised as one" || fail "an include cycle is recognised as one"
 
+# The DuckLake catalog is lake/'s alone: no file above it names a catalog table in SQL (the
+# catalog's tables are qualified by the catalog's name, "%s.ducklake_…") or reaches for the
+# name itself (lk_lake.meta). Above lake/, catalog facts come from lake/ functions.
+catalog_sql() { grep -rnE '%s\.(\\")?ducklake_|->meta\b' "$@" 2>/dev/null | grep -v '^[^:]*:[0-9]*:[[:space:]]*/\?\*'; }
+outside=$(find "$REPO/src" -name '*.[ch]' ! -path "$REPO/src/lake/*" | sort)
+bad=$(catalog_sql $outside | sed "s|$REPO/||")
+[ -z "$bad" ] && ok "no file above lake/ names a catalog table" ||
+    fail "no file above lake/ names a catalog table" "$bad"
+probe_sql=$(mktempdir)/probe_sql.c
+printf 'q = xasprintf("SELECT 1 FROM %%s.ducklake_snapshot", l->meta);\n' >"$probe_sql"
+[ -n "$(catalog_sql "$probe_sql")" ] && ok "SQL naming a catalog table is recognised as such" ||
+    fail "SQL naming a catalog table is recognised as such"
+
 # The check itself can fail: a file of util/ that included a lake header would be reported.
 probe=$(mktempdir)/probe.c
 printf '#include "lake/lake.h"\n' >"$probe"
