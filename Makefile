@@ -19,11 +19,15 @@ CFLAGS  := -std=c17 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Wno-unused-param
            -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -isystem $(DEPS)/include \
            $(SANFLAGS) -MMD -MP
 LDFLAGS := $(SANFLAGS) -L$(DEPS)/lib -Wl,-rpath,'$$ORIGIN/../$(DEPS)/lib'
-LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm
+LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm -ldl
 
-LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c src/session/*.c src/project/*.c src/materialize/*.c src/sched/*.c))
+LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c src/session/*.c src/project/*.c src/materialize/*.c src/sched/*.c src/web/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The web view's page, embedded in the binary (src/web/assets.h); the layout
+# library comes from deps/ (scripts/deps.sh), never from a CDN.
+WEB_ASSETS := src/web/page/index.html src/web/page/app.css src/web/page/app.js \
+              $(DEPS)/web/dagre-3.1.3.min.js
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/web_assets.o
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -32,6 +36,16 @@ all: $(BUILD)/tarn $(BUILD)/libtarn.a $(UNIT_BIN)
 
 $(DEPS)/lib/libduckdb.so:
 	./scripts/deps.sh
+
+$(DEPS)/web/dagre-3.1.3.min.js:
+	./scripts/deps.sh
+
+$(BUILD)/gen/web_assets.c: scripts/embed_assets.py $(WEB_ASSETS)
+	python3 scripts/embed_assets.py $@ $(WEB_ASSETS)
+
+$(BUILD)/obj/gen/web_assets.o: $(BUILD)/gen/web_assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c | $(DEPS)/lib/libduckdb.so
 	@mkdir -p $(dir $@)

@@ -200,7 +200,7 @@ run_unit() {
 # e2e_one SCRIPT TARN LOG — run one e2e script, its output in LOG and its exit status in LOG.rc.
 e2e_one() {
     (
-        env "${RUN_ENV[@]}" TARN="$2" TARN_LIBDUCKDB="$LIBDUCKDB" \
+        env "${RUN_ENV[@]}" TARN="$2" TARN_LIBDUCKDB="$LIBDUCKDB" TARN_E2E_LOGS="$(dirname "$3")" \
             timeout -k 10 "$E2E_TIMEOUT" bash "$1"
         exit $?
     ) </dev/null >"$3" 2>&1
@@ -211,7 +211,7 @@ e2e_one() {
 # (each script works in its own temporary folders, so they can run side by side; the results are
 # reported in name order once all have ended). LOGDIR/e2e-times gets each script's seconds.
 run_e2e() {
-    local tarn=$1 logs=$2 script name log rc npass nfail found=0 times=$2/e2e-times
+    local tarn=$1 logs=$2 script name log rc npass nfail nskip found=0 times=$2/e2e-times
     local -a scripts=()
     for script in tests/e2e/test_*.sh; do
         [ -e "$script" ] && scripts+=("$script")
@@ -239,9 +239,15 @@ run_e2e() {
         rc=$(cat "$log.rc" 2>/dev/null || echo 1)
         npass=$(grep -c -E '^ok - ' "$log")
         nfail=$(grep -c -E '^not ok - ' "$log")
+        nskip=$(grep -c -E '^skip - ' "$log")
         PASSED=$((PASSED + npass))
+        SKIPPED=$((SKIPPED + nskip))
         if [ "$nfail" -eq 0 ] && [ "$rc" -eq 0 ]; then
-            echo "ok   e2e $name: $npass passed"
+            if [ "$nskip" -gt 0 ]; then
+                echo "ok   e2e $name: $npass passed, $nskip skipped: $(grep -E '^skip - ' "$log" | head -n 3 | sed 's/^skip - //' | paste -sd ';')"
+            else
+                echo "ok   e2e $name: $npass passed"
+            fi
             continue
         fi
         local why="exit status $rc"

@@ -40,6 +40,8 @@ int cmd_partitions(int argc, char **argv);
 extern const char cmd_partitions_usage[];
 int cmd_test(int argc, char **argv);
 extern const char cmd_test_usage[];
+int cmd_serve(int argc, char **argv);
+extern const char cmd_serve_usage[];
 int cmd_lake(int argc, char **argv);
 extern const char cmd_lake_usage[];
 

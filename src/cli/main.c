@@ -47,6 +47,7 @@ static const cli_command commands[] = {
      cmd_scheduler_usage},
     {"schedule", cmd_schedule, "each scheduled model's rule, next occurrence and last fire",
      cmd_schedule_usage},
+    {"serve", cmd_serve, "the web view: graph, runs, every model's history", cmd_serve_usage},
     {"lake", cmd_lake, "upgrade an older DuckLake catalog (0.1 to 0.4) to 1.0", cmd_lake_usage},
     {"version", cmd_version, "print the version", NULL},
     {"help", cmd_help, "show this help, or `tarn help COMMAND`", NULL},

@@ -5,6 +5,7 @@
 #include "cli/project_cli.h"
 
 #include "cli/cli.h"
+#include "project/attach.h"
 #include "project/load.h"
 #include "project/query.h"
 #include "project/select.h"
@@ -330,43 +331,9 @@ int cli_project_open_common(cli_project *cp, const cli_common *c)
     return CLI_OK;
 }
 
-/* The lake's ATTACH statement, read-only: READ_ONLY added to its options
- * (caller frees); `sql` itself when it is another ATTACH. */
-static char *attach_read_only(const char *sql, const char *alias)
-{
-    sql_tokens tk;
-    if (sql_tokenize(&tk, sql) != 0) {
-        tarn_error_clear();
-        return xstrdup(sql);
-    }
-    char *out = NULL;
-    for (size_t i = 0; i + 1 < tk.n && !out; i++) {
-        if (!sql_tok_is_kw(&tk.toks[i], "AS") || strcasecmp(tk.toks[i + 1].text, alias) != 0)
-            continue;
-        const sql_token *next = &tk.toks[i + 2];
-        if (next->type == SQL_TOK_OP && strcmp(next->text, "(") == 0)
-            out =
-                xasprintf("%.*sREAD_ONLY, %s", (int)(next->start + 1), sql, sql + next->start + 1);
-        else
-            out = xasprintf("%.*s (READ_ONLY)%s", (int)(tk.toks[i + 1].start + tk.toks[i + 1].len),
-                            sql, sql + tk.toks[i + 1].start + tk.toks[i + 1].len);
-    }
-    int ducklake = 0;
-    for (size_t i = 0; i < tk.n; i++)
-        ducklake |=
-            tk.toks[i].type == SQL_TOK_STRING && strncmp(tk.toks[i].text, "ducklake:", 9) == 0;
-    sql_tokens_free(&tk);
-    if (!out || !ducklake) {
-        free(out);
-        out = xstrdup(sql);
-    }
-    return out;
-}
-
 int cli_project_lake_exists(const cli_project *cp)
 {
-    const char *path = cp->p->lake_path;
-    return !path || strchr(path, ':') || access(path, F_OK) == 0;
+    return project_lake_exists(cp->p);
 }
 
 int cli_project_attach(cli_project *cp)
@@ -376,28 +343,10 @@ int cli_project_attach(cli_project *cp)
 
 int cli_project_attach_mode(cli_project *cp, int read_only)
 {
-    for (size_t i = 0; i < cp->p->nconfig; i++) {
-        const config_file *cf = &cp->p->config[i];
-        for (size_t j = 0; j < cf->nstmts; j++) {
-            char kw[16];
-            sql_first_keyword(cf->stmts[j].text, kw, sizeof(kw));
-            if (strcmp(kw, "ATTACH") != 0)
-                continue;
-            char *ro = read_only ? attach_read_only(cf->stmts[j].text, cp->p->lake_alias)
-                                 : xstrdup(cf->stmts[j].text);
-            int rc = query_exec(cp->s, ro, NULL);
-            free(ro);
-            if (rc != 0) {
-                char *msg = xasprintf("%s:%d: %s", cf->path, cf->stmts[j].line, tarn_error_last());
-                cli_report(msg);
-                free(msg);
-                tarn_error_clear();
-                return CLI_USAGE;
-            }
-        }
-    }
-    if (!tarn_session_catalog_name(cp->s, cp->p->lake_alias)) {
-        cli_errorf("config/ did not attach lake \"%s\"", cp->p->lake_alias);
+    int rc = project_attach_lake(cp->p, cp->s, read_only);
+    if (rc != 0) {
+        cli_report(tarn_error_last());
+        tarn_error_clear();
         return CLI_USAGE;
     }
     return CLI_OK;

@@ -8,9 +8,38 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/clock.h"
+#include "util/fs.h"
 #include "util/quote.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How long a writer waits for the readers of its catalog file (tarn serve's
+ * per-request reads, tarn history, a read-only ATTACH): they hold it for a
+ * short read, and a build that fails because a page was being loaded
+ * would make serving and building exclusive. TARN_CATALOG_WAIT_MS
+ * changes it (0: fail at once). A writer holding the file is not waited
+ * for: its lock is held for a whole build. */
+static long reader_wait_ms(void)
+{
+    const char *e = getenv("TARN_CATALOG_WAIT_MS");
+    return e && *e ? strtol(e, NULL, 10) : 10000;
+}
+
+static int attach_waiting(duckdb_connection con, const char *sql, const char *path, int read_only)
+{
+    int rc = duck_exec(con, sql);
+    double until = clock_mono_ms() + (double)reader_wait_ms();
+    while (rc != 0 && !read_only && strstr(tarn_error_last(), "Could not set lock on file") &&
+           clock_mono_ms() < until && fs_read_locked(path)) {
+        tarn_error_clear();
+        nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+        rc = duck_exec(con, sql);
+    }
+    return rc;
+}
 
 static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only)
 {
@@ -23,7 +52,7 @@ static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int 
      * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
     buf_puts(&b, read_only ? " (READ_ONLY, STORAGE_VERSION 'latest')"
                            : " (STORAGE_VERSION 'latest')");
-    int rc = duck_exec(con, buf_cstr(&b));
+    int rc = attach_waiting(con, buf_cstr(&b), path, read_only);
     buf_free(&b);
     return rc;
 }

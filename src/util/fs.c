@@ -7,10 +7,12 @@
 #include "util/buf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int fs_mkdir_p(const char *dir)
 {
@@ -64,4 +66,24 @@ int fs_read_file_len(char **out, size_t *len, const char *path)
     *len = b.len;
     *out = buf_detach(&b);
     return 0;
+}
+
+int fs_read_locked(const char *path)
+{
+    /* Closing a descriptor drops every lock this process holds on the
+     * file: only for a file this process has not opened otherwise (the
+     * writer asking has just failed to). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    /* Asking for a write lock reports any conflicting lock: a reader's is
+     * F_RDLCK; a writer's (F_WRLCK) means the file is not just being read. */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_RDLCK;
+    if (held) {
+        struct flock wr = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        held = fcntl(fd, F_GETLK, &wr) == 0 && wr.l_type == F_UNLCK;
+    }
+    close(fd);
+    return held;
 }

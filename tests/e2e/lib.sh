@@ -9,6 +9,7 @@
 #   check_fails "bad flag"    tarn --no-such-flag      # ok if it exits 1..125 (an error, not a crash)
 #   check_eq "select 42"      "42" "$(tarn sql --format csv -c 'SELECT 42 AS x' | tail -n 1)"
 #   [ -f "$d/x" ] && ok "file made" || fail "file made" "no $d/x"
+#   skip "in a browser" "chromium is not installed" # a check this machine cannot run
 #   finish                                          # prints `N passed, N failed`, exits 0 iff none failed
 #
 # Output: `ok - NAME` / `not ok - NAME` (details follow as `#   ...` lines), then `N passed, N failed`.
@@ -159,6 +160,12 @@ check_eq() {
         fail "$name" "$(diff -u --label expected --label actual \
             <(printf '%s\n' "$expected") <(printf '%s\n' "$actual"))"
     fi
+}
+
+# skip NAME WHY — a check that could not run here (a tool the machine lacks): printed as
+# `skip - NAME (WHY)`, counted as skipped by tests/run.sh, neither passed nor failed.
+skip() {
+    echo "skip - $1 ($2)"
 }
 
 # finish — print `N passed, N failed` and exit: 0 iff nothing failed and something was checked.
