@@ -72,7 +72,12 @@ static void stmt_report(sql_run *run, const sql_stmt *st, const char *msg)
 static void stmt_run(sql_run *run, const sql_stmt *st)
 {
     run->stmt++;
-    render_start(run->out, run->stmt, sql_output_kind(st->text));
+    tarn_output_kind kind = sql_output_kind(st->text);
+    render_start(run->out, run->stmt, kind);
+    char kw[16];
+    sql_first_keyword(st->text, kw, sizeof(kw));
+    if (kind == TARN_OUTPUT_NONE && strcmp(kw, "CREATE") == 0)
+        render_set_created(run->out);
     if (tarn_session_exec(run->session, st->text, render_sink(run->out)) == 0) {
         render_finish(run->out);
         return;

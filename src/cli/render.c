@@ -31,6 +31,7 @@ struct render {
     size_t nrows, cap_rows;
     int have_count;
     int64_t count;
+    int created; /* render_set_created */
 };
 
 /* ---- collecting ------------------------------------------------------ */
@@ -104,6 +105,12 @@ void render_start(render *r, int stmt, tarn_output_kind kind)
     result_clear(r);
     r->stmt = stmt;
     r->kind = kind;
+    r->created = 0;
+}
+
+void render_set_created(render *r)
+{
+    r->created = 1;
 }
 
 const tarn_sink *render_sink(render *r)
@@ -543,8 +550,15 @@ static void print_count(render *r, int64_t n)
 
 static void print_none(render *r)
 {
-    if (r->fmt == RENDER_JSON)
+    if (r->fmt != RENDER_JSON)
+        return;
+    if (!r->created) {
         json_none(r);
+        return;
+    }
+    static const char *const count[] = {"Count"};
+    render_begin(r, 1, count);
+    json_rows(r);
 }
 
 void render_finish(render *r)

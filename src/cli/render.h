@@ -44,6 +44,12 @@ void render_free(render *r);
  * dropping anything collected for the previous one. */
 void render_start(render *r, int stmt, tarn_output_kind kind);
 
+/* The statement (a NONE one) is a CREATE, which DuckDB answers with an
+ * empty row set of one column, "Count": JSON prints that row set (a
+ * sqllogictest `query` of a CREATE compares it), the table and CSV
+ * formats print nothing, as for any NONE statement and as DuckDB's CLI. */
+void render_set_created(render *r);
+
 /* The sink to pass to tarn_session_exec; it feeds the functions below.
  * Owned by the renderer. */
 const tarn_sink *render_sink(render *r);
