@@ -222,8 +222,9 @@ int mt_table_begin(const mt_call *c, const lk_table *t, size_t *mark)
         return 0;
     /* the function replaces the committed files and inlined rows; the
      * transaction's pending deletions of them would be lost (its new rows
-     * stay its own, as in DuckLake) */
-    if (lk_txn_table_deleted(c->lake, c->con, t->id))
+     * stay its own, as in DuckLake); a table the transaction created has
+     * no committed rows, so nothing to replace */
+    if (!lk_txn_created_table(c->lake, txn, t) && lk_txn_table_deleted(c->lake, c->con, t->id))
         return tarn_error_set(TARN_EUNSUPPORTED,
                               "cannot run on table %s inside a transaction that already deleted "
                               "or updated its rows: run it before them or after COMMIT",

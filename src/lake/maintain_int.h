@@ -61,6 +61,13 @@ char *mt_result_sql(mt_result *r);
 char *mt_lit(const char *s);
 char *mt_int(int64_t v);
 
+/* ---- statistics (maintain_restats.c) ---- */
+
+/* Appends to the commit the statements that make table t's statistics
+ * exact again (record_count, column bounds) when the rewrite of this call
+ * left it without deletions; nothing when the transaction wrote to it. */
+int mt_restats(const mt_call *c, const lk_table *t);
+
 /* ---- writing files (maintain_files.c) ---- */
 
 /* A data file to write: the rows of `source`, a SELECT whose columns are

@@ -5,8 +5,8 @@
  * with row ids embedded. That is a new version of the data: the new file
  * begins at the commit's snapshot, the old file and its delete file end
  * there and stay for time travel until expired (token rewrite_delete:T).
- * Table statistics are left as they are: still true bounds, only no longer
- * tight (DuckLake recomputes them when the table becomes delete-free).
+ * A table the rewrite leaves without deletions gets exact statistics
+ * again (maintain_restats.c), as in DuckLake.
  */
 #include "duck/duck.h"
 #include "lake/maintain_int.h"
@@ -66,6 +66,7 @@ static int rewrite_table(const mt_call *c, const lk_table *t, double threshold, 
     int rc = mt_load_cands(c, t, "", &l);
     cand **g = xcalloc(l.n ? l.n : 1, sizeof(cand *));
     char *done = xcalloc(l.n ? l.n : 1, 1);
+    int rewrote = 0;
     for (size_t i = 0; !rc && i < l.n; i++) {
         if (done[i])
             continue;
@@ -80,9 +81,13 @@ static int rewrite_table(const mt_call *c, const lk_table *t, double threshold, 
             if (deleted > 0 && ratio >= threshold)
                 g[ng++] = f;
         }
-        if (ng)
+        if (ng) {
             rc = rewrite_group(c, t, g, ng, res);
+            rewrote = 1;
+        }
     }
+    if (!rc && rewrote)
+        rc = mt_restats(c, t);
     free(done);
     free(g);
     mt_cands_free(&l);
