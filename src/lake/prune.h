@@ -53,6 +53,9 @@ typedef struct {
      * meets its rows in the first files and skips the rest by theirs. */
     char *order_column;
     int order_desc;
+    /* The query's block ends with LIMIT or OFFSET after its WHERE: when
+     * pruning leaves one file, the scan reads it alone (see scan.c). */
+    int limited;
 } lk_prune;
 
 /* Appends a term; takes `values` (malloc'd array of malloc'd strings). */

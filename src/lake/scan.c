@@ -133,12 +133,13 @@ static int same_group(const scan_file *a, const scan_file *b, int by_begin, int6
 {
     if (a != b && split_deletes && (a->del_path || b->del_path))
         return 0;
-    if (a->mapping_id != b->mapping_id)
+    /* (what a mapping reads is in the signature: lk_scan_mapped_signatures) */
+    if ((a->mapping_id < 0) != (b->mapping_id < 0))
         return 0;
     if (by_begin && a->mapping_id < 0 && a->begin != b->begin)
         return 0;
-    if ((a->begin >= since) != (b->begin >= since))
-        return 0; /* read by name vs by field id */
+    if (a->mapping_id < 0 && (a->begin >= since) != (b->begin >= since))
+        return 0; /* read by name vs by field id (mapped files: by name) */
     return strcmp(a->pconst ? a->pconst : "", b->pconst ? b->pconst : "") == 0;
 }
 
@@ -331,8 +332,11 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     /* One file left by pruning: DuckDB would answer COUNT(*) from its
      * footer once the filter holds for the whole file, and EXPLAIN ANALYZE
      * would show no read at all; beside an empty part the read stays, and
-     * its "Total Files Read" shows what pruning left, as in DuckLake. */
-    if (parts == 1 && in.n == 1 && nfiles > 1) {
+     * its "Total Files Read" shows what pruning left, as in DuckLake.
+     * Not under LIMIT / OFFSET: the union would keep DuckDB from reading
+     * the file's row ids whole first (its late materialization), and a
+     * read the limit cuts short counts no file. */
+    if (parts == 1 && in.n == 1 && nfiles > 1 && !(prune && prune->limited)) {
         buf_puts(&b, " UNION ALL (");
         empty_part(&b, t, flags);
         buf_putc(&b, ')');

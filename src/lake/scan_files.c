@@ -600,9 +600,26 @@ void lk_scan_mapped_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const sc
     buf_free(&del);
 }
 
-/* Extends the group signatures of name-mapped files with their mapping
- * and the hive values it reads, so that each group reads one mapping and
- * one set of path constants. */
+/* Appends the file columns that entries e[0..n) read (not the hive keys)
+ * to a group signature. */
+static void mapped_sources(tarn_buf *sig, const lk_nm_entry *e, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (e[k].hive)
+            continue;
+        buf_printf(sig, "%lld<", (long long)e[k].target);
+        quote_literal(sig, e[k].source);
+        buf_putc(sig, '(');
+        mapped_sources(sig, e[k].children, e[k].nchildren);
+        buf_puts(sig, ");");
+    }
+}
+
+/* Extends the group signatures of name-mapped files with what their
+ * mapping reads from the files and the hive values it reads, so that each
+ * group reads one way and has one set of path constants: the files of two
+ * mappings that differ only in their hive keys' names (a hive column
+ * renamed between two registrations) are read together. */
 void lk_scan_mapped_signatures(scan_input *in, const lk_namemap_set *maps)
 {
     for (size_t i = 0; i < in->n; i++) {
@@ -611,7 +628,12 @@ void lk_scan_mapped_signatures(scan_input *in, const lk_namemap_set *maps)
             continue;
         const lk_namemap *m = lk_namemap_set_find(maps, f->mapping_id);
         tarn_buf sig = {0};
-        buf_printf(&sig, "%smap=%lld;", f->pconst ? f->pconst : "", (long long)f->mapping_id);
+        buf_printf(&sig, "%smap:", f->pconst ? f->pconst : "");
+        if (m)
+            mapped_sources(&sig, m->cols, m->ncols);
+        else /* (reported when the group is read) */
+            buf_printf(&sig, "%lld", (long long)f->mapping_id);
+        buf_putc(&sig, ';');
         lk_hive h;
         lk_hive_parse(&h, f->path);
         for (size_t k = 0; m && k < m->ncols; k++) {

@@ -304,6 +304,14 @@ void session_prune_order(lk_prune *out, const sql_tokens *tk, size_t at, const c
     }
 }
 
+void session_prune_limit(lk_prune *out, const sql_tokens *tk, size_t where)
+{
+    int any_or = 0;
+    size_t end = clause_end(tk, where, &any_or);
+    out->limited = end < tk->n && (sql_tok_is_kw(&tk->toks[end], "LIMIT") ||
+                                   sql_tok_is_kw(&tk->toks[end], "OFFSET"));
+}
+
 void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, const char *qualifier)
 {
     int any_or = 0;

@@ -25,4 +25,8 @@ void session_prune_terms(lk_prune *out, const sql_tokens *tk, size_t where, cons
  * top-N finds its rows early and skips the rest by their statistics. */
 void session_prune_order(lk_prune *out, const sql_tokens *tk, size_t at, const char *qualifier);
 
+/* Sets out->limited when the WHERE clause at token `where` is followed by
+ * LIMIT or OFFSET in its block. */
+void session_prune_limit(lk_prune *out, const sql_tokens *tk, size_t where);
+
 #endif

@@ -346,8 +346,10 @@ static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, con
     }
     if (qualified_through(tk, q, name))
         return;
-    if (w < tk->n && sql_tok_is_kw(&tk->toks[w], "WHERE"))
+    if (w < tk->n && sql_tok_is_kw(&tk->toks[w], "WHERE")) {
         session_prune_terms(out, tk, w, qualifier);
+        session_prune_limit(out, tk, w);
+    }
     if (order) /* (file_index and the like keep the files' order) */
         session_prune_order(out, tk, w, qualifier);
 }

@@ -7,6 +7,9 @@
 # from the footer), reads by name through the mapping (after the table's
 # columns are renamed, dropped and added), hive path values, a list of files
 # and overlapping globs (each file once), the type checks and their messages,
+# a filter on a hive column reading only its files (also under OFFSET /
+# LIMIT; the files of two registrations whose mappings differ only in the
+# hive key's name in one read),
 # allow_missing / ignore_extra_columns, a partitioned target, and a rollback
 # that leaves the user's file in place.
 . "$(dirname "$0")/lib.sh"
@@ -111,4 +114,25 @@ BIGINT,4,b" "$(lake_sql "$d" "SELECT typeof(k), * FROM l.p ORDER BY k" | rows)"
 lake_sql "$d" "COPY (SELECT 5 AS k, 'c' AS v) TO 'nohive.parquet'" >/dev/null
 check_fails "a file without the partition in its path is refused for a partitioned table" \
     lake_sql "$d" "CALL ducklake_add_data_files('l', 'p', 'nohive.parquet')"
+# hive values prune the files of an unpartitioned table (no inlined rows:
+# the files are the table's only part)
+h_sql() { (cd "$d" && "$TARN" sql --format csv "ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/', DATA_INLINING_ROW_LIMIT 0); $1") </dev/null 2>>"$d/err"; }
+files_read() { h_sql "EXPLAIN ANALYZE $1" | grep -o 'Total Files Read: [0-9]*' | awk '{n += $4} END {print n + 0}'; }
+h_sql "CREATE TABLE l.h (pk INTEGER, v VARCHAR);
+    COPY (SELECT 1 AS pk, 'a' AS v UNION ALL SELECT 2, 'b' UNION ALL SELECT 3, 'c') TO 'hv' (FORMAT parquet, PARTITION_BY (pk));
+    CALL ducklake_add_data_files('l', 'h', 'hv/*/*.parquet', hive_partitioning => true)" >/dev/null
+check_eq "a hive value: one file read" "1" "$(files_read "SELECT count(*) FROM l.h WHERE pk = 1")"
+check_eq "… under OFFSET / LIMIT too" "1" "$(files_read "SELECT * FROM l.h WHERE pk = 1 OFFSET 0 LIMIT 1")"
+check_eq "… with the row" "1,a" "$(h_sql "SELECT * FROM l.h WHERE pk = 1 OFFSET 0 LIMIT 1" | rows)"
+h_sql "ALTER TABLE l.h RENAME pk TO pk2;
+    COPY (SELECT 1 AS pk2, 'n' AS v) TO 'hv' (FORMAT parquet, PARTITION_BY (pk2), APPEND);
+    CALL ducklake_add_data_files('l', 'h', 'hv/pk2=*/*.parquet')" >/dev/null
+check_eq "two registrations, the hive key renamed: one read of both files" \
+    "Total Files Read: 2" "$(h_sql "EXPLAIN ANALYZE SELECT count(*) FROM l.h WHERE pk2 = 1" | grep -o 'Total Files Read: [0-9]*')"
+check_eq "… with their rows" "1,a
+1,n" "$(h_sql "SELECT * FROM l.h WHERE pk2 = 1 ORDER BY v" | rows)"
+check_eq "… and the whole table" "1,a
+1,n
+2,b
+3,c" "$(h_sql "SELECT * FROM l.h ORDER BY ALL" | rows)"
 finish
