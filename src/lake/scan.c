@@ -291,6 +291,8 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     lk_namemap_set maps = {0};
     if (in.n)
         rc = lk_scan_mapped_load(&maps, lake, con, &in);
+    if (in.n && !rc)
+        lk_scan_legacy_mappings(&maps, con, t, &in);
     if (!rc && maps.n)
         lk_scan_mapped_signatures(&in, &maps);
     if (in.n && !rc)

@@ -77,4 +77,12 @@ void lk_scan_inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, con
 void lk_scan_pending_part(tarn_buf *b, lk_lake *lake, const lk_table *t, int flags,
                           int64_t local_start, int64_t file_index);
 
+/* ---- files without field ids or mapping (scan_legacy.c) ---- */
+
+/* Gives each committed file of `in` that has neither a mapping nor field
+ * ids (a file registered before DuckLake had mappings) a positional
+ * mapping of table t's columns, added to `maps` under an id of its own. */
+void lk_scan_legacy_mappings(lk_namemap_set *maps, duckdb_connection con, const lk_table *t,
+                             scan_input *in);
+
 #endif

@@ -9,7 +9,9 @@
 # and overlapping globs (each file once), the type checks and their messages,
 # a filter on a hive column reading only its files (also under OFFSET /
 # LIMIT; the files of two registrations whose mappings differ only in the
-# hive key's name in one read),
+# hive key's name in one read), a file without field ids or mapping (as
+# DuckLake 0.3 registered them) read by position, also after a rename,
+# and deleted from,
 # allow_missing / ignore_extra_columns, a partitioned target, and a rollback
 # that leaves the user's file in place.
 . "$(dirname "$0")/lib.sh"
@@ -114,6 +116,20 @@ BIGINT,4,b" "$(lake_sql "$d" "SELECT typeof(k), * FROM l.p ORDER BY k" | rows)"
 lake_sql "$d" "COPY (SELECT 5 AS k, 'c' AS v) TO 'nohive.parquet'" >/dev/null
 check_fails "a file without the partition in its path is refused for a partitioned table" \
     lake_sql "$d" "CALL ducklake_add_data_files('l', 'p', 'nohive.parquet')"
+# a registered file whose mapping the catalog lacks (DuckLake 0.3) and
+# that has no field ids: its columns are the table's, in order
+lake_sql "$d" "CREATE TABLE l.lg (old_id INTEGER, payload VARCHAR);
+    COPY (SELECT 42 AS a, 'old' AS b UNION ALL SELECT 43, 'old2') TO 'legacy.parquet';
+    CALL ducklake_add_data_files('l', 'lg', 'legacy.parquet', ignore_extra_columns => true, allow_missing => true);
+    ALTER TABLE l.lg RENAME COLUMN old_id TO id" >/dev/null
+(cd "$d" && "$TARN" sql "ATTACH 'm.ducklake' AS raw; UPDATE raw.ducklake_data_file SET mapping_id = NULL
+    WHERE path LIKE '%legacy.parquet'" >/dev/null 2>>"$d/err")
+check_eq "a file without field ids or mapping: read by position" "0,42,old
+1,43,old2" "$(lake_sql "$d" "SELECT rowid, id, payload FROM l.lg ORDER BY rowid" | rows)"
+check_eq "… filtered" "1" "$(lake_sql "$d" "SELECT count(*) FROM l.lg WHERE id = 42" | rows)"
+lake_sql "$d" "DELETE FROM l.lg WHERE id = 42" >/dev/null
+check_eq "… and deleted from" "43,old2" "$(lake_sql "$d" "SELECT id, payload FROM l.lg ORDER BY id" | rows)"
+
 # hive values prune the files of an unpartitioned table (no inlined rows:
 # the files are the table's only part)
 h_sql() { (cd "$d" && "$TARN" sql --format csv "ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/', DATA_INLINING_ROW_LIMIT 0); $1") </dev/null 2>>"$d/err"; }
