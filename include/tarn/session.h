@@ -43,6 +43,12 @@ void tarn_session_close(tarn_session *s);
  * tarn_error_last(); the session stays usable. */
 int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink);
 
+/* With `on`, the cells of a query's rows are each value's JSON text
+ * (DuckDB's to_json: numbers and booleans bare, strings quoted, lists and
+ * structs as JSON), NULL still for SQL NULL: what `--format json` prints,
+ * typed as `duckdb -json` prints them. Off by default. */
+void tarn_session_set_json_cells(tarn_session *s, int on);
+
 /* Asks the statement the session is running to stop (it fails with an
  * interrupt error); callable from any thread, e.g. one watching for
  * Ctrl-C. A statement not yet started is not affected. */

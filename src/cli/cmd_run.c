@@ -14,6 +14,7 @@
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -54,7 +55,9 @@ const char cmd_run_usage[] =
     "                      selected model runs (run_reason: forced)\n"
     "  --allow-empty       let a merge or history build whose SELECT returns no\n"
     "                      rows meet a table that has rows (as allow_empty)\n"
-    "  --json              one JSON object per event on stdout\n"
+    "  --json              one JSON object per event on stdout (README: the\n"
+    "                      events and their fields)\n"
+    "  -q, --quiet         print only failed models and errors\n"
     "  -s, --select SEL... selectors (as bare arguments)\n"
     "  --exclude SEL...    leave these out\n"
     "  -t, --target NAME   run config/targets/NAME.sql in place of\n"
@@ -73,7 +76,10 @@ typedef struct {
     cli_common common; /* -C, --target, selectors */
     build_opts o;
     int json;
+    int quiet;       /* --quiet: failures and errors only */
     int tty;         /* stderr is a terminal: live progress line */
+    int color;       /* … and colours (not with NO_COLOR or TERM=dumb) */
+    double t0;       /* the run's start, for the progress line */
     strlist running; /* models started and not finished, for that line */
 } run_cli;
 
@@ -188,23 +194,52 @@ static void json_run_event(const build_event *ev)
     json_emit(o);
 }
 
+/* The status word of a model's line, as the summary counts it, and its
+ * colour (SGR code) on a terminal. */
+static const char *status_label(const model_result *r, const char **color)
+{
+    switch (r->status) {
+    case MODEL_SUCCESS:
+        *color = "32";
+        return "ok       ";
+    case MODEL_FAILED:
+        *color = "1;31";
+        return "FAILED   ";
+    case MODEL_CANCELLED:
+        *color = "33";
+        return "CANCELLED";
+    default:
+        *color = "2";
+        return r->unchanged ? "unchanged" : "skipped  ";
+    }
+}
+
 static void human_model_finish(run_cli *rc, const build_event *ev)
 {
     const model_result *r = ev->result;
     const tarn_model *m = &ev->project->models[r->model];
+    if (rc->quiet && r->status != MODEL_FAILED)
+        return;
     if (rc->tty)
         fputs("\r\033[K", stderr);
-    const char *label = r->status == MODEL_SUCCESS     ? "ok     "
-                        : r->status == MODEL_FAILED    ? "FAILED "
-                        : r->status == MODEL_CANCELLED ? "CANCEL "
-                                                       : "skipped";
-    fprintf(stderr, "  %s %-32s %-11s", label, m->name, annot_strategy_label(&m->annot));
+    const char *color;
+    const char *label = status_label(r, &color);
+    if (rc->color)
+        fprintf(stderr, "  \033[%sm%s\033[0m", color, label);
+    else
+        fprintf(stderr, "  %s", label);
+    fprintf(stderr, " %-32s %-11s", m->name, annot_strategy_label(&m->annot));
     if (r->status == MODEL_SUCCESS) {
         fprintf(stderr, " %8lld rows", (long long)r->rows_written);
-        if (r->rows_deleted > 0)
-            fprintf(stderr, " (-%lld)", (long long)r->rows_deleted);
-        if (r->rows_closed > 0)
-            fprintf(stderr, " (%lld closed)", (long long)r->rows_closed);
+        /* what the figures are: a merge or slice deletes and re-inserts */
+        if (r->rows_deleted > 0 || r->rows_closed > 0) {
+            fputs(":", stderr);
+            if (r->rows_deleted > 0)
+                fprintf(stderr, " %lld deleted,", (long long)r->rows_deleted);
+            if (r->rows_closed > 0)
+                fprintf(stderr, " %lld closed,", (long long)r->rows_closed);
+            fprintf(stderr, " %lld inserted", (long long)r->rows_written);
+        }
         if (r->no_change)
             fputs("  no change", stderr);
         else
@@ -216,8 +251,6 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
     }
     if (r->status != MODEL_SKIPPED)
         fprintf(stderr, "  %.0f ms  (%s)", r->duration_ms, r->run_reason ? r->run_reason : "");
-    else if (r->unchanged)
-        fputs(" unchanged", stderr);
     fputc('\n', stderr);
     if (r->warning)
         fprintf(stderr, "          warning: %s\n", r->warning);
@@ -240,10 +273,11 @@ static void human_model_finish(run_cli *rc, const build_event *ev)
  * output overwrites. */
 static void progress_line(run_cli *rc, const build_summary *s)
 {
-    if (!rc->tty || rc->running.n == 0)
+    if (!rc->tty || rc->quiet || rc->running.n == 0)
         return;
     size_t done = s->succeeded + s->failed + s->skipped + s->unchanged;
-    fprintf(stderr, "\r\033[K  [%zu/%zu] building ", done, s->nrun);
+    fprintf(stderr, "\r\033[K  [%zu/%zu %.1fs] building ", done, s->nrun,
+            (clock_mono_ms() - rc->t0) / 1000.0);
     for (size_t i = 0; i < rc->running.n && i < 3; i++)
         fprintf(stderr, "%s%s", i ? ", " : "", rc->running.items[i]);
     if (rc->running.n > 3)
@@ -262,6 +296,8 @@ static void on_event(void *ctx, const build_event *ev)
             json_run_event(ev);
     }
     const build_summary *s = ev->summary;
+    if (rc->quiet && ev->type != BUILD_MODEL_FINISH && ev->type != BUILD_RUN_FINISH)
+        return;
     switch (ev->type) {
     case BUILD_RUN_START:
         fprintf(stderr, "tarn: run %lld: %zu model%s, lake \"%s\" at snapshot %lld",
@@ -301,6 +337,8 @@ static void on_event(void *ctx, const build_event *ev)
                     s->not_run, s->failed, s->unchanged, s->duration_ms / 1000.0);
             break;
         }
+        if (rc->quiet && !s->failed)
+            break;
         fprintf(stderr,
                 "tarn: run %lld %s: %zu succeeded, %zu failed, %zu skipped, %zu unchanged in "
                 "%.1f s\n",
@@ -395,6 +433,10 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
             rc->o.force = 1;
             continue;
         }
+        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            rc->quiet = 1;
+            continue;
+        }
         if (strcmp(a, "--allow-empty") == 0) {
             rc->o.allow_empty = 1;
             continue;
@@ -457,6 +499,8 @@ int cmd_run(int argc, char **argv)
 {
     run_cli rc = {.o = {.jobs = 0, .tarn_version = TARN_VERSION}};
     rc.tty = isatty(STDERR_FILENO);
+    rc.color = rc.tty && cli_color_ok();
+    rc.t0 = clock_mono_ms();
     int p = opts_parse(&rc, argc, argv);
     if (p != 0) {
         if (p > 0)
@@ -471,7 +515,7 @@ int cmd_run(int argc, char **argv)
         rc.o.jobs = n > 0 ? (int)n : 1;
     }
     if (rc.json)
-        rc.tty = 0;
+        rc.tty = rc.color = 0;
     stop_watch_start();
     cli_project cp;
     int status = cli_project_open_common(&cp, &rc.common);

@@ -35,6 +35,7 @@ const char cmd_runs_usage[] =
 
 typedef struct {
     const char *dir;
+    cli_common common; /* -C, --target, --wide */
     long limit, show_id;
     int show;
     render_format fmt;
@@ -52,10 +53,10 @@ static int parse(runs_opts *o, int argc, char **argv)
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &o->limit) < 0)
                 return -1;
-        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+        } else if ((m = cli_opt_common(argc, argv, &i, &o->common, 0)) != 0) {
             if (m < 0)
                 return -1;
-            o->dir = val;
+            o->dir = o->common.dir;
         } else if ((m = cli_opt_format(argc, argv, &i, &o->fmt)) != 0) {
             if (m < 0)
                 return -1;
@@ -168,7 +169,8 @@ int cmd_runs(int argc, char **argv)
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
     cli_project cp;
-    int status = cli_project_open(&cp, o.dir);
+    int status = cli_project_open_common(&cp, &o.common);
+    cli_common_free(&o.common);
     if (status != CLI_OK)
         return status;
     const char *cat = NULL;

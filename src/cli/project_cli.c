@@ -23,6 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int cli_color_ok(void)
+{
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+}
+
 int cli_opt_help(const char *arg, const char *usage)
 {
     if (strcmp(arg, "-h") != 0 && strcmp(arg, "--help") != 0)
@@ -137,10 +143,21 @@ static int opt_spelled(const char *a, const char *shrt, const char *lng, const c
     return 0;
 }
 
+static int wide_output;
+
+int cli_wide(void)
+{
+    return wide_output;
+}
+
 int cli_opt_common(int argc, char **argv, int *i, cli_common *c, int flags)
 {
     const char *a = argv[*i], *val;
     int m;
+    if (strcmp(a, "--wide") == 0) {
+        wide_output = 1;
+        return 1;
+    }
     if ((m = cli_opt_value(argc, argv, i, "-C", "--project", &val)) != 0) {
         if (m > 0)
             c->dir = val;
@@ -241,6 +258,9 @@ int cli_project_print(cli_project *cp, const char *sql, render_format fmt)
 {
     int status = CLI_OK;
     render *r = render_new(fmt, stdout);
+    render_use_session(r, cp->s);
+    if (!cli_wide())
+        render_set_width(r, render_terminal_width(stdout));
     render_start(r, 1, TARN_OUTPUT_ROWS);
     if (tarn_session_exec(cp->s, sql, render_sink(r)) == 0) {
         render_finish(r);

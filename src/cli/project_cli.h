@@ -18,6 +18,10 @@
 
 #include <stdint.h>
 
+/* 1 when output to a terminal may be coloured: NO_COLOR unset (or
+ * empty) and TERM not "dumb" (the caller checks isatty). */
+int cli_color_ok(void);
+
 /* 1 after printing `usage` on stdout when `arg` is -h or --help; else 0. */
 int cli_opt_help(const char *arg, const char *usage);
 
@@ -54,7 +58,8 @@ int cli_opt_dir_model(int argc, char **argv, int *i, const char **dir, const cha
  *                         run to the next option
  *   --exclude SEL...      removed from the selection
  *   SEL                   a bare argument is a selector too, when the
- *                         command takes CLI_COMMON_POSITIONAL */
+ *                         command takes CLI_COMMON_POSITIONAL
+ *   --wide                tables not cut to the terminal's width */
 typedef struct {
     const char *dir;
     const char *target;
@@ -63,6 +68,10 @@ typedef struct {
 } cli_common;
 
 enum { CLI_COMMON_POSITIONAL = 1 };
+
+/* --wide (also taken by cli_opt_common): tables are not cut to the
+ * terminal's width. */
+int cli_wide(void);
 
 /* Matches one of those at argv[*i] (moving *i past its values): 1 on a
  * match, 0 when it is another argument, -1 on a missing value (reported).

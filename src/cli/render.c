@@ -17,6 +17,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 struct render {
     render_format fmt;
@@ -32,6 +34,10 @@ struct render {
     int have_count;
     int64_t count;
     int created; /* render_set_created */
+    tarn_session *session; /* render_use_session */
+    int json_typed;        /* cells are JSON text */
+    size_t width;          /* table width limit, 0 = none */
+    char *label;           /* render_set_label */
 };
 
 /* ---- collecting ------------------------------------------------------ */
@@ -73,14 +79,15 @@ static void sink_kind(void *ctx, tarn_output_kind kind)
 
 int render_format_parse(render_format *out, const char *name)
 {
-    static const char *const names[] = {"table", "csv", "json"};
+    static const char *const names[] = {"table", "csv", "json", "line"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (strcmp(name, names[i]) == 0) {
             *out = (render_format)i;
             return 0;
         }
     }
-    return tarn_error_set(TARN_EINVALID, "unknown format '%s' (expected table, csv or json)", name);
+    return tarn_error_set(TARN_EINVALID, "unknown format '%s' (expected table, csv, json or line)",
+                          name);
 }
 
 render *render_new(render_format fmt, FILE *out)
@@ -92,17 +99,64 @@ render *render_new(render_format fmt, FILE *out)
     return r;
 }
 
+void render_use_session(render *r, tarn_session *s)
+{
+    r->session = s;
+    render_set_format(r, r->fmt);
+}
+
+void render_set_format(render *r, render_format fmt)
+{
+    r->fmt = fmt;
+    if (r->session) {
+        r->json_typed = fmt == RENDER_JSON;
+        tarn_session_set_json_cells(r->session, r->json_typed);
+    }
+}
+
+render_format render_get_format(const render *r)
+{
+    return r->fmt;
+}
+
+void render_set_width(render *r, size_t width)
+{
+    r->width = width;
+}
+
+size_t render_terminal_width(FILE *f)
+{
+    if (!isatty(fileno(f)))
+        return 0;
+    const char *env = getenv("COLUMNS");
+    long n = env ? strtol(env, NULL, 10) : 0;
+    if (n > 0)
+        return (size_t)n;
+    struct winsize ws;
+    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
 void render_free(render *r)
 {
     if (!r)
         return;
     result_clear(r);
+    free(r->label);
     free(r);
+}
+
+void render_set_label(render *r, const char *label)
+{
+    free(r->label);
+    r->label = label ? xstrdup(label) : NULL;
 }
 
 void render_start(render *r, int stmt, tarn_output_kind kind)
 {
     result_clear(r);
+    render_set_label(r, NULL);
     r->stmt = stmt;
     r->kind = kind;
     r->created = 0;
@@ -294,11 +348,22 @@ static json_t *json_text(const char *s)
     return j;
 }
 
-static json_t *json_cells(char *const *cells, size_t n)
+/* A typed cell: DuckDB's to_json text, parsed; what JSON has no spelling
+ * for (Infinity, NaN) or jansson cannot hold (a HUGEINT past int64) stays
+ * its text, as a string. */
+static json_t *json_typed(const char *s)
+{
+    json_t *j = json_loads(s, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    return j ? j : json_text(s);
+}
+
+static json_t *json_cells(char *const *cells, size_t n, int typed)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, cells[i] ? json_text(cells[i]) : json_null());
+        json_array_append_new(a, !cells[i] ? json_null()
+                                 : typed   ? json_typed(cells[i])
+                                           : json_text(cells[i]));
     return a;
 }
 
@@ -322,8 +387,8 @@ static void json_rows(render *r)
     json_t *o = json_result(r);
     json_t *rows = json_array();
     for (size_t i = 0; i < r->nrows; i++)
-        json_array_append_new(rows, json_cells(r->cells + i * r->ncols, r->ncols));
-    json_object_set_new(o, "columns", json_cells(r->names, r->ncols));
+        json_array_append_new(rows, json_cells(r->cells + i * r->ncols, r->ncols, r->json_typed));
+    json_object_set_new(o, "columns", json_cells(r->names, r->ncols, 0));
     json_object_set_new(o, "rows", rows);
     json_emit(r, o);
 }
@@ -421,6 +486,25 @@ typedef struct {
     int right; /* right-align (numeric column) */
 } table_col;
 
+/* Narrows the widest columns until the table fits r->width (each column
+ * keeps at least 5 characters, or its width when less). */
+static void table_fit(const render *r, table_col *cols)
+{
+    if (!r->width || !r->ncols)
+        return;
+    for (;;) {
+        size_t total = r->ncols - 1, widest = 0;
+        for (size_t c = 0; c < r->ncols; c++) {
+            total += cols[c].width + 2;
+            if (cols[c].width > cols[widest].width)
+                widest = c;
+        }
+        if (total <= r->width || cols[widest].width <= 5)
+            return;
+        cols[widest].width--;
+    }
+}
+
 static void table_measure(const render *r, table_col *cols)
 {
     for (size_t c = 0; c < r->ncols; c++) {
@@ -436,6 +520,7 @@ static void table_measure(const render *r, table_col *cols)
         }
         cols[c].right = nonnull > 0 && numeric == nonnull;
     }
+    table_fit(r, cols);
 }
 
 static void pad(tarn_buf *b, size_t n)
@@ -452,9 +537,35 @@ static void put_visible(tarn_buf *b, const char *s, size_t len)
         buf_putc(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7F ? ' ' : s[i]);
 }
 
-/* One cell of one physical line. align: -1 left, 0 centre, 1 right. */
+/* How many bytes of s (len bytes) fit in `width` display columns. */
+static size_t prefix_fitting(const char *s, size_t len, size_t width)
+{
+    size_t i = 0, w = 0;
+    while (i < len) {
+        uint32_t cp;
+        size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        size_t cw = utf8_width(s + i, n);
+        if (w + cw > width)
+            break;
+        w += cw;
+        i += n;
+    }
+    return i;
+}
+
+/* One cell of one physical line. align: -1 left, 0 centre, 1 right. A
+ * value wider than its column (cut to fit the terminal) ends in '…'. */
 static void table_cell(tarn_buf *b, const char *s, size_t len, size_t width, int align)
 {
+    if (utf8_width(s, len) > width) {
+        size_t keep = prefix_fitting(s, len, width ? width - 1 : 0);
+        tarn_buf cut = {0};
+        buf_append(&cut, s, keep);
+        buf_puts(&cut, "\xE2\x80\xA6");
+        table_cell(b, cut.ptr, cut.len, width, -1);
+        buf_free(&cut);
+        return;
+    }
     size_t gap = width - utf8_width(s, len);
     size_t left = align > 0 ? gap : align == 0 ? gap / 2 : 0;
     buf_putc(b, ' ');
@@ -525,7 +636,29 @@ static void table_rows(render *r)
 
 static void table_count(render *r, int64_t n)
 {
+    if (r->label)
+        fprintf(r->out, "%s\n", r->label);
     fprintf(r->out, "%" PRId64 " row%s affected\n\n", n, n == 1 ? "" : "s");
+}
+
+/* ---- line mode (duckdb -line) ---------------------------------------- */
+
+static void line_rows(render *r)
+{
+    size_t w = 0;
+    for (size_t c = 0; c < r->ncols; c++)
+        if (text_width(r->names[c]) > w)
+            w = text_width(r->names[c]);
+    for (size_t i = 0; i < r->nrows; i++) {
+        if (i)
+            fputc('\n', r->out);
+        for (size_t c = 0; c < r->ncols; c++) {
+            size_t nw = text_width(r->names[c]);
+            fprintf(r->out, "%*s%s = %s\n", (int)(w - nw), "", r->names[c],
+                    table_text(cell_at(r, i, c)));
+        }
+    }
+    fputc('\n', r->out);
 }
 
 /* ---- dispatch -------------------------------------------------------- */
@@ -536,6 +669,9 @@ static void print_rows(render *r)
     case RENDER_TABLE: table_rows(r); break;
     case RENDER_CSV: csv_rows(r); break;
     case RENDER_JSON: json_rows(r); break;
+    case RENDER_LINE:
+        line_rows(r);
+        break;
     }
 }
 
@@ -545,6 +681,9 @@ static void print_count(render *r, int64_t n)
     case RENDER_TABLE: table_count(r, n); break;
     case RENDER_CSV: csv_count(r, n); break;
     case RENDER_JSON: json_count(r, n); break;
+    case RENDER_LINE:
+        table_count(r, n);
+        break;
     }
 }
 

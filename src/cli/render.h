@@ -29,16 +29,36 @@ typedef enum {
     RENDER_TABLE = 0,
     RENDER_CSV,
     RENDER_JSON,
+    RENDER_LINE, /* `col = value`, one line per column, rows apart (duckdb -line) */
 } render_format;
 
 typedef struct render render;
 
-/* "table", "csv" or "json" → *out; TARN_EINVALID (with a message) else. */
+/* "table", "csv", "json" or "line" → *out; TARN_EINVALID (with a message)
+ * else. */
 int render_format_parse(render_format *out, const char *name);
 
 /* A renderer writing to `out` (not closed by render_free). */
 render *render_new(render_format fmt, FILE *out);
 void render_free(render *r);
+
+/* Ties the renderer to the session it prints: JSON then asks the session
+ * for typed cells (tarn_session_set_json_cells) and prints numbers,
+ * booleans, null and nested values as JSON. Call before the first
+ * statement, and again is not needed after render_set_format. */
+void render_use_session(render *r, tarn_session *s);
+/* Another format from the next statement on (`.mode`). */
+void render_set_format(render *r, render_format fmt);
+render_format render_get_format(const render *r);
+
+/* Fits tables into `width` columns (0: no limit), as the duckdb shell
+ * does on a terminal: the widest columns are cut, their values ending in
+ * '…'. */
+void render_set_width(render *r, size_t width);
+
+/* The terminal's width when `f` is one (COLUMNS, else the tty's size), else
+ * 0. */
+size_t render_terminal_width(FILE *f);
 
 /* Starts statement number `stmt` (1-based, used by JSON) of kind `kind`,
  * dropping anything collected for the previous one. */
@@ -49,6 +69,11 @@ void render_start(render *r, int stmt, tarn_output_kind kind);
  * sqllogictest `query` of a CREATE compares it), the table and CSV
  * formats print nothing, as for any NONE statement and as DuckDB's CLI. */
 void render_set_created(render *r);
+
+/* A line printed before the statement's `N rows affected` in the table
+ * format (the statement's first line, so a script's counts can be placed);
+ * NULL for none. Set after render_start, which clears it. */
+void render_set_label(render *r, const char *label);
 
 /* The sink to pass to tarn_session_exec; it feeds the functions below.
  * Owned by the renderer. */

@@ -172,7 +172,8 @@ int duck_table_from_result(duck_table *out, duckdb_result *res)
 static int table_query(duck_table *out, duckdb_connection con, const char *sql, int show_nul)
 {
     memset(out, 0, sizeof(*out));
-    char *wrapped = xasprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s)", sql);
+    char *wrapped = show_nul == 2 ? xasprintf("SELECT to_json(COLUMNS(*))::VARCHAR FROM (%s)", sql)
+                                  : xasprintf("SELECT COLUMNS(*)::VARCHAR FROM (%s)", sql);
     duckdb_result res;
     int rc = 0;
     if (duckdb_query(con, wrapped, &res) != DuckDBSuccess)
@@ -187,6 +188,12 @@ static int table_query(duck_table *out, duckdb_connection con, const char *sql, 
 int duck_table_query(duck_table *out, duckdb_connection con, const char *sql)
 {
     return table_query(out, con, sql, 0);
+}
+
+int duck_table_query_json(duck_table *out, duckdb_connection con, const char *sql)
+{
+    /* 2: JSON text (a NUL byte is \u0000 in it already) */
+    return table_query(out, con, sql, 2);
 }
 
 int duck_table_query_shown(duck_table *out, duckdb_connection con, const char *sql)

@@ -34,6 +34,8 @@ int duck_table_query(duck_table *out, duckdb_connection con, const char *sql);
 /* duck_table_query for a result shown to the user: a NUL byte in a value
  * reads `\0`, as DuckDB's shell shows it (the cells are C strings). */
 int duck_table_query_shown(duck_table *out, duckdb_connection con, const char *sql);
+/* duck_table_query with each cell the value's JSON text (to_json). */
+int duck_table_query_json(duck_table *out, duckdb_connection con, const char *sql);
 /* Like duck_table_query for a statement that cannot be a subquery (MERGE …
  * RETURNING): runs it as it is, each value cast to VARCHAR by DuckDB. */
 int duck_table_query_stmt(duck_table *out, duckdb_connection con, const char *sql);

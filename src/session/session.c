@@ -62,6 +62,11 @@ int tarn_session_open(tarn_session **out)
     return 0;
 }
 
+void tarn_session_set_json_cells(tarn_session *s, int on)
+{
+    s->json_cells = on;
+}
+
 void tarn_session_close(tarn_session *s)
 {
     if (!s)
@@ -122,7 +127,8 @@ static int run_plain(tarn_session *s, const char *sql, tarn_output_kind kind, co
         return run_unwrapped(s, sql, sink);
     if (kind == TARN_OUTPUT_ROWS) {
         duck_table t;
-        int rc = duck_table_query_shown(&t, s->con, sql);
+        int rc = s->json_cells ? duck_table_query_json(&t, s->con, sql)
+                               : duck_table_query_shown(&t, s->con, sql);
         if (rc)
             return rc;
         deliver_table(&t, sink);

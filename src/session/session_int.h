@@ -24,6 +24,7 @@ struct tarn_session {
     char *use_schema;
     session_secret *secrets; /* CREATE SECRET … (TYPE ducklake), newest first */
     struct session_prepared *prepared; /* PREPAREd statements (session_prepare.c) */
+    int json_cells; /* rows delivered as JSON text (tarn_session_set_json_cells) */
 };
 
 /* A possibly qualified name read from the token stream: 1 to 3 parts,

@@ -17,7 +17,7 @@ run_rc "an empty source fails the deletes=close model" 1 "$d" run
 contains "it names the count it would close" \
     "the SELECT returned no rows and deletes=close would close all 5 current versions; nothing was written" "$ERR"
 contains "and the remedy" "add allow_empty to the materialize line, or run with --allow-empty" "$ERR"
-contains "the model that keeps missing keys builds" "ok      core.dim_customer" "$ERR"
+contains "the model that keeps missing keys builds" "ok        core.dim_customer" "$ERR"
 check_eq "no version was closed" "5" \
     "$(lakeq "$d" "SELECT count(*) FROM lake.core.customer_city WHERE is_current")"
 check_eq "no snapshot (the other history model changed nothing)" "$snaps" "$(snapshots "$d")"

@@ -187,7 +187,7 @@ for m, us in ups.items():
             print(m, "read", u["table"], "at", u["snapshot_id"], "not", snap[t])')"
 
 # The failure: same message, downstream skipped, siblings built, no snapshot for it.
-msg_a=$(printf '%s\n' "$err_a" | grep -A1 'FAILED  staging.broken' | tail -n 1)
+msg_a=$(printf '%s\n' "$err_a" | grep -A1 'FAILED    staging.broken' | tail -n 1)
 contains "-j 1 names file and line" "models/staging/broken.sql:1:" "$msg_a"
 contains "-j 4 gives the same message" "$msg_a" "$err_b"
 contains "its downstream is skipped" "upstream staging.broken failed" "$err_b"

@@ -89,7 +89,7 @@ marts.other,success,-
 marts.summary,skipped,upstream staging.items failed
 staging.items,failed,models/staging/items.sql:1" \
     "$(lakeq "$d" "SELECT model, status, CASE WHEN status = 'failed' THEN split_part(error, ': ', 1) ELSE coalesce(error, '-') END FROM __ducklake_metadata_lake.tarn_model_run WHERE run_id = (SELECT max(run_id) FROM __ducklake_metadata_lake.tarn_model_run) ORDER BY model")"
-contains "summary names the failure" "FAILED  staging.items" "$ERR"
+contains "summary names the failure" "FAILED    staging.items" "$ERR"
 contains "summary names what was skipped and why" "upstream staging.items failed" "$ERR"
 contains "run status" "1 succeeded, 1 failed, 2 skipped" "$ERR"
 run_ok "history lists the failure" "$d" history staging.items --format csv
