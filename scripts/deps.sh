@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PKGS="build-essential pkg-config python3 libjansson-dev libedit-dev libssl-dev libcmocka-dev libmicrohttpd-dev chromium"
+APT_PKGS="build-essential pkg-config python3 libjansson-dev libedit-dev libssl-dev libcmocka-dev libmicrohttpd-dev chromium tmux"
 missing=""
 for p in $APT_PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
