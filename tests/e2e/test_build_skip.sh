@@ -55,7 +55,7 @@ for l in sys.stdin:
         print(o["succeeded"], o["failed"], o["skipped"], o["unchanged"])')"
 run_ok "second run, human output" "$d" run
 contains "the summary counts the unchanged models" "0 succeeded, 0 failed, 0 skipped, 5 unchanged" "$ERR"
-contains "each unchanged model is listed" "skipped marts.price_list                 replace     unchanged" "$ERR"
+contains "each unchanged model is listed" "unchanged marts.price_list                 replace" "$ERR"
 check_eq "tarn_run counts them" "0,0,5" \
     "$(lakeq "$d" "SELECT models_succeeded, models_skipped, models_unchanged FROM __ducklake_metadata_lake.tarn_run ORDER BY run_id DESC LIMIT 1")"
 run_ok "plan" "$d" plan
