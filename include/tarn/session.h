@@ -37,6 +37,11 @@ typedef struct {
  * close it with tarn_session_close. */
 int tarn_session_open(tarn_session **out);
 void tarn_session_close(tarn_session *s);
+/* Closes what tarn keeps open for the whole process (the in-memory DuckDB
+ * database it parses SQL and reads delete files with). Call it once, as
+ * main returns: from an atexit handler it would run after the thread-local
+ * destructors, when closing DuckDB touches freed memory. */
+void tarn_process_end(void);
 
 /* Runs one SQL statement (no trailing ';' needed) and delivers its result
  * to `sink` (which may be NULL). On failure returns < 0 with the message in

@@ -7,6 +7,7 @@
  * show, lineage, maintain, init, …) is a cmd_<name>.c file plus one row.
  */
 #include "cli/cli.h"
+#include "tarn/session.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -146,7 +147,7 @@ static int global_options(int argc, char **argv)
     return i - 1;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     int g = global_options(argc, argv);
     if (g < 0)
@@ -170,5 +171,12 @@ int main(int argc, char **argv)
         cli_errorf("error writing standard output");
         return rc ? rc : CLI_FAILED;
     }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    tarn_process_end();
     return rc;
 }

@@ -302,10 +302,12 @@ static duckdb_database parser_db;
 static duckdb_connection parser_con;
 static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
 
-static void parser_close(void)
+void duck_parser_close(void)
 {
-    duckdb_disconnect(&parser_con);
-    duckdb_close(&parser_db);
+    if (parser_con)
+        duckdb_disconnect(&parser_con);
+    if (parser_db)
+        duckdb_close(&parser_db);
 }
 
 static void parser_open(void)
@@ -317,7 +319,9 @@ static void parser_open(void)
         parser_con = NULL;
         return;
     }
-    atexit(parser_close);
+    /* closed by duck_parser_close, never from atexit: exit() runs the
+     * thread-local destructors first, and DuckDB's block allocator keeps
+     * per-thread state that closing the database then frees a second time */
 }
 
 duckdb_connection duck_parser_con(void)

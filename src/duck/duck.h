@@ -93,5 +93,9 @@ duckdb_connection duck_parser_con(void);
 /* That database, for a module that needs a connection of its own (one
  * used from other threads); NULL with the error set as above. */
 duckdb_database duck_parser_db(void);
+/* Closes that database (connections made to it must be closed first).
+ * Call it before the process exits, not from an atexit handler; a process
+ * that never calls it just leaves the database to the exit. */
+void duck_parser_close(void);
 
 #endif

@@ -89,13 +89,16 @@ static int read_positions(mask *m, const char *sql, int64_t *nulls)
     return rc;
 }
 
-/* Reads the positions deleted at `snapshot` (those without an embedded
- * snapshot, and those embedded at or before it) of delete file `path`. */
-static void loader_close(void)
+void lk_delmask_release(void)
 {
-    duckdb_disconnect(&loader);
+    pthread_mutex_lock(&cache_lock);
+    if (loader)
+        duckdb_disconnect(&loader);
+    pthread_mutex_unlock(&cache_lock);
 }
 
+/* Reads the positions deleted at `snapshot` (those without an embedded
+ * snapshot, and those embedded at or before it) of delete file `path`. */
 static int load(mask *m)
 {
     if (!loader) {
@@ -104,7 +107,6 @@ static int load(mask *m)
             loader = NULL;
             return tarn_error_set(TARN_ERROR, "cannot open a connection to read delete files");
         }
-        atexit(loader_close); /* after duck.c's: runs before the database closes */
     }
     tarn_buf q = {0};
     buf_puts(&q, "SELECT pos FROM read_parquet(");

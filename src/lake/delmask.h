@@ -27,6 +27,9 @@
 
 /* Registers __tarn_deleted on con's database unless it is there. */
 int lk_delmask_register(duckdb_connection con);
+/* Closes the connection the filter reads delete files with (to the parser
+ * database, duck.h), before that database is closed at the process's end. */
+void lk_delmask_release(void);
 
 /* Builds a spec: lk_delmask_spec_begin, then one lk_delmask_spec_file per
  * file with a delete file, then quote the buffer as an SQL literal. */

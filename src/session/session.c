@@ -19,6 +19,7 @@
 #include "tarn/session.h"
 
 #include "duck/duck.h"
+#include "lake/delmask.h"
 #include "lake/bucket.h"
 #include "lake/ddl.h"
 #include "lake/lake.h"
@@ -453,6 +454,12 @@ int tarn_session_exec(tarn_session *s, const char *sql, const tarn_sink *sink)
         error_about_statement(sql);
     sql_tokens_free(&tk);
     return rc;
+}
+
+void tarn_process_end(void)
+{
+    lk_delmask_release();
+    duck_parser_close();
 }
 
 const char *tarn_session_catalog_name(tarn_session *s, const char *alias)
