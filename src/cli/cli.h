@@ -49,6 +49,12 @@ extern const char cmd_lake_usage[];
  * two streams interleave in order when they share a terminal or file. */
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints one --json event: object `o` (whose reference it takes) with its
+ * "schema_version" set, on one line of stdout, flushed at once so a reader
+ * follows the run as it goes. */
+struct json_t;
+void cli_json_event(struct json_t *o, int schema_version);
+
 /* The project commands (issue 4): each in its cmd_<name>.c. */
 int cmd_init(int argc, char **argv);
 extern const char cmd_init_usage[];

@@ -63,14 +63,7 @@ typedef struct {
 
 static void json_emit(json_t *o)
 {
-    json_object_set_new(o, "schema_version", json_integer(BACKFILL_JSON_SCHEMA_VERSION));
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (s) {
-        puts(s);
-        fflush(stdout);
-        free(s);
-    }
-    json_decref(o);
+    cli_json_event(o, BACKFILL_JSON_SCHEMA_VERSION);
 }
 
 static void on_slice(void *ctx, const build_event *ev)

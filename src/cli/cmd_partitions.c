@@ -82,7 +82,7 @@ int cmd_partitions(int argc, char **argv)
         if (cli_opt_help(a, cmd_partitions_usage))
             return CLI_OK;
         if (strcmp(a, "--json") == 0) {
-            fmt = RENDER_JSON;
+            fmt = RENDER_JSON_TYPED;
         } else if ((m = cli_opt_format(argc, argv, &i, &fmt)) != 0) {
             if (m < 0)
                 goto usage;

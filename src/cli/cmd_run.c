@@ -92,14 +92,7 @@ static const char *signal_label(int sig)
 
 static void json_emit(json_t *o)
 {
-    json_object_set_new(o, "schema_version", json_integer(RUN_JSON_SCHEMA_VERSION));
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (s) {
-        puts(s);
-        fflush(stdout);
-        free(s);
-    }
-    json_decref(o);
+    cli_json_event(o, RUN_JSON_SCHEMA_VERSION);
 }
 
 static json_t *json_event(const char *name)

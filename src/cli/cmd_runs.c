@@ -49,7 +49,7 @@ static int parse(runs_opts *o, int argc, char **argv)
         if (cli_opt_help(a, cmd_runs_usage))
             return 1;
         if (strcmp(a, "--json") == 0) {
-            o->fmt = RENDER_JSON;
+            o->fmt = RENDER_JSON_TYPED;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--limit", &val)) != 0) {
             if (m < 0 || cli_opt_int("--limit", val, &o->limit) < 0)
                 return -1;

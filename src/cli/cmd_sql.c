@@ -284,7 +284,8 @@ static int dot_command(void *ctx, const char *line)
         render_format f;
         if (!a)
             printf("current mode: %s\n",
-                   (const char *[]){"table", "csv", "json", "line"}[render_get_format(run->out)]);
+                   (const char *[]){"table", "csv", "json", "line",
+                                    "json-typed"}[render_get_format(run->out)]);
         else if (render_format_parse(&f, a) != 0) {
             cli_errorf("%s", tarn_error_last());
             tarn_error_clear();
@@ -364,8 +365,14 @@ static int opt_parse_one(sql_opts *o, int argc, char **argv, int *i)
         o->file = val;
         return m < 0 ? -1 : 0;
     }
-    if ((m = cli_opt_format(argc, argv, i, &o->format)) != 0)
+    if ((m = cli_opt_value(argc, argv, i, NULL, "--format", &val)) != 0) {
+        if (m > 0 && render_format_parse(&o->format, val) != 0) {
+            cli_errorf("%s", tarn_error_last());
+            tarn_error_clear();
+            return -1;
+        }
         return m < 0 ? -1 : 0;
+    }
     if (strcmp(a, "--wide") == 0) {
         o->wide = 1;
         return 0;

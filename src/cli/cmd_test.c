@@ -51,14 +51,7 @@ typedef struct {
 
 static void json_emit(json_t *o)
 {
-    json_object_set_new(o, "schema_version", json_integer(TEST_JSON_SCHEMA_VERSION));
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (s) {
-        puts(s);
-        fflush(stdout);
-        free(s);
-    }
-    json_decref(o);
+    cli_json_event(o, TEST_JSON_SCHEMA_VERSION);
 }
 
 static json_t *json_event(const char *name, int64_t run_id)

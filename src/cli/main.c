@@ -10,6 +10,7 @@
 #include "tarn/session.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,18 @@ static const cli_command commands[] = {
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_json_event(json_t *o, int schema_version)
+{
+    json_object_set_new(o, "schema_version", json_integer(schema_version));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (text) {
+        puts(text);
+        fflush(stdout);
+        free(text);
+    }
+    json_decref(o);
+}
 
 void cli_errorf(const char *fmt, ...)
 {

@@ -83,6 +83,9 @@ int cli_opt_format(int argc, char **argv, int *i, render_format *fmt)
         tarn_error_clear();
         return -1;
     }
+    /* tarn's own listings give typed JSON; only `tarn sql` keeps the text form */
+    if (m > 0 && *fmt == RENDER_JSON)
+        *fmt = RENDER_JSON_TYPED;
     return m;
 }
 

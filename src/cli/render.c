@@ -79,22 +79,22 @@ static void sink_kind(void *ctx, tarn_output_kind kind)
 
 int render_format_parse(render_format *out, const char *name)
 {
-    static const char *const names[] = {"table", "csv", "json", "line"};
+    static const char *const names[] = {"table", "csv", "json", "line", "json-typed"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (strcmp(name, names[i]) == 0) {
             *out = (render_format)i;
             return 0;
         }
     }
-    return tarn_error_set(TARN_EINVALID, "unknown format '%s' (expected table, csv, json or line)",
-                          name);
+    return tarn_error_set(
+        TARN_EINVALID, "unknown format '%s' (expected table, csv, json, json-typed or line)", name);
 }
 
 render *render_new(render_format fmt, FILE *out)
 {
     render *r = xcalloc(1, sizeof(*r));
-    r->fmt = fmt;
     r->out = out;
+    render_set_format(r, fmt);
     r->sink = (tarn_sink){sink_begin, sink_row, sink_end, sink_count, sink_kind, r};
     return r;
 }
@@ -102,21 +102,22 @@ render *render_new(render_format fmt, FILE *out)
 void render_use_session(render *r, tarn_session *s)
 {
     r->session = s;
-    render_set_format(r, r->fmt);
+    render_set_format(r, render_get_format(r));
 }
 
 void render_set_format(render *r, render_format fmt)
 {
-    r->fmt = fmt;
-    if (r->session) {
-        r->json_typed = fmt == RENDER_JSON;
+    /* the typed form is JSON output whose cells the session hands over as
+     * JSON text: everything else about it is RENDER_JSON's */
+    r->json_typed = fmt == RENDER_JSON_TYPED;
+    r->fmt = r->json_typed ? RENDER_JSON : fmt;
+    if (r->session)
         tarn_session_set_json_cells(r->session, r->json_typed);
-    }
 }
 
 render_format render_get_format(const render *r)
 {
-    return r->fmt;
+    return r->json_typed ? RENDER_JSON_TYPED : r->fmt;
 }
 
 void render_set_width(render *r, size_t width)
@@ -668,7 +669,10 @@ static void print_rows(render *r)
     switch (r->fmt) {
     case RENDER_TABLE: table_rows(r); break;
     case RENDER_CSV: csv_rows(r); break;
-    case RENDER_JSON: json_rows(r); break;
+    case RENDER_JSON:
+    case RENDER_JSON_TYPED:
+        json_rows(r);
+        break; /* (r->fmt is never the latter) */
     case RENDER_LINE:
         line_rows(r);
         break;
@@ -680,7 +684,10 @@ static void print_count(render *r, int64_t n)
     switch (r->fmt) {
     case RENDER_TABLE: table_count(r, n); break;
     case RENDER_CSV: csv_count(r, n); break;
-    case RENDER_JSON: json_count(r, n); break;
+    case RENDER_JSON:
+    case RENDER_JSON_TYPED:
+        json_count(r, n);
+        break;
     case RENDER_LINE:
         table_count(r, n);
         break;

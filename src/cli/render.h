@@ -30,11 +30,17 @@ typedef enum {
     RENDER_CSV,
     RENDER_JSON,
     RENDER_LINE, /* `col = value`, one line per column, rows apart (duckdb -line) */
+    /* JSON with typed values (numbers, booleans, null, nested values), as
+     * `duckdb -json` gives them. Plain RENDER_JSON renders every value as
+     * DuckDB's text of it (CAST AS VARCHAR): the stable form `tarn sql
+     * --format json` prints for programs, which DuckDB's own sqllogictest
+     * runner compares (../shared/ducklake-suite reads tarn that way). */
+    RENDER_JSON_TYPED,
 } render_format;
 
 typedef struct render render;
 
-/* "table", "csv", "json" or "line" → *out; TARN_EINVALID (with a message)
+/* "table", "csv", "json", "line" or "json-typed" → *out; TARN_EINVALID (with a message)
  * else. */
 int render_format_parse(render_format *out, const char *name);
 

@@ -3,7 +3,7 @@
 # .mode table|csv|json|line, .timer, .read, .help, .quit), SHOW TABLES after USE lake and SHOW ALL
 # TABLES without tarn's internal objects, Ctrl-C cancelling the running query (not the shell) and
 # clearing the line at the prompt, Ctrl-D leaving — at a real terminal (tmux) — and, without one,
-# --format json with typed values, --format line, counts labelled by their statement, tables cut to
+# --format json-typed with typed values (and --format json with DuckDB's text of each value), --format line, counts labelled by their statement, tables cut to
 # the terminal's width (under `script`) unless --wide.
 . "$(dirname "$0")/lib.sh"
 
@@ -12,13 +12,15 @@ cd "$d" || exit 1
 sqlq() { "$TARN" sql "$@" </dev/null 2>>"$d/err"; }
 
 # ---- without a terminal ------------------------------------------------------------------------
-out=$(sqlq --format json -c "SELECT 1 AS i, 2.5 AS f, 12.50::DECIMAL(5,2) AS dec, 'x' AS s, true AS b, NULL AS n, [1, 2] AS l, {'k': 'v'} AS st, DATE '2024-01-02' AS dt, 'inf'::DOUBLE AS inf, 170141183460469231731687303715884105727::HUGEINT AS h")
-check_eq "--format json: typed values" '[1, 2.5, 12.5, "x", true, null, [1, 2], {"k": "v"}, "2024-01-02", "Infinity", "170141183460469231731687303715884105727"]' \
+out=$(sqlq --format json-typed -c "SELECT 1 AS i, 2.5 AS f, 12.50::DECIMAL(5,2) AS dec, 'x' AS s, true AS b, NULL AS n, [1, 2] AS l, {'k': 'v'} AS st, DATE '2024-01-02' AS dt, 'inf'::DOUBLE AS inf, 170141183460469231731687303715884105727::HUGEINT AS h")
+check_eq "--format json-typed: typed values" '[1, 2.5, 12.5, "x", true, null, [1, 2], {"k": "v"}, "2024-01-02", "Infinity", "170141183460469231731687303715884105727"]' \
     "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["rows"][0]))')"
-check_eq "--format json: the columns" '["i", "f", "dec", "s", "b", "n", "l", "st", "dt", "inf", "h"]' \
+check_eq "--format json-typed: the columns" '["i", "f", "dec", "s", "b", "n", "l", "st", "dt", "inf", "h"]' \
     "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["columns"]))')"
-check_eq "--format json: a string that looks like a number stays a string" '["1", 1]' \
-    "$(sqlq --format json -c "SELECT '1' AS s, 1 AS i" | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["rows"][0]))')"
+check_eq "--format json-typed: a string that looks like a number stays a string" '["1", 1]' \
+    "$(sqlq --format json-typed -c "SELECT '1' AS s, 1 AS i" | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["rows"][0]))')"
+check_eq "--format json: each value as DuckDB's text of it" '["1", "x", null, "[1, 2]"]' \
+    "$(sqlq --format json -c "SELECT 1 AS i, 'x' AS s, NULL AS n, [1, 2] AS l" | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["rows"][0]))')"
 check_eq "--format line" "   a = 1
 long = x
 
@@ -89,9 +91,9 @@ wait_for 'CREATE TABLE' && ok ".schema t: its CREATE statement" || fail ".schema
 typed ".mode csv"
 typed "SELECT 'c1' AS k, 7 AS v;"
 wait_for "c1,7" && ok ".mode csv" || fail ".mode csv" "$(screen)"
-typed ".mode json"
+typed ".mode json-typed"
 typed "SELECT 8 AS jv;"
-wait_for '"rows": [[8]]' && ok ".mode json (typed)" || fail ".mode json (typed)" "$(screen)"
+wait_for '"rows": [[8]]' && ok ".mode json-typed" || fail ".mode json-typed" "$(screen)"
 typed ".mode line"
 typed "SELECT 9 AS lv;"
 wait_for "lv = 9" && ok ".mode line" || fail ".mode line" "$(screen)"

@@ -167,10 +167,10 @@ assert len(objs) == 7, objs
 assert objs[0] == {"statement": 1, "columns": ["Count"], "rows": []}, objs[0]
 assert objs[1] == {"statement": 2, "count": 5}, objs[1]
 assert objs[2] == {"statement": 3, "columns": ["id", "s,x"],
-                   "rows": [[1, "a,b"], [2, 'say "hi"'], [3, ""],
-                            [4, None], [5, "line1\nline2"]]}, objs[2]
+                   "rows": [["1", "a,b"], ["2", 'say "hi"'], ["3", ""],
+                            ["4", None], ["5", "line1\nline2"]]}, objs[2]
 assert objs[3]["statement"] == 4 and "no_such_table" in objs[3]["error"], objs[3]
-assert objs[4] == {"statement": 5, "columns": ["n"], "rows": [[5]]}, objs[4]
+assert objs[4] == {"statement": 5, "columns": ["n"], "rows": [["5"]]}, objs[4]
 assert objs[5] == {"statement": 6, "count": 2}, objs[5]
 assert objs[6] == {"statement": 7, "ok": True}, objs[6]
 EOF
