@@ -101,14 +101,20 @@ static void stage_order(tarn_buf *b, const lk_table *t, int with_rowid, int sort
     buf_puts(b, "rowid");
 }
 
-void lk_write_stage_rows(tarn_buf *b, const lk_table *t, int with_rowid)
+/* SELECT the stage's columns (and __tarn_rowid, as `rowid_name`) in write order. */
+static void stage_select(tarn_buf *b, const lk_table *t, int with_rowid, const char *rowid_name)
 {
     buf_puts(b, "SELECT ");
     lk_write_columns(b, t);
     if (with_rowid)
-        buf_puts(b, ", __tarn_rowid");
+        buf_printf(b, ", __tarn_rowid AS %s", rowid_name);
     buf_puts(b, " FROM " STAGE);
     stage_order(b, t, with_rowid, 1);
+}
+
+void lk_write_stage_rows(tarn_buf *b, const lk_table *t, int with_rowid)
+{
+    stage_select(b, t, with_rowid, "__tarn_rowid");
 }
 
 /* Records that the transaction has a pending-insert table for `t`. */
@@ -230,12 +236,7 @@ void lk_write_source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const c
         lk_sort_order_by(b, t, NULL);
         return;
     }
-    buf_puts(b, "SELECT ");
-    lk_write_columns(b, t);
-    if (with_rowid)
-        buf_puts(b, ", __tarn_rowid AS _ducklake_internal_row_id");
-    buf_puts(b, " FROM " STAGE);
-    stage_order(b, t, with_rowid, 1);
+    stage_select(b, t, with_rowid, "_ducklake_internal_row_id");
 }
 
 /* How many rows an insert into `t` may inline: the lake's or table's
