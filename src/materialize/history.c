@@ -49,19 +49,11 @@ static char *run_timestamp(double epoch, char **text)
     return buf_detach(&b);
 }
 
-static int has_column(const strlist *cols, const char *name)
-{
-    for (size_t i = 0; i < cols->n; i++)
-        if (strcasecmp(cols->items[i], name) == 0)
-            return 1;
-    return 0;
-}
-
 /* The query may not bring the columns history adds. */
 static int check_reserved(const strlist *cols)
 {
     for (size_t i = 0; i < NHISTORY_COLUMNS; i++)
-        if (has_column(cols, history_columns[i]))
+        if (strlist_find_nocase(cols, history_columns[i]) >= 0)
             return tarn_error_set(TARN_EINVALID,
                                   "the SELECT has a column named %s, which history adds "
                                   "(valid_from, valid_to, is_current): rename it in the SELECT",
@@ -75,7 +67,7 @@ static int tracked_columns(build_state *b, const strlist *cols, strlist *out)
     const model_annot *a = &b->m->annot;
     if (a->track.n) {
         for (size_t i = 0; i < a->track.n; i++) {
-            if (!has_column(cols, a->track.items[i]))
+            if (strlist_find_nocase(cols, a->track.items[i]) < 0)
                 return tarn_error_set(TARN_EINVALID,
                                       "track column %s is not a column of the SELECT (fix "
                                       "track= on line %d)",
@@ -85,7 +77,7 @@ static int tracked_columns(build_state *b, const strlist *cols, strlist *out)
         return 0;
     }
     for (size_t i = 0; i < cols->n; i++)
-        if (!has_column(&a->key, cols->items[i]))
+        if (strlist_find_nocase(&a->key, cols->items[i]) < 0)
             strlist_push(out, cols->items[i]);
     return 0;
 }

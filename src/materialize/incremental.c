@@ -77,9 +77,8 @@ static int read_mark(build_state *b, const char *col, char **text, char **sql)
 static int check_watermark_column(build_state *b, const strlist *cols)
 {
     const model_annot *a = &b->m->annot;
-    for (size_t i = 0; i < cols->n; i++)
-        if (strcasecmp(cols->items[i], a->watermark) == 0)
-            return 0;
+    if (strlist_find_nocase(cols, a->watermark) >= 0)
+        return 0;
     return tarn_error_set(TARN_EINVALID,
                           "watermark column %s is not a column of the SELECT; select it, or fix "
                           "watermark= on line %d",

@@ -40,8 +40,6 @@ int mb_run_rows(build_state *b, qrows *out, const char *sql)
 
 /* ---- columns --------------------------------------------------------- */
 
-static const char *const partition_column[] = {CG_PARTITION_COLUMN};
-
 /* Column names (and DuckDB types, when `types` is not NULL) of relation
  * `rel`, a qualified name. pragma_table_info reads the one relation;
  * duckdb_columns() and information_schema list (and bind) every column of
@@ -70,21 +68,13 @@ int mb_stage_columns(build_state *b, strlist *out)
     return column_types(b, CG_STAGE, out, NULL);
 }
 
-static int target_columns(build_state *b, strlist *out)
+int mb_target_columns(build_state *b, strlist *out)
 {
     tarn_buf name = {0};
     quote_qualified(&name, b->c->lake, b->m->schema, b->m->table);
     int rc = column_types(b, buf_cstr(&name), out, NULL);
     buf_free(&name);
     return rc;
-}
-
-static int in_list(const strlist *l, const char *name)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (strcasecmp(l->items[i], name) == 0)
-            return 1;
-    return 0;
 }
 
 /* Whether `name` is one of the columns a strategy adds itself. */
@@ -105,7 +95,8 @@ static int sync_table(build_state *b, const strlist *stage, const strlist *have,
     strlist names = {0}, types = {0};
     int rc = column_types(b, CG_STAGE, &names, &types);
     for (size_t i = 0; !rc && i < names.n; i++) {
-        if (in_list(have, names.items[i]) || !in_list(stage, names.items[i]))
+        if (strlist_find_nocase(have, names.items[i]) >= 0 ||
+            strlist_find_nocase(stage, names.items[i]) < 0)
             continue;
         tarn_buf sql = {0};
         buf_printf(&sql, "ALTER TABLE %s ADD COLUMN ", b->target);
@@ -116,7 +107,8 @@ static int sync_table(build_state *b, const strlist *stage, const strlist *have,
         buf_printf(note, "%sadded %s %s", note->len ? "; " : "", names.items[i], types.items[i]);
     }
     for (size_t i = 0; !rc && i < have->n; i++) {
-        if (is_extra(extra, nextra, have->items[i]) || in_list(stage, have->items[i]))
+        if (is_extra(extra, nextra, have->items[i]) ||
+            strlist_find_nocase(stage, have->items[i]) >= 0)
             continue;
         tarn_buf sql = {0};
         buf_printf(&sql, "ALTER TABLE %s DROP COLUMN ", b->target);
@@ -141,7 +133,7 @@ static int reshape_stage(build_state *b, const strlist *stage, const strlist *co
     for (size_t i = 0; i < cols->n; i++) {
         if (i)
             buf_puts(&sql, ", ");
-        if (in_list(stage, cols->items[i]))
+        if (strlist_find_nocase(stage, cols->items[i]) >= 0)
             quote_ident(&sql, cols->items[i]);
         else
             buf_puts(&sql, "NULL");
@@ -171,7 +163,7 @@ int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, s
     strlist_copy(&want, stage);
     for (size_t i = 0; i < nextra; i++)
         strlist_push(&want, extra[i]);
-    int rc = target_columns(b, &have);
+    int rc = mb_target_columns(b, &have);
     int same = !rc && want.n == have.n;
     for (size_t i = 0; same && i < want.n; i++)
         same = strcasecmp(want.items[i], have.items[i]) == 0;
@@ -182,17 +174,17 @@ int mb_check_columns(build_state *b, strlist *stage, const char *const *extra, s
             rc = sync_table(b, stage, &have, extra, nextra, &note);
             strlist_free(&have);
             if (!rc)
-                rc = target_columns(b, &have);
+                rc = mb_target_columns(b, &have);
         }
         strlist cols = {0}; /* the table's columns the stage must provide */
         for (size_t i = 0; i < have.n; i++)
             if (!is_extra(extra, nextra, have.items[i]))
                 strlist_push(&cols, have.items[i]);
         for (size_t i = 0; strcmp(mode, "sync") != 0 && i < stage->n; i++)
-            if (!in_list(&cols, stage->items[i]))
+            if (strlist_find_nocase(&cols, stage->items[i]) < 0)
                 buf_printf(&note, "%signored new column %s", note.len ? "; " : "", stage->items[i]);
         for (size_t i = 0; strcmp(mode, "sync") != 0 && i < cols.n; i++)
-            if (!in_list(stage, cols.items[i]))
+            if (strlist_find_nocase(stage, cols.items[i]) < 0)
                 buf_printf(&note, "%s%s left NULL", note.len ? "; " : "", cols.items[i]);
         if (!rc)
             rc = reshape_stage(b, stage, &cols);
@@ -490,270 +482,6 @@ static int build_merge(build_state *b)
         rc = mb_check_columns(b, &cols, NULL, 0);
         if (!rc)
             rc = mb_merge_staged(b, &cols);
-    }
-    strlist_free(&cols);
-    return rc;
-}
-
-/* Whether DuckLake already lays the table out by _tarn_partition. Read
- * from the catalog tables (never written from here). */
-static int table_is_partitioned(build_state *b)
-{
-    tarn_buf sql = {0};
-    buf_puts(&sql, "SELECT count(*) FROM ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_partition_info");
-    buf_puts(&sql, " pi JOIN ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_table");
-    buf_puts(&sql, " t USING (table_id) JOIN ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_schema");
-    buf_puts(&sql, " s USING (schema_id) WHERE pi.end_snapshot IS NULL AND t.end_snapshot IS "
-                   "NULL AND s.end_snapshot IS NULL AND t.table_name = ");
-    quote_literal(&sql, b->m->table);
-    buf_puts(&sql, " AND s.schema_name = ");
-    quote_literal(&sql, b->m->schema);
-    int64_t n = 0;
-    int rc = query_int64(&n, b->c->s, buf_cstr(&sql));
-    buf_free(&sql);
-    if (rc) {
-        tarn_error_clear();
-        return 0;
-    }
-    return n > 0;
-}
-
-/* Asks DuckLake to lay the table out by _tarn_partition. Until the lake
- * supports ALTER TABLE … SET PARTITIONED BY, slices are still exact (the
- * DELETE + INSERT by _tarn_partition), only not physically separated;
- * the build records which. */
-static void set_partitioned(build_state *b)
-{
-    tarn_buf sql = {0};
-    buf_printf(&sql, "ALTER TABLE %s SET PARTITIONED BY (", b->target);
-    quote_ident(&sql, CG_PARTITION_COLUMN);
-    buf_puts(&sql, ")");
-    b->r->physical_partitions = mb_run(b, buf_cstr(&sql), NULL, 0) == 0;
-    b->altered |= b->r->physical_partitions;
-    if (!b->r->physical_partitions)
-        tarn_error_clear();
-    buf_free(&sql);
-}
-
-/* A table that replace built (guard.h lets only that through) becomes
- * partitioned without losing a row: every row gets the slice its
- * partition column puts it in, and the slices this build makes replace
- * theirs as usual. */
-static int add_partition_column(build_state *b)
-{
-    strlist have = {0};
-    int rc = target_columns(b, &have);
-    int has = !rc && in_list(&have, CG_PARTITION_COLUMN);
-    strlist_free(&have);
-    if (rc || has)
-        return rc;
-    tarn_buf sql = {0};
-    buf_printf(&sql, "ALTER TABLE %s ADD COLUMN ", b->target);
-    quote_ident(&sql, CG_PARTITION_COLUMN);
-    buf_puts(&sql, " VARCHAR");
-    rc = mb_run(b, buf_cstr(&sql), NULL, 0);
-    buf_free(&sql);
-    if (!rc) {
-        char *expr = cg_partition_expr(b->m->annot.grain, b->m->annot.partition_column);
-        buf_printf(&sql, "UPDATE %s SET ", b->target);
-        quote_ident(&sql, CG_PARTITION_COLUMN);
-        buf_printf(&sql, " = %s", expr);
-        free(expr);
-        rc = mb_run(b, buf_cstr(&sql), NULL, 1);
-        buf_free(&sql);
-    }
-    if (rc)
-        return tarn_error_prefix(rc, "assigning the rows of %s to their slices by %s", b->m->name,
-                                 b->m->annot.partition_column);
-    b->altered = 1;
-    return 0;
-}
-
-/* The partition column must be a column of the query: checked at load
- * when the query's text names its columns, here on its rows otherwise
- * (before tarn's own statements would fail on it). */
-static int check_partition_column(build_state *b, const strlist *cols)
-{
-    const model_annot *a = &b->m->annot;
-    if (in_list(cols, a->partition_column))
-        return 0;
-    char *have = strlist_join(cols, ", ");
-    int rc = tarn_error_set(TARN_EINVALID,
-                            "partition column %s is not a column of the query (it returns %s); "
-                            "select it, or fix column= on line %d",
-                            a->partition_column, have, a->partitioned_line);
-    free(have);
-    return rc;
-}
-
-/* Before a partitioned build writes its slices: the target created
- * (empty, partitioned) when it does not exist yet, else the staged
- * columns checked against it. */
-static int partitioned_target(build_state *b, strlist *cols)
-{
-    if (b->exists)
-        return mb_check_columns(b, cols, partition_column, 1);
-    char *sql = cg_create_from_stage(b->target, "CAST(NULL AS VARCHAR)", 1);
-    int rc = mb_run(b, sql, NULL, 1);
-    free(sql);
-    if (!rc) {
-        b->exists = 1;
-        set_partitioned(b);
-    }
-    return rc;
-}
-
-static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
-{
-    const model_annot *a = &b->m->annot;
-    int rc = mb_run_setup(b, part);
-    if (!rc)
-        rc = mb_stage(b, part);
-    if (!rc && !cols->n)
-        rc = mb_stage_columns(b, cols);
-    if (!rc)
-        rc = check_partition_column(b, cols);
-    if (rc)
-        return rc;
-    char *sql = cg_outside_partition(a->grain, a->partition_column, part);
-    qrows q;
-    rc = mb_run_rows(b, &q, sql);
-    free(sql);
-    if (rc)
-        return rc;
-    const char *n = qrows_get(&q, 0, 0);
-    if (n && strcmp(n, "0") != 0) {
-        const char *nulls = qrows_get(&q, 0, 2), *first = qrows_get(&q, 0, 1);
-        const char *col = a->partition_column;
-        char *filter = a->grain == GRAIN_DYNAMIC
-                           ? xasprintf("%s = {partition}", col)
-                           : xasprintf("tarn_partition(%s) = {partition}", col);
-        char *example = nulls && strcmp(nulls, "0")
-                            ? xasprintf("%s with NULL %s", nulls, col)
-                            : xasprintf("the first has %s = %s", col, first ? first : "?");
-        rc = tarn_error_set(TARN_EINVALID,
-                            "partition %s: the SELECT returned %s row%s outside the partition "
-                            "(%s); filter with WHERE %s",
-                            part, n, strcmp(n, "1") ? "s" : "", example, filter);
-        free(filter);
-        free(example);
-    }
-    qrows_free(&q);
-    if (rc)
-        return rc;
-    tarn_buf lit = {0};
-    quote_literal(&lit, part);
-    rc = partitioned_target(b, cols);
-    strlist one = {0};
-    strlist_push(&one, part);
-    if (!rc) {
-        int64_t del = 0;
-        sql = cg_delete_partitions(b->target, &one);
-        rc = mb_run(b, sql, &del, 1);
-        free(sql);
-        if (del > 0)
-            b->r->rows_deleted += del;
-    }
-    if (!rc) {
-        sql = cg_insert_from_stage(b->target, buf_cstr(&lit));
-        rc = mb_run(b, sql, rows, 1);
-        free(sql);
-    }
-    strlist_free(&one);
-    buf_free(&lit);
-    return rc;
-}
-
-/* A dynamic model without --partition: every value of the column the
- * SELECT yields is a slice, replaced as a whole. */
-static int build_dynamic_all(build_state *b, strlist *cols)
-{
-    const model_annot *a = &b->m->annot;
-    int rc = mb_run_setup(b, NULL);
-    if (!rc)
-        rc = mb_stage(b, NULL);
-    if (!rc)
-        rc = mb_stage_columns(b, cols);
-    if (!rc)
-        rc = check_partition_column(b, cols);
-    if (rc)
-        return rc;
-    char *expr = cg_partition_expr(a->grain, a->partition_column);
-    char *sql = xasprintf("SELECT %s AS p, count(*) FROM " CG_STAGE " GROUP BY 1 ORDER BY 1", expr);
-    qrows q;
-    rc = mb_run_rows(b, &q, sql);
-    free(sql);
-    if (rc) {
-        free(expr);
-        return rc;
-    }
-    model_result *r = b->r;
-    const strlist *stale = &b->c->chg.stale[b->mi];
-    r->partition_rows = xcalloc(q.nrows + stale->n + 1, sizeof(int64_t));
-    for (size_t i = 0; i < q.nrows && !rc; i++) {
-        if (!qrows_get(&q, i, 0))
-            rc = tarn_error_set(TARN_EINVALID,
-                                "%s rows have a NULL %s, which names no partition; filter them "
-                                "out or give them a value",
-                                qrows_get(&q, i, 1), a->partition_column);
-        else {
-            strlist_push(&r->partitions, qrows_get(&q, i, 0));
-            r->partition_rows[i] = strtoll(qrows_get(&q, i, 1), NULL, 10);
-        }
-    }
-    qrows_free(&q);
-    /* Changed SQL: the slices other SQL built that this one no longer
-     * yields are rebuilt too — as empty. */
-    for (size_t i = 0; !rc && i < stale->n; i++)
-        if (strlist_find(&r->partitions, stale->items[i]) < 0)
-            strlist_push(&r->partitions, stale->items[i]);
-    if (!rc)
-        rc = partitioned_target(b, cols);
-    if (!rc && r->partitions.n) {
-        sql = cg_delete_partitions(b->target, &r->partitions);
-        rc = mb_run(b, sql, &r->rows_deleted, 1);
-        free(sql);
-        if (r->rows_deleted < 0)
-            r->rows_deleted = 0;
-    }
-    if (!rc) {
-        sql = cg_insert_from_stage(b->target, expr);
-        rc = mb_run(b, sql, &r->rows_written, 1);
-        free(sql);
-    }
-    free(expr);
-    return rc;
-}
-
-static int build_partitioned(build_state *b)
-{
-    model_result *r = b->r;
-    const strlist *parts = &b->c->partitions[b->mi];
-    strlist cols = {0};
-    int rc = 0;
-    if (!b->exists || !table_is_partitioned(b))
-        r->physical_partitions = 0;
-    else
-        r->physical_partitions = 1;
-    if (b->exists && !r->physical_partitions)
-        rc = add_partition_column(b);
-    if (!rc && b->exists && !r->physical_partitions)
-        set_partitioned(b);
-    if (rc)
-        return rc;
-    if (parts->n == 0) {
-        rc = build_dynamic_all(b, &cols);
-    } else {
-        r->partition_rows = xcalloc(parts->n, sizeof(int64_t));
-        for (size_t i = 0; i < parts->n && !rc; i++) {
-            strlist_push(&r->partitions, parts->items[i]);
-            rc = build_partition_slice(b, parts->items[i], &r->partition_rows[i], &cols);
-            if (!rc)
-                r->rows_written += r->partition_rows[i];
-        }
     }
     strlist_free(&cols);
     return rc;

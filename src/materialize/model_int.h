@@ -36,6 +36,9 @@ int mb_run(build_state *b, const char *sql, int64_t *count, int timed);
 int mb_error_at(const tarn_model *m, const model_stmt *st, int rc);
 int mb_run_rows(build_state *b, qrows *out, const char *sql);
 
+/* The target table's columns, in order. */
+int mb_target_columns(build_state *b, strlist *out);
+
 /* Runs the model's setup statements (all but the trailing query). */
 int mb_run_setup(build_state *b, const char *partition);
 
@@ -76,5 +79,7 @@ int build_manual(build_state *b);
 int build_history(build_state *b);
 /* incremental.c: the new slice, appended or merged by key. */
 int build_incremental(build_state *b);
+/* partition.c: the slices of a partitioned model (--partition, or all). */
+int build_partitioned(build_state *b);
 
 #endif

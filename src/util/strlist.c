@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void strlist_push_owned(strlist *l, char *s)
 {
@@ -26,6 +27,14 @@ long strlist_find(const strlist *l, const char *s)
 {
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(l->items[i], s) == 0)
+            return (long)i;
+    return -1;
+}
+
+long strlist_find_nocase(const strlist *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcasecmp(l->items[i], s) == 0)
             return (long)i;
     return -1;
 }

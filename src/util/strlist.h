@@ -20,6 +20,9 @@ void strlist_push(strlist *l, const char *s);
 void strlist_push_owned(strlist *l, char *s);
 /* Index of `s` in the list, or -1. */
 long strlist_find(const strlist *l, const char *s);
+/* The same, ignoring ASCII case, as SQL compares unquoted identifiers
+ * (column names); -1 when absent. */
+long strlist_find_nocase(const strlist *l, const char *s);
 /* Removes (and frees) item i, keeping the order of the others. */
 void strlist_remove(strlist *l, size_t i);
 /* The items joined with `sep` (caller frees). */
