@@ -90,6 +90,29 @@ int tarn_session_pending_snapshot(tarn_session *s, const char *alias, int64_t *o
  * open transaction. */
 int tarn_session_pending_changes(tarn_session *s, const char *alias, char ***out, size_t *n);
 
+/* ---- what a lake's catalog says, for the layers above ----
+ * They never name the catalog's tables: these answer from the lake's
+ * committed catalog at the session's snapshot. */
+
+/* Each live table's content version (the newest snapshot that changed its
+ * rows or columns, or created it; maintenance that only rewrote its files
+ * does not count): *n keys "schema.table" (lower case) and versions, both
+ * arrays malloc'd (caller frees each key and both arrays). */
+int tarn_session_table_versions(tarn_session *s, const char *alias, char ***keys,
+                                int64_t **versions, size_t *n);
+
+/* The committed object with catalog id `id` (a schema id when
+ * `schema_only`): *kind "table", "view" or "schema", its schema and name
+ * in lower case (*name NULL for a schema), malloc'd. TARN_ENOTFOUND when
+ * no live object has that id. */
+int tarn_session_object_name(tarn_session *s, const char *alias, int64_t id, int schema_only,
+                             char **kind, char **schema, char **name);
+
+/* *out: whether table schema.table of lake `alias` has a live partition
+ * spec (0 when there is no such table). */
+int tarn_session_table_partitioned(tarn_session *s, const char *alias, const char *schema,
+                                   const char *table, int *out);
+
 /* ---- readers: the session's DuckDB on other threads ----
  *
  * A tarn_session runs one statement at a time, and a lake's open

@@ -5,7 +5,8 @@
  * Catalog rows read: ducklake_table, ducklake_schema, ducklake_data_file,
  * ducklake_delete_file (live at a snapshot: begin_snapshot <= S <
  * end_snapshot, or end_snapshot NULL), ducklake_metadata (key, value,
- * scope, scope_id), ducklake_table_stats (record_count), ducklake_snapshot.
+ * scope, scope_id), ducklake_table_stats (record_count), ducklake_snapshot,
+ * ducklake_snapshot_changes (changes_made, for the tables' content versions).
  * Written: ducklake_metadata, one row per (key, scope, scope_id): setting
  * an option deletes the row it replaces, as DuckLake does.
  */
@@ -125,6 +126,28 @@ void lk_info_size_sql(tarn_buf *b, lk_lake *lake)
 int lk_info_record_counts(duck_table *out, lk_lake *lake, duckdb_connection con)
 {
     char *q = xasprintf("SELECT table_id, record_count FROM %s.ducklake_table_stats", lake->meta);
+    int rc = lk_catdb_query(out, &lake->db, con, q);
+    free(q);
+    return rc;
+}
+
+int lk_info_table_versions(duck_table *out, lk_lake *lake, duckdb_connection con)
+{
+    const char *m = lake->meta;
+    char *q = xasprintf(
+        "WITH p AS (SELECT snapshot_id, regexp_extract(tok, '^([a-z_]+):', 1) AS kind, "
+        "TRY_CAST(regexp_extract(tok, ':([0-9]+)$', 1) AS BIGINT) AS table_id FROM "
+        "(SELECT snapshot_id, unnest(string_split(changes_made, ',')) AS tok FROM "
+        "%s.ducklake_snapshot_changes)), c AS (SELECT table_id, max(snapshot_id) AS snap FROM p "
+        "WHERE kind IN ('inserted_into_table', 'deleted_from_table', 'altered_table', "
+        "'inlined_insert', 'inlined_delete') AND table_id IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM p m WHERE m.snapshot_id = p.snapshot_id AND m.table_id = p.table_id AND "
+        "m.kind IN ('flushed_inlined', 'inline_flush', 'merge_adjacent', 'rewrite_delete')) "
+        "GROUP BY 1) SELECT lower(s.schema_name) || '.' || lower(t.table_name), "
+        "greatest(t.begin_snapshot, coalesce(c.snap, 0)) FROM %s.ducklake_table t JOIN "
+        "%s.ducklake_schema s ON s.schema_id = t.schema_id LEFT JOIN c ON c.table_id = "
+        "t.table_id WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL",
+        m, m, m);
     int rc = lk_catdb_query(out, &lake->db, con, q);
     free(q);
     return rc;

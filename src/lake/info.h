@@ -44,4 +44,13 @@ int lk_info_record_counts(duck_table *out, lk_lake *lake, duckdb_connection con)
 int lk_info_set_option(lk_lake *lake, duckdb_connection con, const char *key, const char *value,
                        const char *scope, int64_t scope_id, int in_txn);
 
+/* Each live table's content version: the newest snapshot that changed its
+ * rows or columns (or created it), as rows ("schema.table" in lower case,
+ * version). Maintenance is not a change: a snapshot that flushed, merged
+ * or rewrote a table's files (its changes name inline_flush:T,
+ * merge_adjacent:T or rewrite_delete:T, and a flush of inlined deletions
+ * also deleted_from_table:T) does not count for T. Expiring snapshots
+ * forgets their changes, so a version can go down, never up. */
+int lk_info_table_versions(duck_table *out, lk_lake *lake, duckdb_connection con);
+
 #endif

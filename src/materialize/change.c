@@ -564,43 +564,22 @@ static int records_query(qrows *r, change_ctx *cc, tarn_buf *q, const char *what
     return rc ? tarn_error_prefix(rc, "%s", what) : 0;
 }
 
-/* A table's version is the newest snapshot that changed its contents or
- * columns (or created it). Maintenance is not a change: a snapshot that
- * flushed, merged or rewrote a table's files (its changes name
- * inline_flush:T, merge_adjacent:T or rewrite_delete:T; a flush of
- * inlined deletions also says deleted_from_table:T) does not count for T.
- * Expiring snapshots forgets their changes, so a version can go down,
- * never up: change_reason takes only a newer version for a change. */
+/* Each table's content version (tarn_session_table_versions): a flush,
+ * merge or rewrite is not a change, and expiring snapshots can lower a
+ * version, never raise it, so change_reason takes only a newer version
+ * for a change. */
 static int load_versions(change_ctx *cc)
 {
-    tarn_buf q = {0};
-    buf_puts(&q, "WITH p AS (SELECT snapshot_id, regexp_extract(tok, '^([a-z_]+):', 1) AS kind, "
-                 "TRY_CAST(regexp_extract(tok, ':([0-9]+)$', 1) AS BIGINT) AS table_id FROM "
-                 "(SELECT snapshot_id, unnest(string_split(changes_made, ',')) AS tok FROM ");
-    quote_qualified(&q, cc->cat, NULL, "ducklake_snapshot_changes");
-    buf_puts(&q, ")), c AS (SELECT table_id, max(snapshot_id) AS snap FROM p WHERE kind IN "
-                 "('inserted_into_table', 'deleted_from_table', 'altered_table', "
-                 "'inlined_insert', 'inlined_delete') AND table_id IS NOT NULL AND NOT EXISTS "
-                 "(SELECT 1 FROM p m WHERE m.snapshot_id = p.snapshot_id AND m.table_id = "
-                 "p.table_id AND m.kind IN ('flushed_inlined', 'inline_flush', 'merge_adjacent', "
-                 "'rewrite_delete')) GROUP BY 1) "
-                 "SELECT lower(s.schema_name) || '.' || lower(t.table_name), "
-                 "greatest(t.begin_snapshot, coalesce(c.snap, 0)) FROM ");
-    quote_qualified(&q, cc->cat, NULL, "ducklake_table");
-    buf_puts(&q, " t JOIN ");
-    quote_qualified(&q, cc->cat, NULL, "ducklake_schema");
-    buf_puts(&q, " s ON s.schema_id = t.schema_id LEFT JOIN c ON c.table_id = t.table_id "
-                 "WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL");
-    qrows r;
-    int rc = records_query(&r, cc, &q, "reading the lake's table versions");
+    char **keys = NULL;
+    size_t n = 0;
+    int rc = tarn_session_table_versions(cc->s, cc->lake, &keys, &cc->ver_vals, &n);
     if (rc)
-        return rc;
-    cc->ver_vals = xcalloc(r.nrows ? r.nrows : 1, sizeof(int64_t));
-    for (size_t i = 0; i < r.nrows; i++) {
-        strlist_push(&cc->ver_keys, qrows_get(&r, i, 0));
-        cc->ver_vals[i] = strtoll(qrows_get(&r, i, 1), NULL, 10);
-    }
-    qrows_free(&r);
+        return tarn_error_prefix(rc, "reading the lake's table versions");
+    for (size_t i = 0; i < n; i++)
+        strlist_push_owned(&cc->ver_keys, keys[i]);
+    free(keys);
+    if (!cc->ver_vals)
+        cc->ver_vals = xcalloc(1, sizeof(int64_t));
     return 0;
 }
 

@@ -7,8 +7,8 @@
  * lake transaction's changes (tarn_session_pending_changes: the
  * ducklake_snapshot_changes tokens it would commit) are held against what
  * the model may write. Tokens name new objects ("created_table:"s"."t"")
- * or give the id of an existing one, looked up in the catalog's committed
- * rows (ducklake_table, ducklake_view, ducklake_schema; read only); an id
+ * or give the id of an existing one, looked up in the lake's committed
+ * catalog (tarn_session_object_name); an id
  * that is not there is an object this transaction created, checked by its
  * created_… token. Anything else the script wrote — another model's table,
  * a view, a schema dropped — fails the build, which is rolled back.
@@ -16,6 +16,7 @@
 #include "materialize/model_int.h"
 
 #include "tarn/error.h"
+#include "tarn/session.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -90,37 +91,11 @@ static void token_names(const char *q, char **schema, char **name)
 static int committed_object(build_state *b, int64_t id, int schema_only, char **kind, char **schema,
                             char **name)
 {
-    tarn_buf q = {0};
-    if (schema_only) {
-        buf_puts(&q, "SELECT 'schema', lower(schema_name), NULL FROM ");
-        quote_qualified(&q, b->c->cat, NULL, "ducklake_schema");
-        buf_printf(&q, " WHERE schema_id = %lld AND end_snapshot IS NULL", (long long)id);
-    } else {
-        buf_puts(&q, "SELECT o.kind, lower(s.schema_name), lower(o.name) FROM (SELECT 'table' AS "
-                     "kind, table_id AS id, schema_id, table_name AS name FROM ");
-        quote_qualified(&q, b->c->cat, NULL, "ducklake_table");
-        buf_puts(&q, " WHERE end_snapshot IS NULL UNION ALL SELECT 'view', view_id, schema_id, "
-                     "view_name FROM ");
-        quote_qualified(&q, b->c->cat, NULL, "ducklake_view");
-        buf_puts(&q, " WHERE end_snapshot IS NULL) o JOIN ");
-        quote_qualified(&q, b->c->cat, NULL, "ducklake_schema");
-        buf_printf(&q, " s ON s.schema_id = o.schema_id WHERE o.id = %lld", (long long)id);
-    }
-    qrows r;
-    int rc = query_rows(&r, b->c->s, buf_cstr(&q));
-    buf_free(&q);
-    if (rc) {
+    if (tarn_session_object_name(b->c->s, b->c->lake, id, schema_only, kind, schema, name)) {
         tarn_error_clear();
         return 0;
     }
-    int found = r.nrows > 0;
-    if (found) {
-        *kind = xstrdup(qrows_get(&r, 0, 0));
-        *schema = qrows_dup(&r, 0, 1, "");
-        *name = qrows_dup(&r, 0, 2, NULL);
-    }
-    qrows_free(&r);
-    return found;
+    return 1;
 }
 
 /* Why change token `tok` is not the model's to make ("writes

@@ -11,6 +11,7 @@
 #include "materialize/model_int.h"
 
 #include "tarn/error.h"
+#include "tarn/session.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -19,30 +20,14 @@
 
 static const char *const partition_column[] = {CG_PARTITION_COLUMN};
 
-/* Whether DuckLake already lays the table out by _tarn_partition. Read
- * from the catalog tables (never written from here). */
+/* Whether DuckLake already lays the table out by _tarn_partition (its
+ * committed partition spec; set_partitioned adds one in the build). */
 static int table_is_partitioned(build_state *b)
 {
-    tarn_buf sql = {0};
-    buf_puts(&sql, "SELECT count(*) FROM ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_partition_info");
-    buf_puts(&sql, " pi JOIN ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_table");
-    buf_puts(&sql, " t USING (table_id) JOIN ");
-    quote_qualified(&sql, b->c->cat, NULL, "ducklake_schema");
-    buf_puts(&sql, " s USING (schema_id) WHERE pi.end_snapshot IS NULL AND t.end_snapshot IS "
-                   "NULL AND s.end_snapshot IS NULL AND t.table_name = ");
-    quote_literal(&sql, b->m->table);
-    buf_puts(&sql, " AND s.schema_name = ");
-    quote_literal(&sql, b->m->schema);
-    int64_t n = 0;
-    int rc = query_int64(&n, b->c->s, buf_cstr(&sql));
-    buf_free(&sql);
-    if (rc) {
+    int yes = 0;
+    if (tarn_session_table_partitioned(b->c->s, b->c->lake, b->m->schema, b->m->table, &yes))
         tarn_error_clear();
-        return 0;
-    }
-    return n > 0;
+    return yes;
 }
 
 /* Asks DuckLake to lay the table out by _tarn_partition. Until the lake

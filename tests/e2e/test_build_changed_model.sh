@@ -92,4 +92,17 @@ check_eq "the table is the query's current rows" "1,OPEN
 3,PAID
 4,OPEN" "$(lakeq "$t" "SELECT id, status FROM lake.core.order_log ORDER BY id")"
 
+# ---- a lake whose catalog tables live in a METADATA_SCHEMA ---------------------------------------
+# Change detection reads the tables' versions from the catalog wherever its tables are.
+m=$(project basic)
+echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/', METADATA_SCHEMA 'dl');" \
+    >"$m/config/catalog.sql"
+run_ok "METADATA_SCHEMA: the first run" "$m" run
+run_ok "METADATA_SCHEMA: the second run" "$m" run
+contains "METADATA_SCHEMA: nothing changed, nothing rebuilt" "0 succeeded, 0 failed, 0 skipped, 3 unchanged" "$ERR"
+(cd "$m" && "$TARN" sql -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/', METADATA_SCHEMA 'dl'); INSERT INTO lake.staging.items VALUES (99, 'late', 1.00)" >/dev/null 2>&1)
+run_ok "METADATA_SCHEMA: the run after a write to an upstream table" "$m" run
+contains "METADATA_SCHEMA: the written table is rebuilt" "(table changed outside tarn)" "$ERR"
+contains "METADATA_SCHEMA: and the models reading it" "(upstream changed: staging.items)" "$ERR"
+
 finish

@@ -106,7 +106,12 @@ printf '#include "lake/a.h"\n' >"$probe_dir/b.c"
 # The DuckLake catalog is lake/'s alone: no file above it names a catalog table in SQL (the
 # catalog's tables are qualified by the catalog's name, "%s.ducklake_…") or reaches for the
 # name itself (lk_lake.meta). Above lake/, catalog facts come from lake/ functions.
-catalog_sql() { grep -rnE '%s\.(\\")?ducklake_|->meta\b' "$@" 2>/dev/null | grep -v '^[^:]*:[0-9]*:[[:space:]]*/\?\*'; }
+# A catalog table's name as a string of its own (handed to a quoting helper) counts too.
+CATALOG_TABLES='snapshot|snapshot_changes|schema|table|view|column|data_file|delete_file|partition_info|partition_column|file_partition_value|file_column_stats|table_stats|table_column_stats|metadata|tag|column_tag|inlined_data_tables|column_mapping|name_mapping|files_scheduled_for_deletion|macro|macro_impl|macro_parameters|sort_info|sort_expression|schema_versions|file_variant_stats'
+catalog_sql() {
+    grep -rnE '%s\.(\\")?ducklake_|->meta\b|"ducklake_('"$CATALOG_TABLES"')"' "$@" 2>/dev/null |
+        grep -v '^[^:]*:[0-9]*:[[:space:]]*/\?\*'
+}
 outside=$(find "$REPO/src" -name '*.[ch]' ! -path "$REPO/src/lake/*" | sort)
 bad=$(catalog_sql $outside | sed "s|$REPO/||")
 [ -z "$bad" ] && ok "no file above lake/ names a catalog table" ||
@@ -115,6 +120,9 @@ probe_sql=$(mktempdir)/probe_sql.c
 printf 'q = xasprintf("SELECT 1 FROM %%s.ducklake_snapshot", l->meta);\n' >"$probe_sql"
 [ -n "$(catalog_sql "$probe_sql")" ] && ok "SQL naming a catalog table is recognised as such" ||
     fail "SQL naming a catalog table is recognised as such"
+printf 'quote_qualified(&q, cat, NULL, "ducklake_partition_info");\n' >"$probe_sql"
+[ -n "$(catalog_sql "$probe_sql")" ] && ok "a catalog table's name handed to a quoting helper is recognised" ||
+    fail "a catalog table's name handed to a quoting helper is recognised"
 
 # The check itself can fail: a file of util/ that included a lake header would be reported.
 probe=$(mktempdir)/probe.c
