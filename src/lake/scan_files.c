@@ -101,44 +101,85 @@ static const lk_column *child_by_id(const lk_column *c, int64_t id)
     return NULL;
 }
 
-/* An expression turning `expr`, a value of file-time layout `src`, into
- * the current layout `dst`, matching nested children by column id: renamed
- * children keep their values, added ones are NULL (or their initial
- * default), dropped ones vanish. */
-static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
-                    int depth);
+/* Where a value stands in a data file: a field of the file's own layout
+ * (a file written when the table's columns were others), or a
+ * name-mapping entry (a file registered by ducklake_add_data_files, whose
+ * names are the file's own). Both NULL: the file has no such value. */
+typedef struct {
+    const lk_column *col;
+    const lk_nm_entry *nm;
+} file_part;
 
-void lk_scan_rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src)
+/* Whether p is a nested value of kind `type` the rebuild can open; a
+ * mapped entry has the table's layout, so it always is. */
+static int part_is(file_part p, const char *type)
 {
-    rebuild(b, expr, dst, src, 0);
+    return p.nm || (p.col && strcmp(p.col->type, type) == 0);
 }
 
-static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src,
-                    int depth)
+static const char *part_name(file_part p)
 {
-    if (!src && dst->initial_default && !lk_type_is_nested(dst->type)) {
-        /* a field added with a DEFAULT after the row was written */
-        buf_puts(b, "CAST(");
-        quote_literal(b, dst->initial_default);
-        buf_puts(b, " AS ");
-        lk_type_to_sql(b, dst);
-        buf_putc(b, ')');
+    return p.col ? p.col->name : p.nm->source;
+}
+
+/* The part of p holding child `i` of table column dst: by position in
+ * the file's layout (a list's element, a map's key and value keep their
+ * place), by column id in a name mapping. */
+static file_part part_child(file_part p, const lk_column *dst, size_t i)
+{
+    file_part c = {NULL, NULL};
+    if (p.col && i < p.col->nchildren)
+        c.col = &p.col->children[i];
+    else if (p.nm && i < dst->nchildren)
+        c.nm = lk_namemap_target(p.nm->children, p.nm->nchildren, dst->children[i].id);
+    return c;
+}
+
+/* The struct child of p that is table column dc (matched by id). */
+static file_part part_field(file_part p, const lk_column *dc)
+{
+    file_part c = {NULL, NULL};
+    if (p.col)
+        c.col = child_by_id(p.col, dc->id);
+    else if (p.nm)
+        c.nm = lk_namemap_target(p.nm->children, p.nm->nchildren, dc->id);
+    return c;
+}
+
+/* CAST('value' AS type of c). */
+static void cast_literal(tarn_buf *b, const char *value, const lk_column *c)
+{
+    buf_puts(b, "CAST(");
+    quote_literal(b, value);
+    buf_puts(b, " AS ");
+    lk_type_to_sql(b, c);
+    buf_putc(b, ')');
+}
+
+/* An expression turning `expr`, the file's value `src`, into table column
+ * dst's current layout, matching nested children by column id: renamed
+ * children keep their values, added ones are NULL (or their initial
+ * default), dropped ones vanish. */
+static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, file_part src, int depth)
+{
+    if (!src.col && !src.nm) {
+        if (dst->initial_default && !lk_type_is_nested(dst->type)) {
+            cast_literal(b, dst->initial_default, dst); /* added with a DEFAULT after the write */
+        } else {
+            buf_puts(b, "NULL::");
+            lk_type_to_sql(b, dst);
+        }
         return;
     }
-    if (!src) {
-        buf_puts(b, "NULL::");
-        lk_type_to_sql(b, dst);
-        return;
-    }
-    if (strcmp(dst->type, "struct") == 0 && strcmp(src->type, "struct") == 0) {
+    if (strcmp(dst->type, "struct") == 0 && part_is(src, "struct")) {
         buf_printf(b, "CASE WHEN (%s) IS NULL THEN NULL ELSE struct_pack(", expr);
         for (size_t i = 0; i < dst->nchildren; i++) {
             const lk_column *dc = &dst->children[i];
-            const lk_column *sc = child_by_id(src, dc->id);
+            file_part sc = part_field(src, dc);
             tarn_buf sub = {0};
-            if (sc) {
+            if (sc.col || sc.nm) {
                 buf_printf(&sub, "(%s).", expr);
-                quote_ident(&sub, sc->name);
+                quote_ident(&sub, part_name(sc));
             }
             if (i)
                 buf_puts(b, ", ");
@@ -150,21 +191,23 @@ static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const l
         buf_puts(b, ") END");
         return;
     }
-    if (strcmp(dst->type, "list") == 0 && strcmp(src->type, "list") == 0) {
+    file_part e0 = part_child(src, dst, 0), e1 = part_child(src, dst, 1);
+    if (strcmp(dst->type, "list") == 0 && part_is(src, "list") && (e0.col || e0.nm)) {
         char *var = xasprintf("__tarn_x%d", depth);
         buf_printf(b, "list_transform(%s, %s -> ", expr, var);
-        rebuild(b, var, &dst->children[0], &src->children[0], depth + 1);
+        rebuild(b, var, &dst->children[0], e0, depth + 1);
         buf_putc(b, ')');
         free(var);
         return;
     }
-    if (strcmp(dst->type, "map") == 0 && strcmp(src->type, "map") == 0) {
+    if (strcmp(dst->type, "map") == 0 && part_is(src, "map") && (e0.col || e0.nm) &&
+        (e1.col || e1.nm)) {
         char *var = xasprintf("__tarn_e%d", depth);
         char *k = xasprintf("%s.key", var), *v = xasprintf("%s.value", var);
         buf_printf(b, "map_from_entries(list_transform(map_entries(%s), %s -> {'key': ", expr, var);
-        rebuild(b, k, &dst->children[0], &src->children[0], depth + 1);
+        rebuild(b, k, &dst->children[0], e0, depth + 1);
         buf_puts(b, ", 'value': ");
-        rebuild(b, v, &dst->children[1], &src->children[1], depth + 1);
+        rebuild(b, v, &dst->children[1], e1, depth + 1);
         buf_puts(b, "}))");
         free(var);
         free(k);
@@ -174,6 +217,12 @@ static void rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const l
     buf_printf(b, "CAST(%s AS ", expr);
     lk_type_to_sql(b, dst);
     buf_putc(b, ')');
+}
+
+void lk_scan_rebuild(tarn_buf *b, const char *expr, const lk_column *dst, const lk_column *src)
+{
+    file_part p = {src, NULL};
+    rebuild(b, expr, dst, p, 0);
 }
 
 /* The table's columns read from alias d, nested ones rebuilt from the
@@ -203,11 +252,8 @@ static void projected_columns(tarn_buf *b, const lk_table *t, const lk_column *l
         if (i)
             buf_puts(b, ", ");
         if (constant_of(pk, c->id, &value)) {
-            buf_puts(b, "CAST(");
-            quote_literal(b, value);
+            cast_literal(b, value, c);
             buf_puts(b, " AS ");
-            lk_type_to_sql(b, c);
-            buf_puts(b, ") AS ");
             quote_ident(b, c->name);
             continue;
         }
@@ -219,7 +265,7 @@ static void projected_columns(tarn_buf *b, const lk_table *t, const lk_column *l
         tarn_buf e = {0};
         buf_puts(&e, "d.");
         quote_ident(&e, c->name);
-        rebuild(b, buf_cstr(&e), c, fc, 0);
+        rebuild(b, buf_cstr(&e), c, (file_part){fc, NULL}, 0);
         buf_free(&e);
         buf_puts(b, " AS ");
         quote_ident(b, c->name);
@@ -455,65 +501,6 @@ void lk_scan_parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const s
 
 /* ---- files read through a name mapping (namemap.h) ---- */
 
-/* An expression reading file value `expr` (mapped by entry `e`) as column
- * `c`: nested values rebuilt child by child through the mapping's child
- * entries (a child the mapping lacks reads as NULL), leaves cast. */
-static void mapped_value(tarn_buf *b, const char *expr, const lk_column *c, const lk_nm_entry *e,
-                         int depth)
-{
-    if (strcmp(c->type, "struct") == 0) {
-        buf_printf(b, "CASE WHEN (%s) IS NULL THEN NULL ELSE struct_pack(", expr);
-        for (size_t i = 0; i < c->nchildren; i++) {
-            const lk_column *cc = &c->children[i];
-            const lk_nm_entry *ce = lk_namemap_target(e->children, e->nchildren, cc->id);
-            if (i)
-                buf_puts(b, ", ");
-            quote_ident(b, cc->name);
-            buf_puts(b, " := ");
-            if (!ce) {
-                buf_puts(b, "NULL::");
-                lk_type_to_sql(b, cc);
-                continue;
-            }
-            tarn_buf sub = {0};
-            buf_printf(&sub, "(%s).", expr);
-            quote_ident(&sub, ce->source);
-            mapped_value(b, buf_cstr(&sub), cc, ce, depth + 1);
-            buf_free(&sub);
-        }
-        buf_puts(b, ") END");
-        return;
-    }
-    const lk_nm_entry *e0 =
-        c->nchildren > 0 ? lk_namemap_target(e->children, e->nchildren, c->children[0].id) : NULL;
-    const lk_nm_entry *e1 =
-        c->nchildren > 1 ? lk_namemap_target(e->children, e->nchildren, c->children[1].id) : NULL;
-    if (strcmp(c->type, "list") == 0 && e0) {
-        char *var = xasprintf("__tarn_x%d", depth);
-        buf_printf(b, "list_transform(%s, %s -> ", expr, var);
-        mapped_value(b, var, &c->children[0], e0, depth + 1);
-        buf_putc(b, ')');
-        free(var);
-        return;
-    }
-    if (strcmp(c->type, "map") == 0 && e0 && e1) {
-        char *var = xasprintf("__tarn_e%d", depth);
-        char *k = xasprintf("%s.key", var), *v = xasprintf("%s.value", var);
-        buf_printf(b, "map_from_entries(list_transform(map_entries(%s), %s -> {'key': ", expr, var);
-        mapped_value(b, k, &c->children[0], e0, depth + 1);
-        buf_puts(b, ", 'value': ");
-        mapped_value(b, v, &c->children[1], e1, depth + 1);
-        buf_puts(b, "}))");
-        free(var);
-        free(k);
-        free(v);
-        return;
-    }
-    buf_printf(b, "CAST(%s AS ", expr);
-    lk_type_to_sql(b, c);
-    buf_putc(b, ')');
-}
-
 /* The table's columns from a group of files of one mapping and one set
  * of hive values (`pk`: a file of the group): each column from the file
  * column its entry names, from the hive path, or (no entry: the file does
@@ -532,23 +519,15 @@ static void mapped_columns(tarn_buf *b, const lk_table *t, const lk_namemap *m, 
         if (e && e->hive) {
             lk_hive_value_sql(b, lk_hive_get(&h, e->source), c);
         } else if (constant_of(pk, c->id, &value)) {
-            buf_puts(b, "CAST(");
-            quote_literal(b, value);
-            buf_puts(b, " AS ");
-            lk_type_to_sql(b, c);
-            buf_putc(b, ')');
+            cast_literal(b, value, c);
         } else if (e) {
             tarn_buf src = {0};
             buf_puts(&src, "d.");
             quote_ident(&src, e->source);
-            mapped_value(b, buf_cstr(&src), c, e, 0);
+            rebuild(b, buf_cstr(&src), c, (file_part){NULL, e}, 0);
             buf_free(&src);
         } else {
-            buf_puts(b, "CAST(");
-            quote_literal(b, c->initial_default);
-            buf_puts(b, " AS ");
-            lk_type_to_sql(b, c);
-            buf_putc(b, ')');
+            cast_literal(b, c->initial_default, c);
         }
         buf_puts(b, " AS ");
         quote_ident(b, c->name);
