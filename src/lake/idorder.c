@@ -394,6 +394,23 @@ void lk_idorder_entry_created(lk_idorder *o, const char *schema, const char *nam
     add_record(o, schema, name)->created = 1;
 }
 
+/* Lists the names of `fresh` in its own (hash set) order as pointers to
+ * the same names in `src`, which owns them; clears `fresh`. Returns the
+ * count; *out is malloc'd. */
+static size_t list_fresh_set(hmap *fresh, const hmap *src, const char ***out)
+{
+    *out = xcalloc(fresh->n ? fresh->n : 1, sizeof(**out));
+    size_t n = 0;
+    for (size_t i = 0; i < fresh->n; i++)
+        for (size_t k = 0; k < src->n; k++)
+            if (strcmp(src->keys[k], fresh->keys[i]) == 0) {
+                (*out)[n++] = src->keys[k];
+                break;
+            }
+    hmap_clear(fresh);
+    return n;
+}
+
 /* DuckLake collects these names into a fresh hash set (or map) in the
  * iteration order of its catalog maps, then lists that set. */
 size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***out)
@@ -411,16 +428,7 @@ size_t lk_idorder_change_schemas(const lk_idorder *o, int tables, const char ***
         if (take)
             hmap_insert(&fresh, src->keys[i]);
     }
-    *out = xcalloc(fresh.n ? fresh.n : 1, sizeof(**out));
-    size_t n = 0;
-    for (size_t i = 0; i < fresh.n; i++)
-        for (size_t k = 0; k < src->n; k++)
-            if (strcmp(src->keys[k], fresh.keys[i]) == 0) {
-                (*out)[n++] = src->keys[k];
-                break;
-            }
-    hmap_clear(&fresh);
-    return n;
+    return list_fresh_set(&fresh, src, out);
 }
 
 void lk_idorder_macro_created(lk_idorder *o, int is_table, const char *schema, const char *name)
@@ -460,14 +468,5 @@ size_t lk_idorder_macro_change_schemas(const lk_idorder *o, int is_table, const 
     hmap fresh = {0};
     for (size_t i = 0; i < src->n; i++)
         hmap_insert(&fresh, src->keys[i]);
-    *out = xcalloc(fresh.n ? fresh.n : 1, sizeof(**out));
-    size_t n = 0;
-    for (size_t i = 0; i < fresh.n; i++)
-        for (size_t k = 0; k < src->n; k++)
-            if (strcmp(src->keys[k], fresh.keys[i]) == 0) {
-                (*out)[n++] = src->keys[k];
-                break;
-            }
-    hmap_clear(&fresh);
-    return n;
+    return list_fresh_set(&fresh, src, out);
 }

@@ -74,18 +74,28 @@ static void path_row(mt_result *res, const char *path)
     free(cell);
 }
 
-static const char *const PATH_NAMES[] = {"path"};
-static const char *const PATH_TYPES[] = {"VARCHAR"};
-
-int mt_cleanup_old_files(char **out, const mt_call *c)
+/* The arguments both cleanups take (cleanup_all, older_than, dry_run),
+ * checked; refused in a transaction or on a read-only lake (they change
+ * the catalog without a snapshot); *before: the SQL of the age threshold
+ * (threshold_sql). */
+static int cleanup_args(const mt_call *c, char **before)
 {
     static const char *const NAMED[] = {"cleanup_all", "older_than", "dry_run", NULL};
     int rc = mt_check_named(c, NAMED);
     if (!rc)
         rc = mt_no_open_txn(c);
-    char *before = NULL;
     if (!rc)
-        rc = threshold_sql(c, &before);
+        rc = threshold_sql(c, before);
+    return rc;
+}
+
+static const char *const PATH_NAMES[] = {"path"};
+static const char *const PATH_TYPES[] = {"VARCHAR"};
+
+int mt_cleanup_old_files(char **out, const mt_call *c)
+{
+    char *before = NULL;
+    int rc = cleanup_args(c, &before);
     if (rc)
         return rc;
     const char *m = c->lake->meta;
@@ -254,13 +264,8 @@ static int orphans(const mt_call *c, path_set *found, path_set *known, double be
 
 int mt_delete_orphans(char **out, const mt_call *c)
 {
-    static const char *const NAMED[] = {"cleanup_all", "older_than", "dry_run", NULL};
-    int rc = mt_check_named(c, NAMED);
-    if (!rc)
-        rc = mt_no_open_txn(c);
     char *before = NULL;
-    if (!rc)
-        rc = threshold_sql(c, &before);
+    int rc = cleanup_args(c, &before);
     if (rc)
         return rc;
     char *q = xasprintf("SELECT CASE WHEN isinf(%s) THEN 1e300 ELSE epoch(%s) END", before, before);
