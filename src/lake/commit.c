@@ -295,6 +295,10 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
         return 0;
     if (txn->failed)
         return not_committed(done, lake, 0);
+    if (txn->conflict)
+        return not_committed(
+            done, lake,
+            tarn_error_set(TARN_ECONFLICT, "TransactionContext Error: %s", txn->conflict));
     int rc = lk_deletes_flush(lake, con);
     if (rc)
         return not_committed(done, lake, rc);

@@ -54,7 +54,7 @@ int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_
         tarn_error_clear();
         return TARN_ENOTFOUND;
     }
-    mt_call c = {con, explicit_txn, l, a, FUNCTIONS[k].name};
+    mt_call c = {con, explicit_txn, l, a, FUNCTIONS[k].name, 0};
     int rc = FUNCTIONS[k].run(out, &c);
     /* maintenance creates and drops catalog tables, and expires or
      * rewrites snapshots */
@@ -66,6 +66,65 @@ int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_
             tarn_error_prefix(rc, "%s", fn);
     }
     return rc;
+}
+
+/* CHECKPOINT: DuckLake's maintenance functions in DuckLake's order (flush
+ * first, since it makes files to compact; expiry before compaction, which
+ * it gives more to do; the deleting functions last), each committing on
+ * its own. Inside BEGIN … COMMIT DuckLake runs them on a connection of its
+ * own, beside the transaction; tarn's lake has one transaction, so the
+ * rewriting steps (flush, merge, rewrite) become part of it, over the
+ * committed rows only (the transaction's own rows stay as they are, as in
+ * DuckLake), and the steps that cannot be rolled back (expiry, cleanup,
+ * orphans) wait for a CHECKPOINT outside one. */
+int lk_maintain_checkpoint(lk_lake *l, duckdb_connection con, int explicit_txn)
+{
+    static const char *const STEPS[] = {
+        "ducklake_flush_inlined_data",   "ducklake_expire_snapshots",
+        "ducklake_merge_adjacent_files", "ducklake_rewrite_data_files",
+        "ducklake_cleanup_old_files",    "ducklake_delete_orphaned_files",
+    };
+    char *pos[1] = {l->alias};
+    lk_args a = {.pos = pos, .npos = 1};
+    int rc = 0;
+    for (size_t s = 0; !rc && s < sizeof(STEPS) / sizeof(STEPS[0]); s++) {
+        size_t k = 0;
+        while (strcmp(FUNCTIONS[k].name, STEPS[s]) != 0)
+            k++;
+        if (explicit_txn && s != 0 && s != 2 && s != 3)
+            continue;
+        mt_call c = {con, explicit_txn, l, &a, FUNCTIONS[k].name, 1};
+        char *out = NULL;
+        rc = FUNCTIONS[k].run(&out, &c);
+        free(out);
+        lk_lake_caches_forget(l);
+        if (rc && !strstr(tarn_error_last(), STEPS[s]))
+            tarn_error_prefix(rc, "%s", STEPS[s]);
+    }
+    return rc;
+}
+
+/* DuckLake's CHECKPOINT beside a transaction rewrites even a table the
+ * transaction deleted from, and the transaction's COMMIT then fails on the
+ * conflict. tarn leaves such a table alone (a rewrite inside the
+ * transaction would lose its pending deletions), and where DuckLake's
+ * flush would have moved inlined rows the transaction deleted (DuckLake:
+ * "attempting to delete from table … but another transaction has flushed
+ * the inlined data"), the COMMIT fails the same way. Where DuckLake's
+ * merge or rewrite would conflict, tarn leaves the table uncompacted and
+ * the transaction commits. */
+int mt_checkpoint_skips(const mt_call *c, const lk_table *t, int flushes)
+{
+    lk_lake *l = c->lake;
+    if (!c->checkpoint || !c->explicit_txn || lk_txn_created_table(l, l->txn, t) ||
+        !lk_txn_table_deleted(l, c->con, t->id))
+        return 0;
+    if (flushes && !l->txn->conflict && lk_txn_table_inline_deleted(l, c->con, t->id))
+        l->txn->conflict =
+            xasprintf("Transaction conflict - attempting to delete from table \"%s\" - but "
+                      "CHECKPOINT flushed its inlined data in this transaction",
+                      t->name);
+    return 1;
 }
 
 /* The first snapshot still in the lake at or after `snap` (expiring

@@ -32,4 +32,9 @@ int lk_maintain_is_function(const char *fn);
 int lk_maintain_run(char **out, lk_lake *l, duckdb_connection con, int explicit_txn, const char *fn,
                     const lk_args *a);
 
+/* CHECKPOINT of lake l: its maintenance functions in DuckLake's order, each
+ * committing on its own; inside BEGIN … COMMIT (explicit_txn) the
+ * rewriting ones become part of the transaction (see maintain.c). */
+int lk_maintain_checkpoint(lk_lake *l, duckdb_connection con, int explicit_txn);
+
 #endif

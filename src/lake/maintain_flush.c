@@ -187,9 +187,11 @@ static int write_partitions(const flush_job *j, int64_t *rows)
 static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inlined *inl,
                                int64_t *rows)
 {
-    if (!table_in_meta(c, inl->name))
-        return 0;
     lk_txn *txn = c->lake->txn;
+    /* flushed earlier in this transaction: its rows are in a pending file
+     * already, and the catalog still holds them until COMMIT */
+    if (strlist_find(&txn->replaced_inlined, inl->name) >= 0 || !table_in_meta(c, inl->name))
+        return 0;
     tarn_buf name = {0};
     buf_printf(&name, "%s.", c->lake->meta);
     quote_ident(&name, inl->name);
@@ -355,7 +357,7 @@ static int flush_tables(const mt_call *c, mt_result *res, int *any)
     lk_catalog *cat = &c->lake->txn->cat;
     for (size_t i = 0; !rc && i < n; i++) {
         const lk_table *t = tables[i];
-        if (!mt_auto_compact(c, t))
+        if (!mt_auto_compact(c, t) || mt_checkpoint_skips(c, t, 1))
             continue;
         int64_t rows = 0;
         size_t mark = 0;

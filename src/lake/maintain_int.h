@@ -21,6 +21,7 @@ typedef struct {
     lk_lake *lake;
     const lk_args *a;
     const char *fn; /* its name, for messages */
+    int checkpoint; /* a step of CHECKPOINT (lk_maintain_checkpoint) */
 } mt_call;
 
 /* ---- arguments and options (maintain.c) ---- */
@@ -42,6 +43,11 @@ int mt_auto_compact(const mt_call *c, const lk_table *t);
 /* The lake option `key` for a table (table, then schema, then global
  * scope); NULL when unset (malloc'd). schema_id/table_id < 0: global. */
 char *mt_option(const mt_call *c, const char *key, int64_t schema_id, int64_t table_id);
+
+/* 1 when a CHECKPOINT inside BEGIN … COMMIT leaves table t alone (the
+ * transaction deleted or updated its rows); flushes: the step is the flush
+ * of inlined rows (see maintain.c for the conflict it records). */
+int mt_checkpoint_skips(const mt_call *c, const lk_table *t, int flushes);
 
 /* ---- results (maintain.c) ---- */
 

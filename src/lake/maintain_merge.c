@@ -183,7 +183,7 @@ int mt_merge_adjacent(char **out, const mt_call *c)
     size_t n = 0;
     rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
     for (size_t i = 0; !rc && i < n; i++) {
-        if (!mt_auto_compact(c, tables[i]))
+        if (!mt_auto_compact(c, tables[i]) || mt_checkpoint_skips(c, tables[i], 0))
             continue;
         o.compacted = 0; /* max_compacted_files holds per table, as in DuckLake */
         /* the session's ducklake_target_file_size comes before the lake's option */

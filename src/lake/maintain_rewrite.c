@@ -108,7 +108,7 @@ int mt_rewrite_files(char **out, const mt_call *c)
     rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
     for (size_t i = 0; !rc && i < n; i++) {
         double threshold = 0;
-        if (!mt_auto_compact(c, tables[i]))
+        if (!mt_auto_compact(c, tables[i]) || mt_checkpoint_skips(c, tables[i], 0))
             continue;
         size_t mark = 0;
         rc = delete_threshold(c, tables[i], &threshold);

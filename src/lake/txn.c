@@ -334,6 +334,7 @@ static void txn_free(lk_txn *txn)
     free(txn->mfiles);
     free(txn->replaced_files);
     strlist_free(&txn->replaced_inlined);
+    free(txn->conflict);
     free(txn->renum.from);
     free(txn->renum.to);
     free(txn->del_file_ids);
@@ -424,6 +425,22 @@ int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
     }
     free(q);
     free(pd);
+    free(pid);
+    return n > 0;
+}
+
+int lk_txn_table_inline_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
+{
+    if (!lake->txn->has_deletes)
+        return 0;
+    char *pid = lk_txn_pending_inline_deletes(lake);
+    char *q = xasprintf("SELECT count(*) FROM %s WHERE table_id = %lld", pid, (long long)table_id);
+    int64_t n = 0;
+    if (duck_query_int64(&n, NULL, con, q) != 0) {
+        tarn_error_clear();
+        n = 1; /* cannot tell: say deleted */
+    }
+    free(q);
     free(pid);
     return n > 0;
 }

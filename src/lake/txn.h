@@ -92,6 +92,7 @@ struct lk_txn {
     int64_t schema_bumps;  /* more bumps: inlined-data tables made at commit */
     int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
     int failed;            /* a statement failed: COMMIT only rolls back */
+    char *conflict;        /* COMMIT fails with this message (a CHECKPOINT's conflict) */
     int committed;         /* set by lk_txn_commit once its snapshot is committed */
     int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
     lk_txn_stmt *stmts;    /* the commit batch, in order (lk_txn_row, lk_txn_sql) */
@@ -242,6 +243,9 @@ void lk_txn_unchange(lk_txn *txn, const char *token);
 /* Whether the transaction holds pending deletions of rows of table
  * `table_id` (DELETE, UPDATE). */
 int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id);
+/* Whether it holds pending deletions of committed inlined rows of table
+ * `table_id`. */
+int lk_txn_table_inline_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id);
 /* Fails when a maintenance function rewrote table `table_id` earlier in
  * the transaction (its rows cannot be deleted or updated until COMMIT). */
 int lk_txn_check_not_maintained(const lk_txn *txn, const char *table_name, int64_t table_id);

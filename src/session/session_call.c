@@ -265,18 +265,12 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
     return rc;
 }
 
-/* CHECKPOINT of a lake (the session's after USE, or the one named): as
- * DuckLake's, the maintenance functions in its order, each committing on
- * its own. DuckLake runs them on a connection of their own, outside the
- * caller's transaction; tarn's lake has one transaction, so inside BEGIN …
- * COMMIT a CHECKPOINT of a lake does nothing (DuckDB's own refuses there). */
+/* CHECKPOINT of a lake (the session's after USE, or the one named):
+ * DuckLake's maintenance functions in its order (lk_maintain_checkpoint;
+ * inside BEGIN … COMMIT the rewriting ones become part of the
+ * transaction). A read-only lake has nothing to do. */
 int session_checkpoint_stmt(tarn_session *s, const sql_tokens *tk, int *handled)
 {
-    static const char *const STEPS[] = {
-        "ducklake_flush_inlined_data",   "ducklake_expire_snapshots",
-        "ducklake_merge_adjacent_files", "ducklake_rewrite_data_files",
-        "ducklake_cleanup_old_files",    "ducklake_delete_orphaned_files",
-    };
     size_t i = sql_tok_is_kw(&tk->toks[0], "FORCE") ? 1 : 0;
     if (i >= tk->n || !sql_tok_is_kw(&tk->toks[i], "CHECKPOINT") || i + 2 < tk->n)
         return 0;
@@ -285,16 +279,9 @@ int session_checkpoint_stmt(tarn_session *s, const sql_tokens *tk, int *handled)
     if (!l)
         return 0;
     *handled = 1;
-    if (s->explicit_txn || l->read_only)
+    if (l->read_only)
         return 0;
-    int rc = 0;
-    for (size_t k = 0; !rc && k < sizeof(STEPS) / sizeof(STEPS[0]); k++) {
-        char *pos[1] = {l->alias};
-        lk_args a = {.pos = pos, .npos = 1};
-        char *sub = NULL;
-        rc = session_maintain(&sub, s, STEPS[k], &a);
-        free(sub);
-    }
+    int rc = lk_maintain_checkpoint(l, s->con, s->explicit_txn);
     if (rc)
         tarn_error_prefix(rc, "Failed to perform CHECKPOINT; in DuckLake: ");
     return rc;
