@@ -14,6 +14,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/cron.h"
+#include "util/strdist.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -42,32 +43,6 @@ static const char *const test_kinds[] = {"unique", "not_null", "accepted_values"
 
 /* ---- small text helpers ---------------------------------------------- */
 
-/* Levenshtein distance, case-insensitive, capped at 9 (we only ask "is it
- * within 2"). */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40)
-        return 9;
-    int prev[41], cur[41];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = prev[j - 1] + cost;
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            cur[j] = best;
-        }
-        memcpy(prev, cur, sizeof(int) * (lb + 1));
-    }
-    return prev[lb] > 9 ? 9 : prev[lb];
-}
-
 /* The closest of `words` to `w` within distance 2, or NULL. */
 static const char *closest(const char *w, const char *const *words, size_t n)
 {
@@ -78,7 +53,7 @@ static const char *closest(const char *w, const char *const *words, size_t n)
         size_t l = strlen(bare);
         if (l && bare[l - 1] == '=')
             bare[l - 1] = 0;
-        int d = edit_distance(w, bare);
+        int d = (int)str_distance(w, bare);
         free(bare);
         if (d < bestd) {
             bestd = d;
@@ -854,7 +829,7 @@ static line_kind classify(const char *c, const char **kw, const char **rest)
         /* Wrong case or a leading @ of exactly a keyword; a near spelling
          * of one of the long keywords (short words like "tag" are too
          * common in prose to guess at). */
-        int d = edit_distance(w, keywords[i]);
+        int d = (int)str_distance(w, keywords[i]);
         int same_letters = strlen(w) == kl && d == 0;
         int lowercase = 1;
         for (const char *q = w; *q; q++)

@@ -6,6 +6,7 @@
 #include "sql/lexer.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/strdist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,32 +98,6 @@ static const char *const STATEMENT_KW[] = {
     "VACUUM",  "VALUES",    "WITH"};
 #define NSTATEMENT_KW (sizeof(STATEMENT_KW) / sizeof(STATEMENT_KW[0]))
 
-/* Levenshtein distance of two short upper-case words (capped at 9). */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 23 || nb > 23)
-        return 9;
-    int row[24];
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb] > 9 ? 9 : row[nb];
-}
-
 /* 1 when `kw` starts a DuckDB statement; else *near is the statement
  * keyword it is a typo of (NULL when none is close). */
 static int statement_kw(const char *kw, const char **near)
@@ -132,7 +107,7 @@ static int statement_kw(const char *kw, const char **near)
     for (size_t i = 0; i < NSTATEMENT_KW; i++) {
         if (strcmp(kw, STATEMENT_KW[i]) == 0)
             return 1;
-        int e = edit_distance(kw, STATEMENT_KW[i]);
+        int e = (int)str_distance(kw, STATEMENT_KW[i]);
         if (e < best) {
             best = e;
             *near = STATEMENT_KW[i];

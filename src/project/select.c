@@ -7,6 +7,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/strdist.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -23,32 +24,6 @@ typedef struct {
     long up, down;
 } sel_atom;
 
-size_t select_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = xmalloc((lb + 1) * sizeof(size_t));
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            size_t best = diag + (same ? 0 : 1);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    size_t d = row[lb];
-    free(row);
-    return d;
-}
-
 /* The model whose name, table or path is nearest `name`, when near enough
  * to be a likely typo; NULL otherwise. */
 static const char *closest_model(const tarn_project *p, const char *name)
@@ -57,9 +32,9 @@ static const char *closest_model(const tarn_project *p, const char *name)
     size_t bestd = (size_t)-1;
     for (size_t i = 0; i < p->nmodels; i++) {
         const tarn_model *m = &p->models[i];
-        size_t d = select_distance(name, m->name);
-        size_t dt = select_distance(name, m->table);
-        size_t dp = select_distance(name, m->path);
+        size_t d = str_distance(name, m->name);
+        size_t dt = str_distance(name, m->table);
+        size_t dp = str_distance(name, m->path);
         if (dt < d)
             d = dt;
         if (dp < d)

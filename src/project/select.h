@@ -36,8 +36,4 @@ int select_models(unsigned char **out, const tarn_project *p, char *const *args,
 int select_models_excluding(unsigned char **out, const tarn_project *p, char *const *args,
                             size_t nargs, char *const *excl, size_t nexcl);
 
-/* Levenshtein distance between a and b, case-insensitive (for "did you
- * mean"). */
-size_t select_distance(const char *a, const char *b);
-
 #endif

@@ -17,6 +17,7 @@
 
 #include "project/select.h"
 #include "tarn/error.h"
+#include "util/strdist.h"
 
 #define N 5
 static tarn_model models[N];
@@ -103,10 +104,10 @@ static void test_closest(void **state)
     assert_int_not_equal(select_models(&m, &proj, a, 1), 0);
     assert_non_null(strstr(tarn_error_last(), "did you mean c.c?"));
     tarn_error_clear();
-    assert_int_equal(select_distance("orders", "ORDERS"), 0);
-    assert_int_equal(select_distance("oders", "orders"), 1);
-    assert_int_equal(select_distance("", "abc"), 3);
-    assert_int_equal(select_distance("kitten", "sitting"), 3);
+    assert_int_equal(str_distance("orders", "ORDERS"), 0);
+    assert_int_equal(str_distance("oders", "orders"), 1);
+    assert_int_equal(str_distance("", "abc"), 3);
+    assert_int_equal(str_distance("kitten", "sitting"), 3);
 }
 
 int main(void)
