@@ -24,6 +24,7 @@
 
 const char cmd_serve_usage[] =
     "usage: tarn serve [-C DIR] [--port 8080] [--host 127.0.0.1] [--allow-runs] [--schedule]\n"
+    "                  [--allow-host NAME,…]\n"
     "\n"
     "Serves the web view of the project: the model graph coloured by each model's last build,\n"
     "the runs and each run's builds (data tests with samples of their failing rows), and\n"
@@ -38,11 +39,15 @@ const char cmd_serve_usage[] =
     "  --host ADDR         the address to listen on (default 127.0.0.1, this machine only)\n"
     "  --allow-runs        the page gets a \"run now\" button (POST /api/runs starts tarn run)\n"
     "  --schedule          also run `tarn scheduler`, which builds scheduled models when due\n"
+    "  --allow-host NAMES  host names the page may be opened under besides localhost and IP\n"
+    "                      addresses (comma-separated): requests naming another host are\n"
+    "                      refused, so that no other site's page can reach the lake\n"
+    "                      through a name of its own that resolves here (DNS rebinding)\n"
     "\n"
     "Ctrl-C or SIGTERM stops it.\n";
 
 typedef struct {
-    const char *dir, *host;
+    const char *dir, *host, *allowed_hosts;
     long port;
     int allow_runs, schedule;
 } serve_opts;
@@ -71,6 +76,10 @@ static int parse(serve_opts *o, int argc, char **argv)
             if (m < 0)
                 return -1;
             o->host = val;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--allow-host", &val)) != 0) {
+            if (m < 0)
+                return -1;
+            o->allowed_hosts = val;
         } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
             if (m < 0)
                 return -1;
@@ -88,6 +97,11 @@ static pid_t start_scheduler(const char *exe)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        /* serve blocks SIGINT/SIGTERM to sigwait for them; the mask
+         * survives exec, and the scheduler must get them */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         execl(exe, "tarn", "scheduler", (char *)NULL);
         _exit(127);
     }
@@ -122,8 +136,11 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    web_opts wo = {
-        .host = o.host, .port = (int)o.port, .allow_runs = o.allow_runs, .tarn_exe = exe};
+    web_opts wo = {.host = o.host,
+                   .port = (int)o.port,
+                   .allow_runs = o.allow_runs,
+                   .tarn_exe = exe,
+                   .allowed_hosts = o.allowed_hosts};
     web_server *w = NULL;
     if (web_server_start(&w, &wo) != 0) {
         cli_report(tarn_error_last());

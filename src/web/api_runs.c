@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -149,6 +150,11 @@ void api_run_start(web_reply *r, const web_req *q)
             dup2(null, 1);
             dup2(null, 2);
         }
+        /* the server's signal mask (SIGINT/SIGTERM blocked, cmd_serve.c)
+         * survives exec: a run must be stoppable as any other */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         execl(q->tarn_exe, "tarn", "run", (char *)NULL);
         _exit(127);
     }

@@ -3,6 +3,9 @@
  * binds the address, turns each request into a web_req for the router,
  * and sends the reply with the headers every answer has (no caching of
  * the API, no content sniffing, a page that runs only its own scripts).
+ * A request whose Host is a name other than localhost's (DNS rebinding)
+ * or a POST from another site's page is refused before routing
+ * (hostcheck.h).
  *
  * libmicrohttpd is loaded when `tarn serve` starts (dlopen), not linked:
  * Debian's is built with GnuTLS, whose libraries would otherwise be loaded
@@ -12,6 +15,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "web/hostcheck.h"
 #include "web/router.h"
 
 #include <arpa/inet.h>
@@ -129,6 +133,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;
         return MHD_YES;
     }
+    const char *host = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    web_reply r = {0};
+    if (!web_host_allowed(host, w->o.allowed_hosts)) {
+        reply_error(&r, 403,
+                    "tarn serve answers requests for localhost and IP addresses only, not for "
+                    "the host name '%s' (a page elsewhere could reach the lake through it: DNS "
+                    "rebinding); to serve it under that name, start tarn serve with "
+                    "--allow-host NAME",
+                    host);
+    } else if (strcmp(method, "POST") == 0 &&
+               !web_origin_same(mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Origin"), host)) {
+        reply_error(&r, 403,
+                    "a POST from another site's page is refused: runs are started "
+                    "from tarn serve's own page");
+    }
+    if (r.status) {
+        enum MHD_Result refused = send_reply(c, &r, 1);
+        reply_free(&r);
+        return refused;
+    }
     req_ctx rc = {.c = c};
     rc.q = (web_req){.method = method,
                      .path = url,
@@ -136,7 +160,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                      .ctx = &rc,
                      .allow_runs = w->o.allow_runs,
                      .tarn_exe = w->o.tarn_exe};
-    web_reply r = {0};
     web_route(&r, &rc.q);
     if (r.status >= 500 && r.status != 503)
         fprintf(stderr, "tarn serve: %s %s: %d %.*s\n", method, url, r.status, (int)r.len, r.body);

@@ -14,6 +14,9 @@ typedef struct {
     int port;         /* 0: a free port (web_server_port says which) */
     int allow_runs;   /* POST /api/runs starts `tarn run` */
     const char *tarn_exe;
+    /* host names answered besides localhost and IP addresses
+     * (comma-separated; NULL: none), hostcheck.h */
+    const char *allowed_hosts;
 } web_opts;
 
 /* Starts serving (a thread of its own). Returns 0, or < 0 with the error

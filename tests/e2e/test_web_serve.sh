@@ -19,6 +19,9 @@ run_ok "run 2 rebuilds orders" "$d" run
 printf 'order_id,customer_id,amount\n10,1,5\n11,2,8\n13,1,4\n14,9,1\n' >"$d/data/orders.csv"
 run_rc "run 3 fails a relationships test" 1 "$d" run
 
+# a write from outside tarn into a model's table: a snapshot of the table that no build made
+(cd "$d" && "$TARN" sql -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/'); INSERT INTO lake.core.order_totals VALUES (99, 1)" >/dev/null)
+
 log=$_E2E_TMP/serve.log
 "$TARN" serve -C "$d" --port 0 >"$log" 2>&1 &
 server=$!
@@ -50,8 +53,8 @@ jq_py() {
 
 get /api/graph
 check_eq "GET /api/graph answers 200" 200 "$CODE"
-check_eq "the graph has each model's last status" \
-    "core.customers success 3|core.order_totals skipped 3|core.orders failed 4" \
+check_eq "the graph has each model's last status (rows in its table now: one written outside tarn)" \
+    "core.customers success 3|core.order_totals skipped 4|core.orders failed 4" \
     "$(jq_py "'|'.join(sorted(f\"{n['name']} {n['status']} {n['rows']}\" for n in j['nodes']))")"
 check_eq "the graph's edges, the data test's drawn apart" \
     "core.customers>core.orders data|core.customers>core.orders test|core.orders>core.order_totals data" \
@@ -71,6 +74,12 @@ get /api/models/core.orders
 check_eq "a model's snapshots: version, rows, reason" "4 2 source file changed: data/orders.csv|2 3 first run" \
     "$(jq_py "'|'.join(f\"{s['version']} {s['rows']} {s['reason']}\" for s in j['snapshots'])")"
 contains "a snapshot has its commit message" "tarn: build core.orders" "$BODY"
+get /api/models/core.order_totals
+check_eq "the history lists only the model's builds, not a write from outside tarn" "5 upstream changed: core.orders|3 first run" \
+    "$(jq_py "'|'.join(f\"{s['version']} {s['reason']}\" for s in j['snapshots'])")"
+get "/api/models/core.order_totals/changes?from=5&to=6"
+check_eq "… whose rows the change feed from the last build shows" "1 inserted" \
+    "$(jq_py "f\"{j['counts']['inserted']} inserted\"")"
 get "/api/models/core.orders/preview?version=2"
 check_eq "the preview at an older version" "AT (VERSION => 2)|10,1,5;11,2,7;12,3,9" \
     "$(jq_py "j['clause'] + '|' + ';'.join(','.join(r) for r in j['rows'])")"
@@ -87,7 +96,7 @@ contains "the JSON escapes nothing into markup" '"<b>bold</b>"' "$BODY"
 
 get "/api/models/core.orders/preview?version=99"
 check_eq "a version the lake does not have: 404" 404 "$CODE"
-contains "… saying which versions there are" "no version 99 (its versions are 0 to 5)" "$BODY"
+contains "… saying which versions there are" "no version 99 (its versions are 0 to 6)" "$BODY"
 get "/api/models/core.orders/preview?version=0"
 check_eq "a version before the table existed: 404" 404 "$CODE"
 contains "… saying so" "core.orders did not exist at version 0" "$BODY"
@@ -111,6 +120,9 @@ get /api/graph -X DELETE
 check_eq "the API is read with GET: 405" 405 "$CODE"
 get /api/runs -X POST
 check_eq "no runs from the page without --allow-runs: 403" 403 "$CODE"
+contains "… saying how to allow them" "--allow-runs" "$BODY"
+get /api/graph -H "Host: evil.example:$port"
+check_eq "a request for another host name is refused (DNS rebinding)" 403 "$CODE"
 get /
 check_eq "the page is served" 200 "$CODE"
 contains "the page loads its scripts from the server" 'src="/dagre.min.js"' "$BODY"

@@ -80,6 +80,11 @@ async function go(page, hash)
         check("a node shows strategy, status and rows",
               /merge/.test(text) && /failed/.test(text) && /4 rows/.test(text), text);
         await page.screenshot({path : path.join(shots, "graph.png")});
+        const button = await page.$eval("#run-now", (b) => !b.hidden && b.offsetParent !== null);
+        check("without --allow-runs the page has no Run now button", !button);
+        const post =
+            await page.evaluate(() => fetch("/api/runs", {method : "POST"}).then((r) => r.status));
+        check("… and a POST to /api/runs from the page is refused (403)", post === 403, post);
 
         await page.evaluate(() => { delete document.body.dataset.ready; });
         await page.click("g.node[data-model='core.orders']");

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# tests/e2e/test_web_serve_runs.sh — `tarn serve` as the one long-running process that also
+# builds: with --schedule the scheduler runs beside the server (a model due by its freshness is
+# built, the graph shows it, and stopping serve stops the scheduler); with --allow-runs the page's
+# "Run now" button builds the project, in real headless Chromium (web_browser_runs.js). Also the
+# refusals: a request whose Host is another name (DNS rebinding) and a POST from another site's
+# page get 403, whatever the flags.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
+
+d=$(project tested)
+cat >"$d/models/core/tier_counts.sql" <<'SQL'
+-- freshness 1h
+SELECT tier, count(*) AS n FROM core.customers GROUP BY ALL
+SQL
+
+# serve LOG ARGS… — starts `tarn serve -C $d --port 0 ARGS…` in the background ($server) and
+# waits for its address ($base)
+serve() {
+    local log=$1
+    shift
+    "$TARN" serve -C "$d" --port 0 "$@" >"$log" 2>&1 &
+    server=$!
+    local port=""
+    for _ in $(seq 1 100); do
+        port=$(sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    base=http://127.0.0.1:$port
+    [ -n "$port" ]
+}
+server=""
+trap '[ -n "$server" ] && kill $server 2>/dev/null; wait 2>/dev/null; _e2e_exit' EXIT
+
+# get PATH [CURL ARGS…] — the body in $BODY, the status in $CODE
+get() {
+    local out
+    out=$(curl -s -w '\n%{http_code}' "${@:2}" "$base$1")
+    CODE=${out##*$'\n'}
+    BODY=${out%$'\n'*}
+}
+jq_py() {
+    python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($1)" <<<"$BODY"
+}
+# status_of MODEL — the model's status in /api/graph
+status_of() {
+    get /api/graph
+    [ "$CODE" = 200 ] && jq_py "[n['status'] for n in j['nodes'] if n['name']=='$1'][0]"
+}
+
+# ---- --schedule: the scheduler builds inside serve ----
+log=$_E2E_TMP/serve-schedule.log
+if ! serve "$log" --schedule; then
+    fail "tarn serve --schedule starts" "$(cat "$log")"
+    finish
+fi
+ok "tarn serve --schedule starts"
+st=""
+for _ in $(seq 1 300); do
+    st=$(status_of core.tier_counts 2>/dev/null)
+    [ "$st" = success ] && break
+    sleep 0.2
+done
+check_eq "a model due by its freshness is built by the scheduler inside serve" success "$st"
+get /api/runs
+check_eq "… in a run the page lists with trigger scheduler" "scheduler success" \
+    "$(jq_py "' '.join([j['runs'][-1]['trigger'], j['runs'][-1]['status']])")"
+get /api/graph
+check_eq "… which built the due model and what it needs, nothing else" \
+    "core.customers success|core.order_totals None|core.orders None|core.tier_counts success" \
+    "$(jq_py "'|'.join(sorted(f\"{n['name']} {n['status']}\" for n in j['nodes']))")"
+sched=$(pgrep -P "$server" -f 'tarn scheduler' || true)
+[ -n "$sched" ] && ok "the scheduler is a child of serve" || fail "the scheduler is a child of serve" "$(ps -ef | grep tarn)"
+kill "$server"
+wait "$server"
+server=""
+contains "stopping serve stops its scheduler" "tarn scheduler: stopped (SIGTERM)" "$(cat "$log")"
+[ -n "$sched" ] && ! kill -0 "$sched" 2>/dev/null && ok "… which is gone" || fail "… which is gone"
+check_eq "the lake records the scheduler's run" "scheduler|success" \
+    "$(lakeq "$d" "SELECT trigger, status FROM __ducklake_metadata_lake.main.tarn_run ORDER BY run_id" | tr ',' '|')"
+
+# ---- the Host and Origin checks ----
+log=$_E2E_TMP/serve-runs.log
+if ! serve "$log" --allow-runs; then
+    fail "tarn serve --allow-runs starts" "$(cat "$log")"
+    finish
+fi
+ok "tarn serve --allow-runs starts"
+port=${base##*:}
+get /api/graph -H "Host: evil.example:$port"
+check_eq "a request for another host name is refused (DNS rebinding)" 403 "$CODE"
+contains "… saying why and what to do" "--allow-host" "$BODY"
+get / -H "Host: 127.0.0.1.nip.io:$port"
+check_eq "… the page too" 403 "$CODE"
+get /api/graph -H "Host: localhost:$port"
+check_eq "localhost is answered" 200 "$CODE"
+get /api/runs -X POST -H "Origin: http://evil.example"
+check_eq "a POST from another site's page is refused" 403 "$CODE"
+check_eq "… and started no run" 1 \
+    "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.main.tarn_run")"
+get /api/config
+check_eq "the page is told runs may be started" True "$(jq_py "j['allow_runs']")"
+
+# ---- --allow-runs: the button builds, in a real browser ----
+chromium=$(command -v chromium || command -v chromium-browser || true)
+pptr=$REPO/deps/web-test/node_modules/puppeteer-core/package.json
+if [ -z "$chromium" ]; then
+    skip "Run now in a browser" "chromium is not installed: scripts/deps.sh installs it"
+elif ! command -v node >/dev/null || [ ! -f "$pptr" ]; then
+    skip "Run now in a browser" "puppeteer-core is not in deps/web-test: run scripts/deps.sh"
+else
+    shots=${TARN_E2E_LOGS:-$REPO/build/test-logs}/web-screenshots
+    mkdir -p "$shots"
+    out=$(cd "$_E2E_TMP" && HOME=$_E2E_TMP timeout 240 node "$REPO/tests/e2e/web_browser_runs.js" "$base/" "$chromium" "$shots" 2>&1)
+    while IFS= read -r line; do
+        case $line in
+        "ok - "*) ok "browser: ${line#ok - }" ;;
+        "not ok - "*) fail "browser: ${line#not ok - }" ;;
+        "#"*) echo "$line" ;;
+        esac
+    done <<<"$out"
+    grep -q -E "^(not )?ok - " <<<"$out" || fail "the browser test ran" "$out"
+    check_eq "the lake records the run the button started" "scheduler success|manual success" \
+        "$(lakeq "$d" "SELECT trigger || ' ' || status FROM __ducklake_metadata_lake.main.tarn_run ORDER BY run_id" | grep -v "^$" | paste -sd"|")"
+    check_eq "… which built the models not built yet" "core.order_totals|core.orders" \
+        "$(lakeq "$d" "SELECT model FROM __ducklake_metadata_lake.main.tarn_model_run WHERE run_id = 2 AND status = 'success' ORDER BY 1" | grep -v "^$" | paste -sd"|")"
+fi
+kill "$server"
+wait "$server"
+server=""
+finish
