@@ -67,6 +67,8 @@ extern const char cmd_history_usage[];
 int cmd_show(int argc, char **argv);
 extern const char cmd_show_usage[];
 int cmd_lineage(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+extern const char cmd_compile_usage[];
 extern const char cmd_lineage_usage[];
 
 #endif

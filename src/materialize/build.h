@@ -38,6 +38,7 @@
 
 #include "project/project.h"
 #include "tarn/session.h"
+#include "util/buf.h"
 #include "util/strlist.h"
 
 #include <stdint.h>
@@ -220,6 +221,14 @@ typedef struct {
 int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_opts *o,
                int lake_attached);
 void build_plan_free(plan_entry *plan, size_t nmodels);
+
+/* `tarn compile` (compile.c): the SQL a build of model `mi` would run now
+ * into `out` — BEGIN, the setup statements and the query with every lake
+ * read pinned to its snapshot, the strategy's statements, COMMIT — reading
+ * the lake (its tables, snapshot, an incremental model's mark) and
+ * writing nothing. `s` has config/ run and the lake attached (read-only
+ * will do; o->config_ran set); o->partition/from/to pick slices. */
+int build_compile(tarn_buf *out, tarn_project *p, tarn_session *s, const build_opts *o, size_t mi);
 
 /* Runs the project's config/ statements; an error names file and line. */
 int build_run_config(tarn_project *p, tarn_session *s);

@@ -396,6 +396,29 @@ static int check_make(check *k, run_ctx *c, size_t mi, const data_test *t, const
     return rc;
 }
 
+void datatest_sql(tarn_buf *out, run_ctx *c, size_t mi, const char *target, model_result *r)
+{
+    const tarn_model *m = &c->p->models[mi];
+    for (size_t i = 0; i < m->annot.ntests; i++) {
+        const data_test *t = &m->annot.tests[i];
+        check k = {.name = test_name(t), .line = t->line, .warn = t->warn};
+        if (t->kind != DT_CUSTOM) {
+            builtin_sql(&k, c, mi, t, target, r);
+        } else {
+            model_stmt custom = {0};
+            if (custom_sql(&k.rows_sql, &custom, c, mi, t, r) == 0)
+                k.count_sql = xasprintf("SELECT count(*), NULL FROM (\n%s\n)", k.rows_sql);
+            else
+                tarn_error_clear(); /* the build reports it, with the file's line */
+            free(custom.text);
+        }
+        buf_printf(out, "-- data test %s (%s:%d%s): the count of violations\n%s;\n\n", k.name,
+                   m->path, t->line, t->warn ? ", severity warn" : "",
+                   k.count_sql ? k.count_sql : "-- (its SQL cannot be read)");
+        check_free(&k);
+    }
+}
+
 int datatest_run(run_ctx *c, size_t mi, const char *target, model_result *r)
 {
     const tarn_model *m = &c->p->models[mi];

@@ -35,4 +35,8 @@
  * run. */
 int datatest_run(run_ctx *c, size_t mi, const char *target, model_result *r);
 
+/* `tarn compile`: each data test's query counting its violations, as the
+ * build runs it, appended to `out` with a comment naming it. */
+void datatest_sql(tarn_buf *out, run_ctx *c, size_t mi, const char *target, model_result *r);
+
 #endif

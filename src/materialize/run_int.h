@@ -47,6 +47,14 @@ typedef struct {
 } run_ctx;
 
 int run_has_table(const run_ctx *c, const char *schema, const char *table);
+
+/* A run's context without the run (`tarn compile`, compile.c): config/
+ * run (unless o->config_ran), the lake's snapshot and tables, sources and
+ * slices of the selected models, change records; nothing recorded. 0, or
+ * < 0 (nothing to close). */
+int run_ctx_open(run_ctx *c, build_summary *sum, tarn_project *p, tarn_session *s,
+                 const build_opts *o);
+void run_ctx_close(run_ctx *c);
 const source_entry *run_source(const run_ctx *c, const table_ref *r);
 
 /* Builds model `mi` into r (status, figures, error). Returns 0 whether it

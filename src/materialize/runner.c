@@ -839,7 +839,9 @@ static void ctx_free(run_ctx *c)
     free(c->from_start);
 }
 
-static int prepare(run_ctx *c, const unsigned char *sel)
+/* What a run reads before it writes anything: config/, the lake's
+ * snapshot and tables, each model's slices and sources. */
+static int prepare_reads(run_ctx *c, const unsigned char *sel)
 {
     tarn_project *p = c->p;
     build_summary *sum = c->sum;
@@ -868,6 +870,14 @@ static int prepare(run_ctx *c, const unsigned char *sel)
         check_model_reads(c, sum->run_order[k], sel, &d);
     rc = diag_raise(&d);
     diag_free(&d);
+    return rc;
+}
+
+static int prepare(run_ctx *c, const unsigned char *sel)
+{
+    tarn_project *p = c->p;
+    build_summary *sum = c->sum;
+    int rc = prepare_reads(c, sel);
     if (rc)
         return rc;
     rc = records_ensure(c->s, c->cat);
@@ -912,11 +922,13 @@ static void start_workers(run_ctx *c)
     c->sum->jobs = want + 1;
 }
 
-int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o)
+/* The run's context and summary before anything runs (build_run and
+ * run_ctx_open). */
+static void ctx_init(run_ctx *c, build_summary *out, tarn_project *p, tarn_session *s,
+                     const build_opts *o)
 {
     memset(out, 0, sizeof(*out));
     out->started_at = clock_epoch_s();
-    double t0 = clock_mono_ms();
     out->results = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(model_result));
     out->run_order = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(size_t));
     for (size_t k = 0; k < p->nmodels; k++) {
@@ -926,12 +938,37 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         if (o->selected[mi])
             out->run_order[out->nrun++] = mi;
     }
-    run_ctx c = {.p = p, .s = s, .o = o, .sum = out};
-    c.built_snapshot = xmalloc((p->nmodels ? p->nmodels : 1) * sizeof(int64_t));
+    *c = (run_ctx){.p = p, .s = s, .o = o, .sum = out};
+    c->built_snapshot = xmalloc((p->nmodels ? p->nmodels : 1) * sizeof(int64_t));
     for (size_t i = 0; i < p->nmodels; i++)
-        c.built_snapshot[i] = -1;
-    c.partitions = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(strlist));
-    c.from_start = xcalloc(p->nmodels ? p->nmodels : 1, 1);
+        c->built_snapshot[i] = -1;
+    c->partitions = xcalloc(p->nmodels ? p->nmodels : 1, sizeof(strlist));
+    c->from_start = xcalloc(p->nmodels ? p->nmodels : 1, 1);
+}
+
+int run_ctx_open(run_ctx *c, build_summary *sum, tarn_project *p, tarn_session *s,
+                 const build_opts *o)
+{
+    ctx_init(c, sum, p, s, o);
+    int rc = prepare_reads(c, o->selected);
+    if (!rc)
+        rc = change_load(&c->chg, p, s, c->lake, c->cat, o->selected);
+    if (rc)
+        run_ctx_close(c);
+    return rc;
+}
+
+void run_ctx_close(run_ctx *c)
+{
+    ctx_free(c);
+    build_summary_free(c->sum, c->p->nmodels);
+}
+
+int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_opts *o)
+{
+    run_ctx c;
+    ctx_init(&c, out, p, s, o);
+    double t0 = clock_mono_ms();
     int rc = prepare(&c, o->selected);
     if (rc) {
         ctx_free(&c);
