@@ -108,6 +108,12 @@ int tarn_session_table_versions(tarn_session *s, const char *alias, char ***keys
 int tarn_session_object_name(tarn_session *s, const char *alias, int64_t id, int schema_only,
                              char **kind, char **schema, char **name);
 
+/* *out: whether lake `alias` has a live table schema.table (names
+ * compared as DuckDB compares identifiers, ignoring case); 0 also when no
+ * lake is attached as `alias`. */
+int tarn_session_table_exists(tarn_session *s, const char *alias, const char *schema,
+                              const char *table, int *out);
+
 /* *out: whether table schema.table of lake `alias` has a live partition
  * spec (0 when there is no such table). */
 int tarn_session_table_partitioned(tarn_session *s, const char *alias, const char *schema,

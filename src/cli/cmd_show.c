@@ -28,25 +28,16 @@ const char cmd_show_usage[] =
     "  --format FORMAT     table (default), csv or json\n"
     "  -C, --project DIR   the project folder (default: the current one)\n";
 
-/* Whether model m's table is in the lake now (information_schema lists
- * the lake's tables); -1 when that cannot be read. */
+/* Whether model m's table is in the lake now; -1 when that cannot be
+ * read. */
 static int table_built(cli_project *cp, const tarn_model *m)
 {
-    tarn_buf sql = {0};
-    buf_puts(&sql, "SELECT count(*) FROM information_schema.tables WHERE table_catalog = ");
-    quote_literal(&sql, cp->p->lake_alias);
-    buf_puts(&sql, " AND table_schema = ");
-    quote_literal(&sql, m->schema);
-    buf_puts(&sql, " AND table_name = ");
-    quote_literal(&sql, m->table);
-    int64_t n = 0;
-    int rc = query_int64(&n, cp->s, buf_cstr(&sql));
-    buf_free(&sql);
-    if (rc) {
+    int yes = 0;
+    if (tarn_session_table_exists(cp->s, cp->p->lake_alias, m->schema, m->table, &yes)) {
         tarn_error_clear();
         return -1;
     }
-    return n > 0;
+    return yes;
 }
 
 /* The one model the selectors select; NULL (reported) when they select

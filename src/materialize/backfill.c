@@ -25,23 +25,6 @@ void backfill_work_free(backfill_work *w)
     memset(w, 0, sizeof(*w));
 }
 
-static int table_exists(int *out, tarn_session *s, const char *lake, const tarn_model *m)
-{
-    tarn_buf q = {0};
-    buf_puts(&q, "SELECT count(*) FROM information_schema.tables WHERE table_catalog = ");
-    quote_literal(&q, lake);
-    buf_puts(&q, " AND lower(table_schema) = lower(");
-    quote_literal(&q, m->schema);
-    buf_puts(&q, ") AND lower(table_name) = lower(");
-    quote_literal(&q, m->table);
-    buf_puts(&q, ")");
-    int64_t n = 0;
-    int rc = query_int64(&n, s, buf_cstr(&q));
-    buf_free(&q);
-    *out = n > 0;
-    return rc;
-}
-
 /* Each recorded slice's state: 'built' (by the current SQL), 'stale',
  * 'failed', or another status. */
 static int slice_states(strlist *keys, strlist *states, tarn_session *s, const char *cat,
@@ -115,7 +98,7 @@ int backfill_worklist(backfill_work *out, tarn_session *s, const tarn_project *p
     const char *cat = tarn_session_catalog_name(s, p->lake_alias);
     int exists = 0;
     strlist keys = {0}, states = {0};
-    rc = table_exists(&exists, s, p->lake_alias, m);
+    rc = tarn_session_table_exists(s, p->lake_alias, m->schema, m->table, &exists);
     if (!rc && exists)
         rc = records_ensure(s, cat);
     if (!rc && exists) /* a dropped table holds no slice, whatever was recorded */

@@ -1,7 +1,7 @@
 /*
  * session_facts.c — what the layers above ask of a lake's catalog without
  * naming its tables: the content version of every table, the object a
- * catalog id names, whether a table is partitioned (see
+ * catalog id names, whether a table exists and is partitioned (see
  * include/tarn/session.h).
  *
  * The answers come from the lake handle's committed catalog model (at the
@@ -112,5 +112,17 @@ int tarn_session_table_partitioned(tarn_session *s, const char *alias, const cha
     const lk_schema *sc = lk_catalog_schema(&l->cat, schema);
     const lk_table *t = sc ? lk_catalog_table(&l->cat, sc->id, table) : NULL;
     *out = t && t->partition_id >= 0;
+    return 0;
+}
+
+int tarn_session_table_exists(tarn_session *s, const char *alias, const char *schema,
+                              const char *table, int *out)
+{
+    *out = 0;
+    lk_lake *l = session_lake(s, alias);
+    if (!l)
+        return 0; /* no such lake attached: no such table either */
+    const lk_schema *sc = lk_catalog_schema(&l->cat, schema);
+    *out = sc && lk_catalog_table(&l->cat, sc->id, table) != NULL;
     return 0;
 }
