@@ -53,9 +53,6 @@ static int txn_changed(const lk_txn *txn)
                    txn->catalog_changed || txn->npins);
 }
 
-#define LIVE(a)                                                                                    \
-    a ".begin_snapshot <= %lld AND (" a ".end_snapshot IS NULL OR " a ".end_snapshot > %lld)"
-
 /* Appends the live row count of table `t` at snapshot s as an SQL expression. */
 static void live_count_sql(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
                            long long s)
@@ -65,27 +62,22 @@ static void live_count_sql(tarn_buf *b, lk_lake *lake, duckdb_connection con, co
     buf_printf(
         b,
         "(SELECT coalesce(sum(d.record_count), 0) FROM %s.ducklake_data_file d WHERE "
-        "d.table_id = %lld AND " LIVE(
+        "d.table_id = %lld AND " LK_LIVE(
             "d") ") - (SELECT coalesce(sum(x.delete_count), 0) "
                  "FROM %s.ducklake_delete_file x JOIN %s.ducklake_data_file d ON d.data_file_id = "
-                 "x.data_file_id WHERE d.table_id = %lld AND " LIVE("d") " AND " LIVE("x") ")",
+                 "x.data_file_id WHERE d.table_id = %lld AND " LK_LIVE("d") " AND " LK_LIVE(
+                     "x") ")",
         m, id, s, s, m, m, id, s, s, s, s);
-    char *idel = xasprintf("ducklake_inlined_delete_%lld", id);
-    if (lk_lake_meta_table_exists(lake, con, idel)) {
-        buf_printf(b, " - (SELECT count(*) FROM %s.", m);
-        quote_ident(b, idel);
-        buf_printf(b,
-                   " i JOIN %s.ducklake_data_file d ON d.data_file_id = i.file_id WHERE " LIVE(
-                       "d") " AND i.begin_snapshot <= %lld)",
-                   m, s, s, s);
-    }
-    free(idel);
+    tarn_buf del = {0};
+    if (lk_lake_inlined_deletes_from(&del, lake, con, t->id, s))
+        buf_printf(b, " - (SELECT count(*) %s)", buf_cstr(&del));
+    buf_free(&del);
     for (size_t i = 0; i < t->ninlined; i++) {
         if (!lk_lake_meta_table_exists(lake, con, t->inlined[i].name))
             continue;
         buf_printf(b, " + (SELECT count(*) FROM %s.", m);
         quote_ident(b, t->inlined[i].name);
-        buf_printf(b, " r WHERE " LIVE("r") ")", s, s);
+        buf_printf(b, " r WHERE " LK_LIVE("r") ")", s, s);
     }
 }
 

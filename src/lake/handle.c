@@ -203,6 +203,23 @@ void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops)
     }
 }
 
+int lk_lake_inlined_deletes_from(tarn_buf *b, lk_lake *lake, duckdb_connection con,
+                                 int64_t table_id, long long s)
+{
+    char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)table_id);
+    int have = lk_lake_meta_table_exists(lake, con, idel);
+    if (have) {
+        buf_printf(b, "FROM %s.", lake->meta);
+        quote_ident(b, idel);
+        buf_printf(b,
+                   " i JOIN %s.ducklake_data_file d ON d.data_file_id = i.file_id WHERE " LK_LIVE(
+                       "d") " AND i.begin_snapshot <= %lld",
+                   lake->meta, s, s, s);
+    }
+    free(idel);
+    return have;
+}
+
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name)
 {
     if (!lake->meta_tables_loaded) {

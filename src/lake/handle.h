@@ -85,6 +85,19 @@ typedef struct lk_lake {
  * after its commit. */
 int lk_lake_meta_table_exists(lk_lake *lake, duckdb_connection con, const char *name);
 
+/* SQL: catalog row `a` (an alias) is live at a snapshot, given twice as
+ * %lld: begin_snapshot <= S < end_snapshot (or end_snapshot NULL). */
+#define LK_LIVE(a)                                                                                 \
+    a ".begin_snapshot <= %lld AND (" a ".end_snapshot IS NULL OR " a ".end_snapshot > %lld)"
+
+/* Appends "FROM <the inlined deletions of table_id> i JOIN <its data
+ * files> d … WHERE d is live at s AND i.begin_snapshot <= s": the
+ * deletions stored in the catalog that fall on live data files at
+ * snapshot s. Appends nothing and returns 0 when the table has no
+ * inlined-deletion table; 1 when it appended. */
+int lk_lake_inlined_deletes_from(tarn_buf *b, lk_lake *lake, duckdb_connection con,
+                                 int64_t table_id, long long s);
+
 /* Applies a committed transaction's "+name" / "-name" operations to the
  * list (when it is loaded). */
 void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);

@@ -24,9 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LIVE(a)                                                                                    \
-    a ".begin_snapshot <= %lld AND (" a ".end_snapshot IS NULL OR " a ".end_snapshot > %lld)"
-
 /* The live rows of the table's inlined data tables that exist, as a FROM
  * item with the table's columns; NULL when it has none. */
 static char *inlined_source(const mt_call *c, const lk_table *t, long long s)
@@ -43,7 +40,7 @@ static char *inlined_source(const mt_call *c, const lk_table *t, long long s)
         }
         buf_printf(&b, " FROM %s.", c->lake->meta);
         quote_ident(&b, t->inlined[i].name);
-        buf_printf(&b, " r WHERE " LIVE("r"), s, s);
+        buf_printf(&b, " r WHERE " LK_LIVE("r"), s, s);
     }
     if (!b.len)
         return NULL;
@@ -59,19 +56,13 @@ static void delete_free_sql(tarn_buf *b, const mt_call *c, const lk_table *t, lo
     long long id = (long long)t->id;
     buf_printf(b,
                "NOT EXISTS (SELECT 1 FROM %s.ducklake_delete_file x JOIN %s.ducklake_data_file d "
-               "ON d.data_file_id = x.data_file_id WHERE d.table_id = %lld AND " LIVE(
-                   "d") " AND " LIVE("x") ")",
+               "ON d.data_file_id = x.data_file_id WHERE d.table_id = %lld AND " LK_LIVE(
+                   "d") " AND " LK_LIVE("x") ")",
                m, m, id, s, s, s, s);
-    char *idel = xasprintf("ducklake_inlined_delete_%lld", id);
-    if (lk_lake_meta_table_exists(c->lake, c->con, idel)) {
-        buf_printf(b, " AND NOT EXISTS (SELECT 1 FROM %s.", m);
-        quote_ident(b, idel);
-        buf_printf(b,
-                   " i JOIN %s.ducklake_data_file d ON d.data_file_id = i.file_id WHERE " LIVE(
-                       "d") " AND i.begin_snapshot <= %lld)",
-                   m, s, s, s);
-    }
-    free(idel);
+    tarn_buf del = {0};
+    if (lk_lake_inlined_deletes_from(&del, c->lake, c->con, t->id, s))
+        buf_printf(b, " AND NOT EXISTS (SELECT 1 %s)", buf_cstr(&del));
+    buf_free(&del);
 }
 
 /* The live data files' rows of leaf `l` in ducklake_file_column_stats,
@@ -85,7 +76,7 @@ static void leaf_rows_sql(tarn_buf *b, const mt_call *c, const lk_table *t, long
                "(SELECT f.min_value AS v_min, f.max_value AS v_max, f.value_count AS nvals, "
                "f.null_count AS nnulls FROM %s.ducklake_file_column_stats f JOIN "
                "%s.ducklake_data_file d ON d.data_file_id = f.data_file_id WHERE d.table_id = "
-               "%lld AND f.column_id = %lld AND " LIVE("d"),
+               "%lld AND f.column_id = %lld AND " LK_LIVE("d"),
                m, m, (long long)t->id, (long long)l->col_id, s, s);
     if (in && in->value_count + in->null_count > 0) {
         buf_puts(b, " UNION ALL SELECT ");
@@ -140,13 +131,13 @@ static void count_update(const mt_call *c, const lk_table *t, long long s, const
     buf_printf(&b,
                "UPDATE %s.ducklake_table_stats SET record_count = (SELECT "
                "coalesce(sum(d.record_count), 0) FROM %s.ducklake_data_file d WHERE d.table_id = "
-               "%lld AND " LIVE("d") ")",
+               "%lld AND " LK_LIVE("d") ")",
                m, m, (long long)t->id, s, s);
     if (inl)
         buf_printf(&b, " + (SELECT count(*) FROM %s)", inl);
     buf_printf(&b,
                ", file_size_bytes = (SELECT coalesce(sum(d.file_size_bytes), 0) FROM "
-               "%s.ducklake_data_file d WHERE d.table_id = %lld AND " LIVE("d") ")",
+               "%s.ducklake_data_file d WHERE d.table_id = %lld AND " LK_LIVE("d") ")",
                m, (long long)t->id, s, s);
     buf_printf(&b, " WHERE table_id = %lld AND %s", (long long)t->id, cond);
     lk_txn_sql(c->lake->txn, "%s", buf_cstr(&b));
