@@ -169,6 +169,25 @@ static void file_values(tarn_buf *b, cand *const *src, size_t n)
     buf_puts(b, ") m(o, p, r, b, i)");
 }
 
+/* The table's columns read from alias d, each followed by ", ". */
+static void d_columns(tarn_buf *b, const lk_table *tv)
+{
+    for (size_t i = 0; i < tv->ncols; i++) {
+        buf_puts(b, "d.");
+        quote_ident(b, tv->cols[i].name);
+        buf_puts(b, ", ");
+    }
+}
+
+/* The sources' paths as a comma-separated list of literals. */
+static void file_paths(tarn_buf *b, cand *const *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_puts(b, i ? ", " : "");
+        quote_literal(b, src[i]->path);
+    }
+}
+
 /* The rows of registered (name-mapped) sources, or (m NULL) of the
  * others, in file order: each mapped file is read on its own (its hive
  * values are its own), the others by field id. */
@@ -196,19 +215,12 @@ static void mapped_sources(tarn_buf *b, const lk_table *tv, cand *const *src, si
             rest[nrest++] = src[i];
     if (nrest) {
         buf_puts(b, parts++ ? " UNION ALL SELECT " : "SELECT ");
-        for (size_t i = 0; i < tv->ncols; i++) {
-            buf_puts(b, "d.");
-            quote_ident(b, tv->cols[i].name);
-            buf_puts(b, ", ");
-        }
+        d_columns(b, tv);
         /* __o: the file's place among all sources */
         buf_puts(b, "COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS __rid, "
                     "COALESCE(d.__tarn_snap, m.b) AS __snap, m.x AS __o, d.file_row_number AS "
                     "__n, d.filename AS __f FROM read_parquet([");
-        for (size_t i = 0; i < nrest; i++) {
-            buf_puts(b, i ? ", " : "");
-            quote_literal(b, rest[i]->path);
-        }
+        file_paths(b, rest, nrest);
         buf_puts(b, "], ");
         schema_map(b, tv);
         buf_puts(b, ", filename = true, file_row_number = true) d JOIN (VALUES ");
@@ -237,33 +249,23 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
         /* registered files among the sources: a union of reads, filtered
          * as one (__f is the file) */
         buf_puts(b, "SELECT ");
-        for (size_t i = 0; i < tv->ncols; i++) {
-            buf_puts(b, "d.");
-            quote_ident(b, tv->cols[i].name);
-            buf_puts(b, ", ");
-        }
+        d_columns(b, tv);
         buf_puts(b, "d.__rid, d.__snap, d.__o, d.__n FROM (SELECT *, __f AS filename, __n AS "
                     "file_row_number FROM (");
         mapped_sources(b, tv, src, n, maps);
         buf_puts(b, ")) d");
     } else {
-    buf_puts(b, "SELECT ");
-    for (size_t i = 0; i < tv->ncols; i++) {
-        buf_puts(b, "d.");
-        quote_ident(b, tv->cols[i].name);
-        buf_puts(b, ", ");
-    }
-    buf_puts(b, "COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS __rid, COALESCE(d.__tarn_snap, "
-                "m.b) AS __snap, m.o AS __o, d.file_row_number AS __n FROM read_parquet([");
-    for (size_t i = 0; i < n; i++) {
-        buf_puts(b, i ? ", " : "");
-        quote_literal(b, src[i]->path);
-    }
-    buf_puts(b, "], ");
-    schema_map(b, tv);
-    buf_puts(b, ", filename = true, file_row_number = true) d JOIN ");
-    file_values(b, src, n);
-    buf_puts(b, " ON d.filename = m.p");
+        buf_puts(b, "SELECT ");
+        d_columns(b, tv);
+        buf_puts(b, "COALESCE(d.__tarn_rid, m.r + d.file_row_number) AS __rid, "
+                    "COALESCE(d.__tarn_snap, m.b) AS __snap, m.o AS __o, d.file_row_number AS "
+                    "__n FROM read_parquet([");
+        file_paths(b, src, n);
+        buf_puts(b, "], ");
+        schema_map(b, tv);
+        buf_puts(b, ", filename = true, file_row_number = true) d JOIN ");
+        file_values(b, src, n);
+        buf_puts(b, " ON d.filename = m.p");
     }
     if (!deletes)
         return;
