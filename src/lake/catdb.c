@@ -136,6 +136,8 @@ static const lk_catdb_ops DUCKDB_OPS = {
 void lk_catdb_duckdb(lk_catdb *db, const char *database, const char *schema)
 {
     db->ops = &DUCKDB_OPS;
+    db->log = NULL;
+    db->log_ctx = NULL;
     db->raw_name = xstrdup(database);
     db->schema = schema ? xstrdup(schema) : NULL;
     tarn_buf b = {0};
@@ -175,29 +177,51 @@ void lk_catdb_close(lk_catdb *db, duckdb_connection con)
     db->ops->close(db, con);
 }
 
+/* Every statement and query reaches the catalog through the calls below,
+ * so they are where a statement is timed for the log (catdb.h). */
+static double log_start(const lk_catdb *db)
+{
+    return db->log ? clock_mono_ms() : 0;
+}
+
+static int log_end(const lk_catdb *db, const char *sql, double start, int rc)
+{
+    if (db->log) {
+        tarn_error_saved err = tarn_error_save(); /* the hook must not clear an error */
+        db->log(db->log_ctx, db, sql, clock_mono_ms() - start);
+        tarn_error_restore(&err);
+    }
+    return rc;
+}
+
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql)
 {
-    return db->ops->exec(db, con, sql);
+    double t = log_start(db);
+    return log_end(db, sql, t, db->ops->exec(db, con, sql));
 }
 
 int lk_catdb_mixed_exec(lk_catdb *db, duckdb_connection con, const char *sql)
 {
-    return db->ops->mixed_exec(db, con, sql);
+    double t = log_start(db);
+    return log_end(db, sql, t, db->ops->mixed_exec(db, con, sql));
 }
 
 int lk_catdb_mixed_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
 {
-    return db->ops->mixed_query(out, db, con, sql);
+    double t = log_start(db);
+    return log_end(db, sql, t, db->ops->mixed_query(out, db, con, sql));
 }
 
 int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed)
 {
-    return db->ops->exec_count(db, con, sql, changed);
+    double t = log_start(db);
+    return log_end(db, sql, t, db->ops->exec_count(db, con, sql, changed));
 }
 
 int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql)
 {
-    return db->ops->query(out, db, con, sql);
+    double t = log_start(db);
+    return log_end(db, sql, t, db->ops->query(out, db, con, sql));
 }
 
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql)

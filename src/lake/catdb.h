@@ -31,6 +31,11 @@
 
 typedef struct lk_catdb lk_catdb;
 
+/* Called after each statement the lake runs on its catalog (when set):
+ * its text and how long it took, for DuckLake's DuckLakeMetadata log.
+ * ctx: what the setter gave (lk_catdb.log_ctx). */
+typedef void (*lk_catdb_log_fn)(void *ctx, const lk_catdb *db, const char *sql, double elapsed_ms);
+
 typedef struct {
     const char *kind; /* "duckdb" */
     int (*open)(lk_catdb *db, duckdb_connection con, const char *path, int read_only);
@@ -50,6 +55,8 @@ struct lk_catdb {
     char *name;     /* "database"[."schema"]: what qualifies a catalog table in SQL */
     char *raw_name; /* the database's name, unquoted */
     char *schema;   /* the schema's name, unquoted; NULL: the database's default */
+    lk_catdb_log_fn log; /* NULL: no log (set by the session while the log is on) */
+    void *log_ctx;
 };
 
 /* The DuckDB-file backend over a catalog database attached as `database`,

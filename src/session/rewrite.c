@@ -15,6 +15,7 @@
 #include "session/prune_terms.h"
 #include "lake/scan.h"
 #include "session/session_fnform.h"
+#include "session/session_log.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
 #include "lake/views.h"
@@ -829,6 +830,37 @@ static int star_in_select_list(const sql_tokens *tk, size_t i)
            sql_tok_is_op(&tk->toks[i + 1], ",");
 }
 
+/* DuckLake's DuckLakeMetadata log, which the session keeps
+ * (session_log.c): duckdb_logs_parsed('DuckLakeMetadata') reads its
+ * entries, duckdb_logs (or duckdb_logs()) DuckDB's and them. */
+static int rewrite_duckdb_logs(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                               size_t i)
+{
+    *next = i;
+    const sql_token *t = &tk->toks[i];
+    if (t->type != SQL_TOK_IDENT || (i > 0 && sql_tok_is_op(&tk->toks[i - 1], ".")))
+        return 0;
+    if (strcasecmp(t->text, "duckdb_logs_parsed") == 0 && i + 3 < tk->n &&
+        sql_tok_is_op(&tk->toks[i + 1], "(") && tk->toks[i + 2].type == SQL_TOK_STRING &&
+        strcasecmp(tk->toks[i + 2].text, SESSION_LOG_TYPE) == 0 &&
+        sql_tok_is_op(&tk->toks[i + 3], ")")) {
+        session_log_parsed_sql(b, s);
+        rewrite_alias(next, b, tk, i + 4, "duckdb_logs_parsed");
+        return 0;
+    }
+    if (strcasecmp(t->text, "duckdb_logs") != 0 || !session_log_has_entries(s))
+        return 0;
+    size_t end = i + 1;
+    if (end + 1 < tk->n && sql_tok_is_op(&tk->toks[end], "(")) {
+        if (!sql_tok_is_op(&tk->toks[end + 1], ")"))
+            return 0; /* DuckDB's named arguments: its own entries only */
+        end += 2;
+    }
+    session_log_logs_sql(b, s);
+    rewrite_alias(next, b, tk, end, "duckdb_logs");
+    return 0;
+}
+
 /* The rewriters of DuckDB's catalog views and functions over the lake's
  * tables, tried in this order at each token. */
 typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -836,7 +868,7 @@ typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, cons
 static const catalog_rewriter CATALOG_REWRITERS[] = {
     rewrite_info_columns,     rewrite_info_tables,     rewrite_duckdb_tables,
     rewrite_duckdb_views,     rewrite_duckdb_columns,  rewrite_database_size,
-    rewrite_duckdb_databases, rewrite_show_all_tables,
+    rewrite_duckdb_databases, rewrite_show_all_tables, rewrite_duckdb_logs,
 };
 
 /* The rewrite of what starts at token i into *piece, *next past it; *next
@@ -926,7 +958,8 @@ int rewrite_reads_now(char **out, tarn_session *s, const char *sql)
 static int rewrite_reads_as(char **out, tarn_session *s, const char *sql, int now)
 {
     *out = NULL;
-    if (!s->lakes) {
+    /* with no lake attached only DuckLake's log answers for DuckDB */
+    if (!s->lakes && !strcasestr(sql, "duckdb_logs")) {
         *out = xstrdup(sql);
         return 0;
     }

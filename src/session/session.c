@@ -28,6 +28,7 @@
 #include "lake/settings.h"
 #include "lake/statement.h"
 #include "session/session_int.h"
+#include "session/session_log.h"
 #include "lake/txn.h"
 #include "lake/write.h"
 #include "sql/lexer.h"
@@ -81,6 +82,7 @@ void tarn_session_close(tarn_session *s)
     free(s->use_schema);
     session_secrets_free(s);
     session_prepared_free(s);
+    session_log_free(s);
     duckdb_disconnect(&s->con);
     duckdb_close(&s->db);
     free(s);

@@ -12,6 +12,7 @@
 #include "lake/lake.h"
 #include "session/rewrite.h"
 #include "session/session_int.h"
+#include "session/session_log.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 
@@ -201,6 +202,7 @@ static int attach(tarn_session *s, const sql_tokens *tk, int *handled)
         s->lakes = lake;
         /* (set once the lake is listed: the rewriter resolves its names) */
         lk_lake_set_view_rewriter(lake, s->con, session_view_rewrite, s);
+        session_log_lake(s, lake);
     }
     free(alias);
     return rc;

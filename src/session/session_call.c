@@ -14,6 +14,7 @@
 #include "lake/info.h"
 #include "lake/options.h"
 #include "session/session_fnform.h"
+#include "session/session_log.h"
 #include "session/session_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -213,6 +214,9 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
 {
     if (tk->n < 3)
         return 0;
+    int rc = session_log_call(s, tk, sql, handled);
+    if (*handled)
+        return rc;
     char *fn = NULL;
     size_t open = 0;
     session_fnform form;
@@ -224,7 +228,7 @@ int session_call_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, in
            !(tk->toks[close].type == SQL_TOK_OP && strcmp(tk->toks[close].text, ")") == 0))
         close--;
     lk_args a;
-    int rc = session_args_parse(&a, s, tk, sql, open + 1, close);
+    rc = session_args_parse(&a, s, tk, sql, open + 1, close);
     if (rc) {
         free(fn);
         return rc;

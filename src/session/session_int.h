@@ -13,6 +13,7 @@
 #include <duckdb.h>
 
 typedef struct session_secret session_secret;
+typedef struct session_log session_log;
 
 struct tarn_session {
     duckdb_database db;
@@ -25,6 +26,7 @@ struct tarn_session {
     session_secret *secrets; /* CREATE SECRET … (TYPE ducklake), newest first */
     struct session_prepared *prepared; /* PREPAREd statements (session_prepare.c) */
     int json_cells; /* rows delivered as JSON text (tarn_session_set_json_cells) */
+    session_log *log; /* DuckLake's DuckLakeMetadata log (session_log.c); NULL until enabled */
 };
 
 /* A possibly qualified name read from the token stream: 1 to 3 parts,
