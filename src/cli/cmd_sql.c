@@ -234,28 +234,23 @@ static void dot_lines(sql_run *run, const char *sql)
     render_set_format(run->out, render_get_format(run->out)); /* JSON cells back */
 }
 
-/* .schema [TABLE]: a CREATE statement per table and view of the current
- * database (the lake's after USE lake), from information_schema, where a
- * lake table is a table (its DuckDB view is tarn's business). */
+/* .schema [TABLE]: the CREATE statement of each table and view of the
+ * current database (the lake's after USE lake), as the duckdb CLI prints
+ * them from duckdb_tables() and duckdb_views() (where a lake table is the
+ * table it is, not tarn's view over its files). */
 static void dot_schema(sql_run *run, const char *table)
 {
     tarn_buf sql = {0};
-    buf_puts(&sql,
-             "WITH t AS (SELECT table_schema AS s, table_name AS n, table_type AS ty FROM "
-             "information_schema.tables WHERE table_catalog = current_database()) SELECT CASE "
-             "WHEN ty = 'VIEW' THEN (SELECT any_value(view_definition) FROM "
-             "information_schema.views v WHERE v.table_catalog = current_database() AND "
-             "v.table_schema = t.s AND v.table_name = t.n) ELSE 'CREATE TABLE ' || CASE WHEN s "
-             "= current_schema() THEN '' ELSE s || '.' END || n || '(' || (SELECT "
-             "string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM "
-             "information_schema.columns c WHERE c.table_catalog = current_database() AND "
-             "c.table_schema = t.s AND c.table_name = t.n) || ');' END FROM t");
+    buf_puts(&sql, "SELECT sql FROM (SELECT schema_name AS s, table_name AS n, sql FROM "
+                   "duckdb_tables() WHERE database_name = current_database() UNION ALL SELECT "
+                   "schema_name, view_name, sql FROM duckdb_views() WHERE database_name = "
+                   "current_database() AND NOT internal) WHERE sql IS NOT NULL");
     if (table) {
-        buf_puts(&sql, " WHERE lower(n) = lower(");
+        buf_puts(&sql, " AND (lower(n) = lower(");
         quote_literal(&sql, table);
         buf_puts(&sql, ") OR lower(s || '.' || n) = lower(");
         quote_literal(&sql, table);
-        buf_putc(&sql, ')');
+        buf_puts(&sql, "))");
     }
     buf_puts(&sql, " ORDER BY s, n");
     dot_lines(run, buf_cstr(&sql));

@@ -658,6 +658,25 @@ static int table_facts(tarn_buf *b, tarn_session *s)
     return 0;
 }
 
+/* information_schema.views: a lake table's DuckDB view is tarn's, not a
+ * view of the user's; only the lake's own views are listed. */
+static int rewrite_info_views(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                              size_t i)
+{
+    qname q;
+    *next = i;
+    if (!is_info_schema(tk, i, &q, "views"))
+        return 0;
+    buf_puts(b, "(SELECT __tarn_v.* FROM information_schema.views __tarn_v ANTI JOIN ");
+    int rc = table_facts(b, s);
+    buf_puts(b, " ON __tarn_v.table_catalog = __tarn_l.cat AND __tarn_v.table_schema = "
+                "__tarn_l.sch AND __tarn_v.table_name = __tarn_l.tbl WHERE true");
+    hidden_catalogs(b, s, "__tarn_v.table_catalog");
+    buf_putc(b, ')');
+    rewrite_alias(next, b, tk, q.end, "views");
+    return rc;
+}
+
 /* Whether token i is a call `name()` of a DuckDB table function (not
  * qualified). */
 static int bare_call(const sql_tokens *tk, size_t i, const char *name)
@@ -665,6 +684,41 @@ static int bare_call(const sql_tokens *tk, size_t i, const char *name)
     return tk->toks[i].type == SQL_TOK_IDENT && strcasecmp(tk->toks[i].text, name) == 0 &&
            i + 2 < tk->n && sql_tok_is_op(&tk->toks[i + 1], "(") &&
            sql_tok_is_op(&tk->toks[i + 2], ")") && !(i > 0 && sql_tok_is_op(&tk->toks[i - 1], "."));
+}
+
+/* The SQL of an identifier held by SQL expression `expr` as DuckDB writes
+ * it in a CREATE statement: bare when it is a plain word that is no
+ * keyword, else double-quoted. */
+static void optionally_quoted(tarn_buf *b, const char *expr)
+{
+    buf_printf(b,
+               "CASE WHEN regexp_full_match(%s, '[A-Za-z_][A-Za-z0-9_]*') AND NOT EXISTS "
+               "(SELECT 1 FROM duckdb_keywords() k WHERE k.keyword_name = lower(%s)) THEN %s "
+               "ELSE '\"' || replace(%s, '\"', '\"\"') || '\"' END",
+               expr, expr, expr, expr);
+}
+
+/* The CREATE TABLE statement DuckDB gives a table in duckdb_tables().sql,
+ * for the lake table whose DuckDB view is row v (tarn's view SQL is its
+ * own business): its columns' types from the view, defaults and NOT NULL
+ * from the catalog. */
+static void table_ddl(tarn_buf *b, tarn_session *s)
+{
+    buf_puts(b, "(SELECT 'CREATE TABLE ' || CASE WHEN v.schema_name = 'main' THEN '' ELSE ");
+    optionally_quoted(b, "v.schema_name");
+    buf_puts(b, " || '.' END || ");
+    optionally_quoted(b, "v.view_name");
+    buf_puts(b, " || '(' || string_agg(");
+    optionally_quoted(b, "c.column_name");
+    buf_puts(b, " || ' ' || c.data_type || CASE WHEN __tarn_o.dflt IS NULL OR __tarn_o.dflt = "
+                "'NULL' THEN '' ELSE ' DEFAULT(' || __tarn_o.dflt || ')' END || "
+                "CASE WHEN __tarn_o.nul = 'NO' THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY "
+                "c.column_index) || ');' FROM duckdb_columns() c LEFT JOIN ");
+    column_facts(b, s);
+    buf_puts(b, " ON __tarn_o.cat = c.database_name AND __tarn_o.sch = c.schema_name AND "
+                "__tarn_o.tbl = c.table_name AND __tarn_o.col = c.column_name WHERE "
+                "c.database_name = v.database_name AND c.schema_name = v.schema_name AND "
+                "c.table_name = v.view_name AND c.column_name <> '" LK_UNBOUND_COLUMN "')");
 }
 
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
@@ -681,8 +735,9 @@ static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, con
                 "v.database_oid, v.schema_name, v.schema_oid, v.view_name AS table_name, "
                 "v.view_oid AS table_oid, v.comment, v.tags, v.internal, v.temporary, false AS "
                 "has_primary_key, __tarn_l.est AS estimated_size, v.column_count, 0::BIGINT AS "
-                "index_count, 0::BIGINT AS check_constraint_count, v.sql FROM duckdb_views() v "
-                "JOIN ");
+                "index_count, 0::BIGINT AS check_constraint_count, ");
+    table_ddl(b, s);
+    buf_puts(b, " AS sql FROM duckdb_views() v JOIN ");
     int rc = table_facts(b, s);
     buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
                 "AND v.view_name = __tarn_l.tbl)");
@@ -866,9 +921,10 @@ static int rewrite_duckdb_logs(size_t *next, tarn_buf *b, tarn_session *s, const
 typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
                                 size_t i);
 static const catalog_rewriter CATALOG_REWRITERS[] = {
-    rewrite_info_columns,     rewrite_info_tables,     rewrite_duckdb_tables,
-    rewrite_duckdb_views,     rewrite_duckdb_columns,  rewrite_database_size,
-    rewrite_duckdb_databases, rewrite_show_all_tables, rewrite_duckdb_logs,
+    rewrite_info_columns,  rewrite_info_tables,      rewrite_info_views,
+    rewrite_duckdb_tables, rewrite_duckdb_views,     rewrite_duckdb_columns,
+    rewrite_database_size, rewrite_duckdb_databases, rewrite_show_all_tables,
+    rewrite_duckdb_logs,
 };
 
 /* The rewrite of what starts at token i into *piece, *next past it; *next
