@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 
 #include "materialize/backfill.h"
 #include "materialize/build.h"
@@ -44,6 +45,7 @@ const char cmd_backfill_usage[] =
     "  --failed            only the slices whose last build failed\n"
     "  --all               every slice of the range\n"
     "  --json              one JSON object per slice on stdout\n"
+    "  -q, --quiet         print only failed slices and errors\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "\n"
     "`tarn partitions MODEL` shows each slice's state. Ctrl-C (or SIGTERM) stops\n"
@@ -97,10 +99,17 @@ static void on_slice(void *ctx, const build_event *ev)
         json_emit(o);
         return;
     }
-    fprintf(stderr, "  [%zu/%zu] %-14s %s", ev->slice_index, ev->slice_total, ev->slice,
-            ok                             ? "ok    "
-            : r->status == MODEL_CANCELLED ? "CANCEL"
-                                           : "FAILED");
+    if (ok && cli_quiet())
+        return;
+    fprintf(stderr, "  [%zu/%zu] %-14s ", ev->slice_index, ev->slice_total, ev->slice);
+    cli_status(stderr,
+               ok                             ? CLI_TONE_OK
+               : r->status == MODEL_CANCELLED ? CLI_TONE_WARN
+                                              : CLI_TONE_FAIL,
+               6,
+               ok                             ? "ok"
+               : r->status == MODEL_CANCELLED ? "CANCEL"
+                                              : "FAILED");
     if (ok) {
         fprintf(stderr, " %8lld rows", (long long)r->rows_written);
         if (r->no_change)
@@ -146,6 +155,8 @@ static void on_event(void *ctx, const build_event *ev)
             json_emit(o);
             return;
         }
+        if (cli_quiet() && !s->stop_signal && !bc->failed)
+            return;
         fprintf(
             stderr,
             "tarn: backfill run %lld %s: %zu slice%s built (%lld rows), %zu failed in %.1f s%s\n",
@@ -168,6 +179,8 @@ static int opts_parse(backfill_cli *bc, int argc, char **argv)
             return 1;
         if (strcmp(a, "--json") == 0)
             bc->json = 1;
+        else if (cli_opt_quiet(a))
+            continue;
         else if (strcmp(a, "--missing") == 0)
             bc->mode = BACKFILL_MISSING;
         else if (strcmp(a, "--failed") == 0)
@@ -233,7 +246,7 @@ static long find_model(cli_project *cp, const char *name)
 static int run_backfill(backfill_cli *bc, cli_project *cp, size_t mi, const backfill_work *w)
 {
     const tarn_model *m = &cp->p->models[mi];
-    if (!bc->json) {
+    if (!bc->json && !cli_quiet()) {
         fprintf(stderr, "tarn: backfill %s: %zu of %zu slices %s … %s (%zu built already", m->name,
                 w->todo.n, w->total, w->first, w->last, w->built);
         if (w->failed)
@@ -299,11 +312,12 @@ int cmd_backfill(int argc, char **argv)
         tarn_error_clear();
         status = CLI_USAGE;
     } else if (w.todo.n == 0) {
-        fprintf(stderr,
-                "tarn: nothing to backfill: %zu of the %zu slices %s … %s are built by the "
-                "current SQL%s (--all rebuilds them)\n",
-                w.built, w.total, w.first, w.last,
-                bc.mode == BACKFILL_FAILED ? ", none failed" : "");
+        if (!cli_quiet())
+            fprintf(stderr,
+                    "tarn: nothing to backfill: %zu of the %zu slices %s … %s are built by the "
+                    "current SQL%s (--all rebuilds them)\n",
+                    w.built, w.total, w.first, w.last,
+                    bc.mode == BACKFILL_FAILED ? ", none failed" : "");
         if (bc.json) {
             json_t *o = json_object();
             json_object_set_new(o, "event", json_string("backfill_finish"));

@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 
 #include "materialize/build.h"
 #include "materialize/retain.h"
@@ -48,9 +49,11 @@ static int parse(expire_opts *o, int argc, char **argv)
         } else if ((m = cli_opt_format(argc, argv, &i, &o->fmt)) != 0) {
             if (m < 0)
                 return -1;
+        } else if (cli_opt_quiet(a)) {
+            continue;
         } else {
             cli_errorf(a[0] == '-' ? "unknown option '%s' (tarn maintain expire of a project "
-                                     "takes --older-than, --keep-last, --dry-run, -C)"
+                                     "takes --older-than, --keep-last, --dry-run, -q, -C)"
                                    : "unexpected argument '%s'",
                        a);
             return -1;
@@ -101,19 +104,24 @@ int cmd_maintain_expire_project(int argc, char **argv)
         tarn_error_clear();
         status = CLI_USAGE;
     } else {
-        for (size_t i = 0; i < plan.nkept; i++)
-            fprintf(stderr, "tarn: keeping snapshot %lld: %s\n", (long long)plan.kept[i],
-                    plan.why.items[i]);
-        if (plan.nexpire == 0)
+        for (size_t i = 0; i < plan.nkept && !cli_quiet(); i++) {
+            fputs("tarn: ", stderr);
+            cli_status(stderr, CLI_TONE_DIM, 0, "keeping");
+            fprintf(stderr, " snapshot %lld: %s\n", (long long)plan.kept[i], plan.why.items[i]);
+        }
+        /* --quiet: the expired snapshots (stdout) and errors only */
+        if (plan.nexpire == 0 && !cli_quiet())
             fprintf(stderr, "tarn: nothing to expire (%zu snapshot%s kept)\n", plan.nkept,
                     plan.nkept == 1 ? "" : "s");
-        else
+        else if (plan.nexpire)
             status = expire(&cp, &plan, &o);
-        if (status == CLI_OK && plan.nexpire)
-            fprintf(stderr, "tarn: %s %zu snapshot%s, kept %zu%s\n",
-                    o.dry_run ? "would expire" : "expired", plan.nexpire,
+        if (status == CLI_OK && plan.nexpire && !cli_quiet()) {
+            fputs("tarn: ", stderr);
+            cli_status(stderr, CLI_TONE_OK, 0, o.dry_run ? "would expire" : "expired");
+            fprintf(stderr, " %zu snapshot%s, kept %zu%s\n", plan.nexpire,
                     plan.nexpire == 1 ? "" : "s", plan.nkept,
                     o.dry_run ? "" : " (tarn maintain cleanup deletes the files only they used)");
+        }
     }
     retain_plan_free(&plan);
     cli_project_close(&cp);

@@ -45,6 +45,7 @@ const char cmd_maintain_usage[] =
     "  --lake 'ducklake:PATH'  the lake's catalog file (must exist); default: the\n"
     "                          lake of the project tarn runs in (config/catalog.sql)\n"
     "  -C, --project DIR       that project's folder\n"
+    "  -q, --quiet             expire: no line per kept snapshot, no summary\n"
     "  -t, --target NAME       that project's target (config/targets/NAME.sql)\n"
     "  --data-path DIR         its data path, as given when it was attached\n"
     "  --dry-run               show what would be done, change nothing\n"

@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 
 #include "materialize/build.h"
 #include "project/select.h"
@@ -35,6 +36,7 @@ const char cmd_plan_usage[] =
     "  --force             as for tarn run\n"
     "  --full-refresh      as for tarn run (a refused change of strategy would run)\n"
     "  --json              one JSON object on stdout\n"
+    "  -q, --quiet         only the models that would run or fail\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
     "\n"
     "Exit status: 0 the plan is complete, 1 the lake could not be read (e.g. a\n"
@@ -193,6 +195,8 @@ int cmd_plan(int argc, char **argv)
                     json_object_set_new(o1, "cost", json_string(e->cost));
             }
             json_array_append_new(jmodels, o1);
+        } else if (cli_quiet() && why && !why[mi].fails && (why[mi].skip || !why[mi].reason)) {
+            /* --quiet: only what would run or fail */
         } else {
             tarn_buf line = {0};
             buf_printf(&line, "%3zu. %-32s %s", n, m->name, annot_strategy_label(&m->annot));
@@ -225,15 +229,25 @@ int cmd_plan(int argc, char **argv)
             buf_free(&line);
             printf("       %s\n", m->path);
             const plan_entry *e = why ? &why[mi] : NULL;
+            if (e) {
+                fputs("       ", stdout);
+                cli_status(stdout,
+                           e->fails                ? CLI_TONE_FAIL
+                           : e->skip || !e->reason ? CLI_TONE_DIM
+                                                   : CLI_TONE_OK,
+                           0,
+                           e->fails                ? "would fail:"
+                           : e->skip || !e->reason ? "would skip:"
+                                                   : "would run:");
+            }
             if (e && e->fails)
-                printf("       would fail: %s\n", e->fails);
+                printf(" %s\n", e->fails);
             else if (e && e->skip)
-                printf("       would skip: %s\n", e->skip);
+                printf(" %s\n", e->skip);
             else if (e && e->reason)
-                printf("       would run: %s%s%s\n", e->reason, e->cost ? ": " : "",
-                       e->cost ? e->cost : "");
+                printf(" %s%s%s\n", e->reason, e->cost ? ": " : "", e->cost ? e->cost : "");
             else if (e)
-                printf("       would skip: unchanged\n");
+                printf(" unchanged\n");
             if (e && e->warning)
                 printf("       warning: %s\n", e->warning);
             if (ups.n) {

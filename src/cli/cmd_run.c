@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 
 #include "materialize/build.h"
 #include "project/select.h"
@@ -503,6 +504,7 @@ int cmd_run(int argc, char **argv)
         cli_common_free(&rc.common);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
+    rc.quiet |= cli_quiet(); /* -q taken with the common options */
     if (rc.o.jobs == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         rc.o.jobs = n > 0 ? (int)n : 1;

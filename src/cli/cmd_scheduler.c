@@ -12,6 +12,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 #include "project/query.h"
 #include "sched/tick.h"
 #include "tarn/error.h"
@@ -40,6 +41,7 @@ const char cmd_scheduler_usage[] =
     "successive processes continue where the last one stopped.\n"
     "\n"
     "  -C, --project DIR         the project folder (default: the current one)\n"
+    "  -q, --quiet               log only failed builds and errors\n"
     "  --interval D              time between ticks: 30s, 5m (default 60s)\n"
     "  --max-fires-per-tick N    fire at most N models a tick; the rest fire later\n"
     "  -j N                      queries evaluated at once in a run, as `tarn run -j`\n"
@@ -109,6 +111,8 @@ static int parse(sched_opts *o, int argc, char **argv, const char *usage)
             return 1;
         if (strcmp(a, "--once") == 0) {
             o->once = 1;
+        } else if (cli_opt_quiet(a)) {
+            continue;
         } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
             if (m < 0)
                 return -1;
@@ -153,7 +157,8 @@ static void log_line(int64_t now, const char *fmt, ...)
 
 static void log_report(const sched_report *r, const tarn_project *p, int64_t now)
 {
-    for (size_t i = 0; i < r->nlines; i++) {
+    /* --quiet: what was armed and fired goes unsaid; failures are below */
+    for (size_t i = 0; i < r->nlines && !cli_quiet(); i++) {
         const sched_decision *d = &r->lines[i].d;
         const char *name = p->models[r->lines[i].model].name;
         char occ[21], next[21];
@@ -185,11 +190,22 @@ static void log_report(const sched_report *r, const tarn_project *p, int64_t now
     for (size_t k = 0; k < s->nrun; k++) {
         const model_result *m = &s->results[s->run_order[k]];
         const char *status = m->unchanged ? "unchanged" : model_status_name(m->status);
+        if (m->status != MODEL_FAILED && cli_quiet())
+            continue;
+        char when[21];
+        sched_format_time(when, now);
+        fprintf(stderr, "tarn scheduler %s:   %s ", when, p->models[m->model].name);
+        cli_status(stderr,
+                   m->status == MODEL_FAILED    ? CLI_TONE_FAIL
+                   : m->status == MODEL_SUCCESS ? CLI_TONE_OK
+                                                : CLI_TONE_DIM,
+                   0, status);
         if (m->status == MODEL_FAILED)
-            log_line(now, "  %s failed: %s", p->models[m->model].name, m->error ? m->error : "");
-        else
-            log_line(now, "  %s %s", p->models[m->model].name, status);
+            fprintf(stderr, ": %s", m->error ? m->error : "");
+        fputc('\n', stderr);
     }
+    if (cli_quiet() && !s->failed)
+        return;
     log_line(now, "run %lld: %zu built, %zu unchanged, %zu failed, %zu skipped",
              (long long)s->run_id, s->succeeded, s->unchanged, s->failed, s->skipped);
 }

@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "cli/project_cli.h"
+#include "cli/status.h"
 
 #include "materialize/build.h"
 #include "project/select.h"
@@ -27,7 +28,8 @@
 #define SHOWN_ROW_CHARS 160
 
 const char cmd_test_usage[] =
-    "usage: tarn test [SELECTOR...] [--json] [-C DIR]\n"
+    "usage: tarn test [SELECTOR...] [-s SEL...] [--exclude SEL...] [--json] [-q] [-t TARGET]\n"
+    "                 [-C DIR]\n"
     "\n"
     "Runs the data tests (-- data_test lines, and tarn's own checks of history\n"
     "tables) of the selected models (all by default) on their tables as\n"
@@ -35,16 +37,19 @@ const char cmd_test_usage[] =
     "test keeps up to 20 of its violating rows (at most 50 KB of JSON) with the\n"
     "run: `tarn runs show ID` shows them.\n"
     "\n"
+    "  -s, --select SEL…   dbt's selectors (see `tarn help run`); bare ones too\n"
+    "  --exclude SEL…      removed from the selection\n"
     "  --json              one JSON object per test on stdout\n"
-    "  -C, --project DIR   the project folder (default: the current one)\n"
+    "  -q, --quiet         print only failed tests and errors\n"
+    "  -t, --target NAME   config/targets/NAME.sql in place of config/catalog.sql\n"
+    "  -C, --project DIR   the project folder (default: the one holding models/, upwards)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 no test of error severity failed (severity=warn failures\n"
     "are reported), 1 one failed or could not run, 2 usage or project error.\n";
 
 typedef struct {
-    strlist selectors;
-    const char *dir;
+    cli_common common;
     int json;
     size_t passed, failed, warned;
 } test_cli;
@@ -81,10 +86,19 @@ static void print_test(test_cli *tc, const tarn_model *m, json_t *t)
     const char *status = json_string_value(json_object_get(t, "status"));
     const char *name = json_string_value(json_object_get(t, "test"));
     json_int_t n = json_integer_value(json_object_get(t, "violations"));
-    const char *label = !status || strcmp(status, "pass") == 0 ? "PASS"
-                        : strcmp(status, "warn") == 0          ? "WARN"
-                                                               : "FAIL";
-    printf("  %s  %-28s %s", label, m->name, name ? name : "?");
+    int pass = !status || strcmp(status, "pass") == 0, warn = !pass && strcmp(status, "warn") == 0;
+    if (cli_quiet() && (pass || warn))
+        return;
+    fputs("  ", stdout);
+    cli_status(stdout,
+               pass   ? CLI_TONE_OK
+               : warn ? CLI_TONE_WARN
+                      : CLI_TONE_FAIL,
+               0,
+               pass   ? "PASS"
+               : warn ? "WARN"
+                      : "FAIL");
+    printf("  %-28s %s", m->name, name ? name : "?");
     if (n > 0)
         printf("  (%lld violation%s)", (long long)n, n == 1 ? "" : "s");
     putchar('\n');
@@ -150,7 +164,9 @@ static void on_model(test_cli *tc, const build_event *ev)
         json_object_set_new(o, "error", json_string(r->error));
         json_emit(o);
     } else {
-        printf("  ERROR %s\n", m->name);
+        fputs("  ", stdout);
+        cli_status(stdout, CLI_TONE_FAIL, 0, "ERROR");
+        printf(" %s\n", m->name);
         fflush(stdout);
         cli_report(r->error);
     }
@@ -167,7 +183,7 @@ static void on_event(void *ctx, const build_event *ev)
             json_t *o = json_event("run_start", s->run_id);
             json_object_set_new(o, "snapshot_id", json_integer(s->start_snapshot));
             json_emit(o);
-        } else {
+        } else if (!cli_quiet()) {
             fprintf(stderr, "tarn: test run %lld: %zu model%s, lake \"%s\" at snapshot %lld\n",
                     (long long)s->run_id, s->nrun, s->nrun == 1 ? "" : "s", ev->project->lake_alias,
                     (long long)s->start_snapshot);
@@ -180,7 +196,7 @@ static void on_event(void *ctx, const build_event *ev)
             json_object_set_new(o, "failed", json_integer((json_int_t)tc->failed));
             json_object_set_new(o, "warned", json_integer((json_int_t)tc->warned));
             json_emit(o);
-        } else {
+        } else if (!cli_quiet() || tc->failed) {
             fflush(stdout);
             fprintf(stderr,
                     "tarn: test run %lld %s: %zu passed, %zu failed, %zu warned in %.1f s\n",
@@ -193,21 +209,18 @@ static void on_event(void *ctx, const build_event *ev)
 static int opts_parse(test_cli *tc, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
+        const char *a = argv[i];
         int m;
         if (cli_opt_help(a, cmd_test_usage))
             return 1;
-        if (strcmp(a, "--json") == 0) {
-            tc->json = 1;
-        } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
+        if ((m = cli_opt_common(argc, argv, &i, &tc->common, CLI_COMMON_POSITIONAL)) != 0) {
             if (m < 0)
                 return -1;
-            tc->dir = val;
-        } else if (a[0] == '-' && a[1]) {
+        } else if (strcmp(a, "--json") == 0) {
+            tc->json = 1;
+        } else {
             cli_errorf("unknown option '%s'", a);
             return -1;
-        } else {
-            strlist_push(&tc->selectors, a);
         }
     }
     return 0;
@@ -232,7 +245,7 @@ static int test_models(test_cli *tc, cli_project *cp, unsigned char *sel)
         cli_errorf("lake \"%s\" has nothing built yet: tarn run first", cp->p->lake_alias);
         return CLI_USAGE;
     }
-    char *seltext = strlist_join(&tc->selectors, " ");
+    char *seltext = cli_common_selectors_text(&tc->common);
     build_opts o = {.selected = sel,
                     .selectors = seltext,
                     .test_only = 1,
@@ -263,17 +276,17 @@ int cmd_test(int argc, char **argv)
     if (p != 0) {
         if (p < 0)
             fputs("Try 'tarn test --help'.\n", stderr);
-        strlist_free(&tc.selectors);
+        cli_common_free(&tc.common);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
     cli_project cp;
-    int status = cli_project_open(&cp, tc.dir);
+    int status = cli_project_open_common(&cp, &tc.common);
     if (status != CLI_OK) {
-        strlist_free(&tc.selectors);
+        cli_common_free(&tc.common);
         return status;
     }
     unsigned char *sel = NULL;
-    if (select_models(&sel, cp.p, tc.selectors.items, tc.selectors.n) != 0) {
+    if (cli_common_select(&sel, &tc.common, cp.p) != 0) {
         cli_report(tarn_error_last());
         tarn_error_clear();
         status = CLI_USAGE;
@@ -284,6 +297,6 @@ int cmd_test(int argc, char **argv)
     }
     free(sel);
     cli_project_close(&cp);
-    strlist_free(&tc.selectors);
+    cli_common_free(&tc.common);
     return status;
 }

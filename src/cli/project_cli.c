@@ -5,6 +5,7 @@
 #include "cli/project_cli.h"
 
 #include "cli/cli.h"
+#include "cli/status.h"
 #include "project/attach.h"
 #include "project/load.h"
 #include "project/query.h"
@@ -161,6 +162,8 @@ int cli_opt_common(int argc, char **argv, int *i, cli_common *c, int flags)
         wide_output = 1;
         return 1;
     }
+    if (cli_opt_quiet(a))
+        return 1;
     if ((m = cli_opt_value(argc, argv, i, "-C", "--project", &val)) != 0) {
         if (m > 0)
             c->dir = val;
