@@ -24,12 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cli_color_ok(void)
-{
-    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-    return !(no && *no) && !(term && strcmp(term, "dumb") == 0);
-}
-
 int cli_opt_help(const char *arg, const char *usage)
 {
     if (strcmp(arg, "-h") != 0 && strcmp(arg, "--help") != 0)

@@ -18,10 +18,6 @@
 
 #include <stdint.h>
 
-/* 1 when output to a terminal may be coloured: NO_COLOR unset (or
- * empty) and TERM not "dumb" (the caller checks isatty). */
-int cli_color_ok(void);
-
 /* 1 after printing `usage` on stdout when `arg` is -h or --help; else 0. */
 int cli_opt_help(const char *arg, const char *usage);
 

@@ -3,12 +3,17 @@
  */
 #include "cli/status.h"
 
-#include "cli/project_cli.h"
-
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int quiet;
+
+int cli_color_ok(void)
+{
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+}
 
 int cli_color_for(FILE *f)
 {

@@ -23,6 +23,10 @@ typedef enum {
  * colour when f may be coloured (cli_color_for). */
 void cli_status(FILE *f, cli_tone tone, int width, const char *word);
 
+/* 1 when output to a terminal may be coloured: NO_COLOR unset (or
+ * empty) and TERM not "dumb" (the caller checks isatty). */
+int cli_color_ok(void);
+
 /* 1 when output on f is coloured: f is a terminal and cli_color_ok(). */
 int cli_color_for(FILE *f);
 
