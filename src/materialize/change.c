@@ -4,7 +4,6 @@
  * config hash and file fingerprints come from inputs.c.
  */
 #include "materialize/change.h"
-#include "materialize/inputs.h"
 #include "materialize/spec.h"
 
 #include "project/query.h"

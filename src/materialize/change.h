@@ -107,4 +107,20 @@ void change_set_version(change_ctx *cc, const char *schema, const char *table, i
 char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
                     const unsigned char *will_run);
 
+/* ---- a model's inputs (inputs.c) ---- */
+
+/* Fills, for each model i with sel[i], cc->config_hash[i] (the hash of
+ * the config statements it reaches and of its data tests),
+ * cc->files_json[i] (the fingerprints of the files it names),
+ * cc->vol[i] and cc->always[i] (why it runs every time, or NULL). */
+void change_inputs_load(change_ctx *cc, const unsigned char *sel);
+
+/* Whether cc->vol[i] `vol` names a function (printed with "()"), not a
+ * keyword such as CURRENT_TIMESTAMP. */
+int change_volatile_is_call(const char *vol);
+
+/* The first half of a config hash covers the config statements, the
+ * second the model's data tests. */
+#define CONFIG_HALF 32
+
 #endif

@@ -10,7 +10,8 @@
  * settings that cannot change a result (threads, memory_limit, …) never
  * count, so tuning them rebuilds nothing.
  */
-#include "materialize/inputs.h"
+
+#include "materialize/change.h"
 
 #include "project/hash.h"
 #include "project/query.h"
