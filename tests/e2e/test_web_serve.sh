@@ -198,6 +198,26 @@ else
     for f in graph history runs run; do
         [ -s "$shots/$f.png" ] && ok "screenshot $f.png saved" || fail "screenshot $f.png saved" "none in $shots"
     done
+    # the page while a writer holds the catalog: busy, then drawn once it is gone
+    hold ex 60
+    rm -f "$_E2E_TMP/busy-seen"
+    (cd "$_E2E_TMP" && HOME=$_E2E_TMP timeout 120 node "$REPO/tests/e2e/web_browser_busy.js" "$base/" "$chromium" "$_E2E_TMP/busy-seen" >"$_E2E_TMP/busy.out" 2>&1) &
+    browser=$!
+    for _ in $(seq 1 300); do
+        [ -e "$_E2E_TMP/busy-seen" ] && break
+        sleep 0.1
+    done
+    kill $holder
+    wait $holder 2>/dev/null
+    wait $browser
+    while IFS= read -r line; do
+        case $line in
+        "ok - "*) ok "browser: ${line#ok - }" ;;
+        "not ok - "*) fail "browser: ${line#not ok - }" ;;
+        "#"*) echo "$line" ;;
+        esac
+    done <"$_E2E_TMP/busy.out"
+    grep -q -E "^(not )?ok - " "$_E2E_TMP/busy.out" || fail "the busy-page browser test ran" "$(cat "$_E2E_TMP/busy.out")"
 fi
 
 kill $server

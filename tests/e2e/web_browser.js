@@ -112,9 +112,15 @@ async function go(page, hash)
         check("an older version's preview shows its rows",
               JSON.stringify(rows) === JSON.stringify([ "10,1,5", "11,2,7", "12,3,9" ]),
               JSON.stringify(rows));
+        // the newer version: compared with the older one by default (the change feed)
+        await page.evaluate(() => { delete document.body.dataset.ready; });
+        await page.click("table.snapshots tr[data-version='" + versions[0] + "']");
+        await ready(page);
         const counts = await page.$eval("#changes-counts", (e) => e.textContent).catch(() => "");
-        check("what changed between two versions", counts === "" || /inserted/.test(counts),
-              counts);
+        check("what changed between two versions: the change feed's counts",
+              /^2 inserted, 1 deleted, \d+ updated after version 2 up to 4$/.test(counts), counts);
+        const changed = await page.$$eval("#changes tbody tr", (rs) => rs.length);
+        check("… and its rows", changed >= 3, changed);
         await page.screenshot({path : path.join(shots, "history.png"), fullPage : true});
 
         await go(page, "#/models/core.customers/history");
