@@ -6,9 +6,12 @@
  */
 #include "session/session_int.h"
 
+#include "duck/duck.h"
 #include "lake/statement.h"
+#include "lake/txn.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/quote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +58,24 @@ int session_qname(const sql_tokens *tk, size_t i, qname *q)
     return q->n > 0 && q->n <= 3;
 }
 
+/* After USE lake, `a.b` names schema a of the lake, as DuckDB reads it,
+ * unless the lake has no schema a and a is another database attached to
+ * the session (`memory.t`): DuckDB then takes a as that database. */
+static int names_other_database(tarn_session *s, lk_lake *l, const char *name)
+{
+    if (lk_catalog_schema((lk_catalog *)lk_txn_catalog(l), name))
+        return 0;
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT count(*) FROM duckdb_databases() WHERE database_name = ");
+    quote_literal(&q, name);
+    int64_t n = 0;
+    int rc = duck_query_int64(&n, NULL, s->con, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        tarn_error_clear();
+    return !rc && n > 0;
+}
+
 lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, const char **name,
                          int schema_only)
 {
@@ -82,6 +103,8 @@ lk_lake *session_resolve(tarn_session *s, const qname *q, const char **schema, c
         return l;
     }
     if (s->use_lake && (l = session_lake(s, s->use_lake))) {
+        if (n == 2 && names_other_database(s, l, q->parts[0]))
+            return NULL;
         if (n == 2) {
             *schema = q->parts[0];
             *name = q->parts[1];
