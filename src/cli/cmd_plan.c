@@ -24,7 +24,7 @@
 
 const char cmd_plan_usage[] =
     "usage: tarn plan [SELECTOR...] [--partition P | --from A --to B] [--force]\n"
-    "                 [--full-refresh] [--json] [-C DIR]\n"
+    "                 [--full-refresh] [--now TIME] [--json] [-C DIR]\n"
     "\n"
     "Lists the models `tarn run` would consider with the same arguments, in\n"
     "build order: strategy, partitions, the models and sources each reads, and\n"
@@ -35,6 +35,7 @@ const char cmd_plan_usage[] =
     "  --from A --to B     as for tarn run\n"
     "  --force             as for tarn run\n"
     "  --full-refresh      as for tarn run (a refused change of strategy would run)\n"
+    "  --now TIME          as for tarn run: plan as if at TIME (UTC)\n"
     "  --json              one JSON object on stdout\n"
     "  -q, --quiet         only the models that would run or fail\n"
     "  -C, --project DIR   the project folder (default: the current one)\n"
@@ -92,6 +93,12 @@ int cmd_plan(int argc, char **argv)
             o.force = 1;
         } else if (strcmp(a, "--full-refresh") == 0) {
             o.full_refresh = 1;
+        } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--now", &val)) != 0) {
+            if (m < 0 || cli_parse_utc(&o.now, val) != 0) {
+                cli_errorf("--now takes a UTC time such as 2026-06-01T06:00:00Z, not '%s'",
+                           m < 0 ? "" : val);
+                goto usage;
+            }
         } else if ((m = cli_opt_common(argc, argv, &i, &common, CLI_COMMON_POSITIONAL)) != 0) {
             if (m < 0)
                 goto usage;
@@ -151,7 +158,7 @@ int cmd_plan(int argc, char **argv)
             continue;
         const tarn_model *m = &p->models[mi];
         strlist parts = {0}, ups = {0};
-        if (build_partitions(&parts, m, &o, (int64_t)time(NULL)) != 0) {
+        if (build_partitions(&parts, m, &o, o.now > 0 ? o.now : (int64_t)time(NULL)) != 0) {
             cli_report(tarn_error_last());
             status = CLI_USAGE;
             strlist_free(&parts);

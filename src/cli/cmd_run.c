@@ -30,7 +30,7 @@
 const char cmd_run_usage[] =
     "usage: tarn run [SELECTOR...] [--exclude SEL...] [--target NAME] [-j N] [--partition P | "
     "--from A --to B]\n"
-    "                [--full-refresh] [--allow-empty] [--force] [--json] [-C DIR]\n"
+    "                [--full-refresh] [--allow-empty] [--force] [--now TIME] [--json] [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
     "dependency order, each as one DuckLake snapshot. A failed model stops\n"
@@ -54,6 +54,8 @@ const char cmd_run_usage[] =
     "                      any table whose strategy changed; history and\n"
     "                      partitioned tables are kept otherwise; every\n"
     "                      selected model runs (run_reason: forced)\n"
+    "  --now TIME          run as if at TIME (UTC, 2026-06-01T06:00:00Z): the\n"
+    "                      current slice, an incremental model's frontier\n"
     "  --allow-empty       let a merge or history build whose SELECT returns no\n"
     "                      rows meet a table that has rows (as allow_empty)\n"
     "  --json              one JSON object per event on stdout (README: the\n"
@@ -433,6 +435,14 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
         }
         if (strcmp(a, "--allow-empty") == 0) {
             rc->o.allow_empty = 1;
+            continue;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, NULL, "--now", &val)) != 0) {
+            if (m < 0 || cli_parse_utc(&rc->o.now, val) != 0) {
+                cli_errorf("--now takes a UTC time such as 2026-06-01T06:00:00Z, not '%s'",
+                           m < 0 ? "" : val);
+                return -1;
+            }
             continue;
         }
         if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {

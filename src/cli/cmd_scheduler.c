@@ -66,21 +66,6 @@ static void on_stop(int sig)
     stop_requested = sig;
 }
 
-/* "2026-06-01T06:00:00Z" or "2026-06-01T06:00Z" (the Z may be left out). */
-static int parse_time(int64_t *out, const char *s)
-{
-    struct tm tm = {0};
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end) {
-        memset(&tm, 0, sizeof(tm));
-        end = strptime(s, "%Y-%m-%dT%H:%M", &tm);
-    }
-    if (!end || (*end && strcmp(end, "Z") != 0))
-        return -1;
-    *out = (int64_t)timegm(&tm);
-    return 0;
-}
-
 static int parse_interval(long *out, const char *s)
 {
     char *end = NULL;
@@ -129,7 +114,7 @@ static int parse(sched_opts *o, int argc, char **argv, const char *usage)
             if (m < 0 || cli_opt_int("-j", val, &o->jobs) < 0)
                 return -1;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--now", &val)) != 0) {
-            if (m < 0 || parse_time(&o->now, val) != 0) {
+            if (m < 0 || cli_parse_utc(&o->now, val) != 0) {
                 cli_errorf("--now takes a UTC time such as 2026-06-01T06:00:00Z, not '%s'", val);
                 return -1;
             }

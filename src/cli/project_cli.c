@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,6 +55,20 @@ int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *l
     }
     *val = argv[++*i];
     return 1;
+}
+
+int cli_parse_utc(int64_t *out, const char *s)
+{
+    struct tm tm = {0};
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end) {
+        memset(&tm, 0, sizeof(tm));
+        end = strptime(s, "%Y-%m-%dT%H:%M", &tm);
+    }
+    if (!end || (*end && strcmp(end, "Z") != 0))
+        return -1;
+    *out = (int64_t)timegm(&tm);
+    return 0;
 }
 
 int cli_opt_int(const char *opt, const char *val, long *out)

@@ -30,6 +30,9 @@ int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *l
 
 /* Parses a positive integer option value; -1 (reported) when it is not. */
 int cli_opt_int(const char *opt, const char *val, long *out);
+/* A UTC time "2026-06-01T06:00:00Z" or "2026-06-01T06:00Z" (the Z may be
+ * left out) as epoch seconds; -1 when it is not one. */
+int cli_parse_utc(int64_t *out, const char *s);
 
 /* Matches `--format table|csv|json` at argv[*i] into *fmt: 1 on a match,
  * 0 when it is another argument, -1 when the value is missing or is no

@@ -105,7 +105,11 @@ typedef struct {
     /* incremental: the covered-through mark before and after the build
      * (text; NULL before a first or full-refresh build, or for an empty
      * table), and whether it was a full refresh. */
-    char *watermark_from, *watermark_to;
+    char *watermark_from, *watermark_to; /* incremental: the range [from, to) this build read
+                                            (from NULL: from the start; to NULL: no upper
+                                            bound, a numeric or string watermark) */
+    char *covered_through;               /* … the newest watermark the table now holds (below
+                                            the frontier): where the next build starts */
     int full_refresh;
     /* on_schema_change: what the build did about SELECT columns that
      * differ from the table's ("added x; dropped y", "ignored …"), or NULL */
@@ -168,6 +172,8 @@ typedef struct {
     int force;                     /* --force: build even what is unchanged */
     const char *selectors;         /* the selector text, for the run record */
     const char *trigger;           /* what started the run: NULL (manual), "scheduler", … */
+    int64_t now;                   /* the run's time (epoch s; 0: the clock): the current
+                                      slice, an incremental model's frontier */
     const char *occurrence;        /* a scheduler run: the occurrences it serves, or NULL */
     int config_ran;                /* the caller ran config/ in the session already */
     int test_only;                 /* `tarn test`: run the selected models' data tests on their

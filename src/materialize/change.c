@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the lake: table versions and the last builds -------------------- */
 
@@ -137,12 +138,16 @@ static int load_prev(change_ctx *cc, const strlist *cols)
     col_or_null(&q, cols, "target_version");
     buf_puts(&q, ", upstream, ");
     col_or_null(&q, cols, "source_files");
-    return load_runs(cc, &q,
-                     strlist_find(cols, "run_reason") >= 0
-                         ? " AND coalesce(run_reason, '') NOT IN ('partition requested', "
-                           "'current partition', 'backfill')"
-                         : NULL,
-                     prev_row);
+    /* A model that appends to its slices compares with its last build of
+     * any slice: what it read then was appended. */
+    const char *also = strlist_find(cols, "run_reason") < 0 ? NULL
+                       : strlist_find(cols, "strategy_spec") < 0
+                           ? " AND coalesce(run_reason, '') NOT IN ('partition requested', "
+                             "'current partition', 'backfill')"
+                           : " AND (coalesce(run_reason, '') NOT IN ('partition requested', "
+                             "'current partition', 'backfill') OR coalesce(strategy_spec, '') "
+                             "LIKE 'partitioned % append')";
+    return load_runs(cc, &q, also, prev_row);
 }
 
 static void last_row(change_ctx *cc, long mi, const qrows *r, size_t i)
@@ -199,6 +204,7 @@ static int load_stale(change_ctx *cc, const unsigned char *sel)
             continue;
         const tarn_model *m = &cc->p->models[mi];
         const char *hash = qrows_get(&r, i, 2), *part = qrows_get(&r, i, 1);
+        strlist_push(&cc->built[mi], part);
         int64_t t;
         /* a slice of another grain (the table was empty when it changed) */
         if (m->annot.grain != GRAIN_DYNAMIC && partition_parse(&t, m->annot.grain, part) != 0) {
@@ -229,6 +235,7 @@ int change_load(change_ctx *cc, tarn_project *p, tarn_session *s, const char *la
     cc->prev = xcalloc(nm, sizeof(change_prev));
     cc->last = xcalloc(nm, sizeof(change_last));
     cc->stale = xcalloc(nm, sizeof(strlist));
+    cc->built = xcalloc(nm, sizeof(strlist));
     cc->vol = xcalloc(nm, sizeof(char *));
     int rc = 0;
     if (cat) {
@@ -266,6 +273,7 @@ void change_free(change_ctx *cc)
             free(cc->last[i].label);
             free(cc->last[i].model_hash);
             strlist_free(&cc->stale[i]);
+            strlist_free(&cc->built[i]);
         }
     free(cc->config_hash);
     free(cc->files_json);
@@ -273,6 +281,7 @@ void change_free(change_ctx *cc)
     free(cc->prev);
     free(cc->last);
     free(cc->stale);
+    free(cc->built);
     free(cc->vol);
     strlist_free(&cc->ver_keys);
     free(cc->ver_vals);
@@ -415,6 +424,17 @@ char *change_warning(const change_ctx *cc, size_t mi)
                      v, call ? "()" : "");
 }
 
+/* Whether the slice a run builds by default (the current one at the
+ * run's time) has been built. */
+static int current_built(const change_ctx *cc, size_t mi, const build_opts *o)
+{
+    const tarn_model *m = &cc->p->models[mi];
+    char *cur = partition_format(m->annot.grain, o->now > 0 ? o->now : (int64_t)time(NULL));
+    int built = strlist_find(&cc->built[mi], cur) >= 0;
+    free(cur);
+    return built;
+}
+
 char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
                     const unsigned char *will_run)
 {
@@ -435,8 +455,17 @@ char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
     if (needs_slice_rebuild(cc, mi) ||
         (m->annot.strategy == STRAT_INCREMENTAL && sql_changed(cc, mi)))
         return xstrdup(REASON_FULL_REBUILD);
-    if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC)
-        return xstrdup(o->partition || o->from ? "partition requested" : "current partition");
+    /* A time-partitioned model rebuilds its current slice on every run —
+     * except one that appends to its slices: appending the same input
+     * again would duplicate its rows, so it runs when its inputs change,
+     * as an append model does (or when that slice was never built). */
+    if (o->partition || o->from)
+        if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC)
+            return xstrdup("partition requested");
+    if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC && m->annot.strategy != STRAT_APPEND)
+        return xstrdup("current partition");
+    if (m->annot.grain && m->annot.grain != GRAIN_DYNAMIC && !current_built(cc, mi, o))
+        return xstrdup("current partition (not built yet)");
     if (m->annot.grain == GRAIN_DYNAMIC && o->partition)
         return xstrdup("partition requested");
     if (m->annot.strategy == STRAT_INCREMENTAL)

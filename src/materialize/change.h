@@ -65,6 +65,7 @@ typedef struct {
     change_prev *prev;       /* per model */
     change_last *last;       /* per model */
     strlist *stale;          /* per partitioned model: slices last built by other SQL */
+    strlist *built;          /* per partitioned model: every slice built (a snapshot) */
     const char **vol;        /* per model: the non-deterministic call it makes, or NULL */
     strlist ver_keys;        /* "schema.table", lower case */
     int64_t *ver_vals;       /* the version of each */

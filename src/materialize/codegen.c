@@ -128,14 +128,10 @@ char *cg_changed_keys(const char *target, const strlist *cols, const strlist *ke
     return buf_detach(&b);
 }
 
-char *cg_stage_after(const char *query, const char *col, const char *mark_sql)
+char *cg_stage_where(const char *query, const char *where)
 {
-    tarn_buf b = {0};
-    buf_printf(&b, "CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\n%s\n) WHERE ",
-               query);
-    quote_ident(&b, col);
-    buf_printf(&b, " > %s", mark_sql);
-    return buf_detach(&b);
+    return xasprintf("CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\n%s\n) WHERE %s",
+                     query, where);
 }
 
 char *cg_watermark(const char *target, const char *col)
@@ -244,21 +240,51 @@ char *cg_history_view(const char *lake, const char *schema, const char *table)
 
 char *cg_delete_keys(const char *target, const strlist *key)
 {
+    return cg_delete_keys_in(target, key, NULL);
+}
+
+char *cg_insert_keys(const char *target, const strlist *key)
+{
+    return cg_insert_keys_in(target, key, NULL);
+}
+
+char *cg_slice_rows(const char *target, const char *slice)
+{
     tarn_buf b = {0};
-    buf_printf(&b, "DELETE FROM %s AS t WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ",
-               target);
+    buf_printf(&b, "(SELECT * FROM %s WHERE ", target);
+    quote_ident(&b, CG_PARTITION_COLUMN);
+    buf_puts(&b, " = ");
+    quote_literal(&b, slice);
+    buf_puts(&b, ")");
+    return buf_detach(&b);
+}
+
+char *cg_delete_keys_in(const char *target, const strlist *key, const char *slice)
+{
+    tarn_buf b = {0};
+    buf_printf(&b, "DELETE FROM %s AS t WHERE ", target);
+    if (slice) {
+        buf_puts(&b, "t.");
+        quote_ident(&b, CG_PARTITION_COLUMN);
+        buf_puts(&b, " = ");
+        quote_literal(&b, slice);
+        buf_puts(&b, " AND ");
+    }
+    buf_puts(&b, "EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ");
     key_match(&b, "k", "t", key);
     buf_puts(&b, ")");
     return buf_detach(&b);
 }
 
-char *cg_insert_keys(const char *target, const strlist *key)
+char *cg_insert_keys_in(const char *target, const strlist *key, const char *slice)
 {
     tarn_buf b = {0};
-    buf_printf(&b,
-               "INSERT INTO %s SELECT s.* FROM " CG_STAGE
-               " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ",
-               target);
+    buf_printf(&b, "INSERT INTO %s SELECT s.*", target);
+    if (slice) {
+        buf_puts(&b, ", ");
+        quote_literal(&b, slice);
+    }
+    buf_puts(&b, " FROM " CG_STAGE " AS s WHERE EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ");
     key_match(&b, "k", "s", key);
     buf_puts(&b, ")");
     return buf_detach(&b);

@@ -66,6 +66,12 @@ char *cg_duplicate_keys(const strlist *key, int limit);
 char *cg_changed_keys(const char *target, const strlist *cols, const strlist *key);
 char *cg_delete_keys(const char *target, const strlist *key);
 char *cg_insert_keys(const char *target, const strlist *key);
+/* The same inside one slice of a partitioned table: the rows of `slice`
+ * (a subquery, for cg_changed_keys' target), the delete limited to them,
+ * the insert giving the staged rows that slice's identity. */
+char *cg_slice_rows(const char *target, const char *slice);
+char *cg_delete_keys_in(const char *target, const strlist *key, const char *slice);
+char *cg_insert_keys_in(const char *target, const strlist *key, const char *slice);
 
 /* The expression that gives a row's slice identity for grain `g` from its
  * column `col` (strftime for time grains, CAST AS VARCHAR for dynamic). */
@@ -82,9 +88,9 @@ char *cg_partition_macro(part_grain g);
 #define CG_IS_CURRENT "is_current"
 #define CG_CURRENT_SUFFIX "_current"
 
-/* CREATE [OR REPLACE] TEMP TABLE stage AS SELECT * FROM (<query>) WHERE
- * col > <mark_sql>. */
-char *cg_stage_after(const char *query, const char *col, const char *mark_sql);
+/* CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM (<query>) WHERE
+ * <where> (an incremental build's range). */
+char *cg_stage_where(const char *query, const char *where);
 /* The table's watermark: max(col) as text, and its type. */
 char *cg_watermark(const char *target, const char *col);
 

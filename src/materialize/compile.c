@@ -11,7 +11,7 @@
 #include "materialize/build.h"
 #include "materialize/codegen.h"
 #include "materialize/datatest.h"
-#include "materialize/run_int.h"
+#include "materialize/model_int.h"
 
 #include "project/annot.h"
 #include "project/query.h"
@@ -155,69 +155,48 @@ static int compile_history(compile_state *k, const char *q)
     return rc;
 }
 
-/* An incremental model's mark (max(col) in the table) as the typed
- * literal {watermark} becomes; NULL without one. */
-static int read_mark(compile_state *k, char **mark_sql)
-{
-    *mark_sql = NULL;
-    if (!k->exists || k->c->o->full_refresh)
-        return 0;
-    char *q = cg_watermark(k->target, k->m->annot.watermark);
-    qrows r;
-    int rc = query_rows(&r, k->c->s, q);
-    free(q);
-    if (rc)
-        return rc;
-    const char *v = r.nrows ? qrows_get(&r, 0, 0) : NULL,
-               *type = r.nrows ? qrows_get(&r, 0, 1) : NULL;
-    if (v && type) {
-        tarn_buf lit = {0};
-        buf_puts(&lit, "CAST(");
-        quote_literal(&lit, v);
-        buf_printf(&lit, " AS %s)", type);
-        *mark_sql = buf_detach(&lit);
-    }
-    qrows_free(&r);
-    return 0;
-}
-
+/* An incremental model: the range it would read (incremental.c says which,
+ * from the run record and the table), staged, then replaced or merged. */
 static int compile_incremental(compile_state *k)
 {
     const model_annot *a = &k->m->annot;
-    char *mark = NULL;
-    int rc = read_mark(k, &mark);
+    model_result r = {0};
+    build_state b = {.c = k->c, .mi = k->mi, .m = k->m, .r = &r, .target = k->target};
+    int rebuild = !k->exists || k->c->o->full_refresh;
+    char *filter = NULL, *mark = NULL, *note = NULL;
+    int rc = inc_describe(&b, rebuild, &filter, &mark, &note);
     if (rc)
         return rc;
     k->c->watermark_sql = mark;
-    buf_printf(k->out, "-- the watermark: max(%s) in the table, now %s\n\n", a->watermark,
-               mark ? mark : "none (a first or full build takes every row)");
+    buf_printf(k->out, "-- %s; {watermark} is %s\n\n", note, mark ? mark : "NULL");
     rc = setup(k, NULL, 1);
-    const model_stmt *st = &k->m->body.items[k->m->body.n - 1];
     char *q = rc ? NULL : pinned(k, k->m->body.n - 1, NULL);
     strlist cols = {0};
     if (q && k->exists && a->key.n)
         rc = query_columns(k, q, &cols);
     if (q && !rc) {
-        int filter = mark && st->nwm == 0;
-        emit(k,
-             filter ? "the new rows, staged (tarn filters by the mark: the SQL does not use "
-                      "{watermark})"
-                    : "the new rows, staged",
-             filter ? cg_stage_after(q, a->watermark, mark) : cg_stage(q));
+        emit(k, "the range's rows, staged", filter ? cg_stage_where(q, filter) : cg_stage(q));
         if (a->key.n)
             emit(k, "the build fails if a key appears twice (nothing written)",
                  cg_duplicate_keys(&a->key, 5));
-        if (!k->exists || !mark)
+        if (rebuild)
             emit(k, "a first or full build: the table from the stage",
                  cg_replace(k->target, "SELECT * FROM " CG_STAGE));
         else if (a->key.n)
             merge_steps(k, &cols);
-        else
-            emit(k, "the new rows appended", cg_insert_from_stage(k->target, NULL));
+        else {
+            if (filter)
+                emit(k, "the range replaced: its rows deleted (unless they are the staged ones)",
+                     xasprintf("DELETE FROM %s WHERE %s", k->target, filter));
+            emit(k, "… and the staged rows inserted", cg_insert_from_stage(k->target, NULL));
+        }
     }
     k->c->watermark_sql = NULL;
     free(q);
     free(mark);
+    free(filter);
+    free(note);
+    build_result_free(&r);
     strlist_free(&cols);
     return rc;
 }

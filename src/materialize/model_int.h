@@ -77,8 +77,12 @@ int build_manual(build_state *b);
 
 /* history.c: SCD type 2 (see codegen.h). */
 int build_history(build_state *b);
-/* incremental.c: the new slice, appended or merged by key. */
+/* incremental.c: the range [from, frontier), replaced or merged by key. */
 int build_incremental(build_state *b);
+/* … what a build would read, for tarn compile and tarn plan: the filter on
+ * the watermark column (NULL: every row), what {watermark} becomes (NULL:
+ * SQL NULL) and a sentence saying which range and why (callers free). */
+int inc_describe(build_state *b, int rebuild, char **filter, char **mark_sql, char **note);
 /* partition.c: the slices of a partitioned model (--partition, or all). */
 int build_partitioned(build_state *b);
 

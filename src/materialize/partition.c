@@ -2,7 +2,8 @@
  * partition.c — the partitioned strategy: a table laid out by DuckLake by
  * the model's _tarn_partition column, built one slice at a time. A slice
  * build replaces only its own slice's rows (a DELETE of the slice and an
- * INSERT of the slice's SELECT, in the build's one transaction); a run
+ * INSERT of the slice's SELECT, in the build's one transaction), or with
+ * key= merges by key inside the slice, or with append adds to it; a run
  * without --partition builds every slice the query yields (dynamic). Sets
  * the table's PARTITIONED BY on its first build. Part of model_build.c's
  * build (model_int.h).
@@ -115,6 +116,45 @@ static int partitioned_target(build_state *b, strlist *cols)
     return rc;
 }
 
+/* How this build writes a slice: replaced (a partitioned replace), merged
+ * by key= inside it, or appended to it. A slice rebuilt because other SQL
+ * built it, or with --full-refresh, is replaced whatever the strategy: its
+ * rows are the new query's, none left from before, none twice. */
+static model_strategy slice_mode(build_state *b)
+{
+    model_strategy k = b->m->annot.strategy;
+    const char *why = b->r->run_reason;
+    if ((k != STRAT_MERGE && k != STRAT_APPEND) || b->c->o->full_refresh ||
+        (why && strcmp(why, REASON_FULL_REBUILD) == 0))
+        return STRAT_REPLACE;
+    return k;
+}
+
+/* key= inside slice `part`: its rows whose key the stage holds with other
+ * values are replaced by the staged ones, new keys inserted; the slice's
+ * other rows, and every other slice, are left alone. */
+static int merge_slice(build_state *b, const char *part, int64_t *rows, const strlist *cols)
+{
+    const strlist *key = &b->m->annot.key;
+    char *in = cg_slice_rows(b->target, part);
+    char *sql = cg_changed_keys(in, cols, key);
+    free(in);
+    int rc = mb_run(b, sql, NULL, 1);
+    free(sql);
+    int64_t del = 0;
+    sql = rc ? NULL : cg_delete_keys_in(b->target, key, part);
+    if (sql)
+        rc = mb_run(b, sql, &del, 1);
+    free(sql);
+    if (del > 0)
+        b->r->rows_deleted += del;
+    sql = rc ? NULL : cg_insert_keys_in(b->target, key, part);
+    if (sql)
+        rc = mb_run(b, sql, rows, 1);
+    free(sql);
+    return rc;
+}
+
 static int build_partition_slice(build_state *b, const char *part, int64_t *rows, strlist *cols)
 {
     const model_annot *a = &b->m->annot;
@@ -153,12 +193,20 @@ static int build_partition_slice(build_state *b, const char *part, int64_t *rows
     qrows_free(&q);
     if (rc)
         return rc;
+    model_strategy mode = slice_mode(b);
+    if (mode == STRAT_MERGE)
+        rc = mb_check_keys(b, cols);
+    if (!rc)
+        rc = partitioned_target(b, cols);
+    if (rc)
+        return rc;
+    if (mode == STRAT_MERGE)
+        return merge_slice(b, part, rows, cols);
     tarn_buf lit = {0};
     quote_literal(&lit, part);
-    rc = partitioned_target(b, cols);
     strlist one = {0};
     strlist_push(&one, part);
-    if (!rc) {
+    if (mode == STRAT_REPLACE) {
         int64_t del = 0;
         sql = cg_delete_partitions(b->target, &one);
         rc = mb_run(b, sql, &del, 1);

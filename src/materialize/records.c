@@ -238,6 +238,8 @@ char *build_details_json(const tarn_model *m, const model_result *r)
         json_object_set_new(o, "watermark_column", json_string(a->watermark));
         json_object_set_new(o, "watermark_from", json_text_or_null(r->watermark_from));
         json_object_set_new(o, "watermark_to", json_text_or_null(r->watermark_to));
+        json_object_set_new(o, "covered_through", json_text_or_null(r->covered_through));
+        json_object_set_new(o, "lookback", json_text_or_null(a->inc_lookback));
         json_object_set_new(o, "full_refresh", json_boolean(r->full_refresh));
     }
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

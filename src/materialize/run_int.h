@@ -55,6 +55,8 @@ int run_has_table(const run_ctx *c, const char *schema, const char *table);
 int run_ctx_open(run_ctx *c, build_summary *sum, tarn_project *p, tarn_session *s,
                  const build_opts *o);
 void run_ctx_close(run_ctx *c);
+/* The run's time, epoch seconds: build_opts.now, else when it started. */
+int64_t run_now(const run_ctx *c);
 const source_entry *run_source(const run_ctx *c, const table_ref *r);
 
 /* Builds model `mi` into r (status, figures, error). Returns 0 whether it

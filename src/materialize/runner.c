@@ -839,6 +839,11 @@ static void ctx_free(run_ctx *c)
     free(c->from_start);
 }
 
+int64_t run_now(const run_ctx *c)
+{
+    return c->o->now > 0 ? c->o->now : (int64_t)c->sum->started_at;
+}
+
 /* What a run reads before it writes anything: config/, the lake's
  * snapshot and tables, each model's slices and sources. */
 static int prepare_reads(run_ctx *c, const unsigned char *sel)
@@ -856,7 +861,7 @@ static int prepare_reads(run_ctx *c, const unsigned char *sel)
         rc = load_lake_tables(c);
     if (rc)
         return rc;
-    int64_t now = (int64_t)clock_epoch_s();
+    int64_t now = run_now(c);
     for (size_t k = 0; k < sum->nrun; k++) {
         size_t mi = sum->run_order[k];
         rc = build_partitions(&c->partitions[mi], &p->models[mi], c->o, now);
@@ -1017,6 +1022,7 @@ void build_result_free(model_result *r)
     free(r->schema_change);
     free(r->watermark_from);
     free(r->watermark_to);
+    free(r->covered_through);
     free(r->run_reason);
     free(r->warning);
     memset(r, 0, sizeof(*r));

@@ -22,7 +22,8 @@ void spec_split(spec_parts *out, const char *spec)
     /* "daily column=ts" → "daily by ts" */
     const char *c = strstr(rest, " column=");
     if (strcmp(out->kind, "partitioned") == 0 && c)
-        snprintf(out->part, sizeof(out->part), "%.*s by %s", (int)(c - rest), rest, c + 8);
+        snprintf(out->part, sizeof(out->part), "%.*s by %.*s", (int)(c - rest), rest,
+                 (int)strcspn(c + 8, " "), c + 8);
 }
 
 int spec_is(const spec_parts *s, const char *kind)
@@ -51,8 +52,10 @@ spec_change spec_classify(const char *prev, const char *now)
         return SPEC_OK;
     if (spec_is(&n, "replace"))
         return SPEC_REPLACE;
+    /* the same slices, written another way inside each (replaced, merged
+     * by key, appended): every slice keeps its rows */
     if (spec_is(&p, "partitioned") && spec_is(&n, "partitioned"))
-        return SPEC_GRAIN;
+        return strcmp(p.part, n.part) == 0 ? SPEC_OK : SPEC_GRAIN;
     if (strcmp(p.kind, n.kind) == 0)
         return SPEC_KEY;
     if (spec_is(&p, "history"))

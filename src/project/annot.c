@@ -34,8 +34,8 @@ static const char *const keywords[] = {"materialize", "partitioned", "data_test"
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char *const materialize_words[] = {
-    "manual", "append",   "history",    "incremental",       "key=",
-    "track=", "deletes=", "watermark=", "on_schema_change=", "allow_empty", "writes="};
+    "manual",   "append",     "history",           "incremental", "key=",    "track=",
+    "deletes=", "watermark=", "on_schema_change=", "allow_empty", "writes=", "lookback="};
 #define NMATERIALIZE_WORDS (sizeof(materialize_words) / sizeof(materialize_words[0]))
 
 static const char *const test_kinds[] = {"unique", "not_null", "accepted_values", "relationships"};
@@ -226,14 +226,45 @@ static void unknown_materialize_word(parser *p, const char *tok)
     if (eq)
         *eq = 0;
     const char *near = closest(name, materialize_words, NMATERIALIZE_WORDS);
-    char *fix =
-        near ? xasprintf("did you mean '%s'?", near)
-             : xstrdup("options are: schema.table, key=a,b, append, history, track=a,b, "
-                       "deletes=close, incremental, watermark=col, on_schema_change=fail|warn|"
-                       "sync|ignore, manual");
+    char *fix = near ? xasprintf("did you mean '%s'?", near)
+                     : xstrdup("options are: schema.table, key=a,b, append, history, track=a,b, "
+                               "deletes=close, incremental, watermark=col, lookback=2h, "
+                               "on_schema_change=fail|warn|"
+                               "sync|ignore, manual");
     ERR(p, fix, "unknown materialize option '%s'", tok);
     free(fix);
     free(name);
+}
+
+/* lookback= of an incremental model: how far before the covered-through
+ * mark a build re-reads, as a duration (90s, 30m, 2h, 7d) for a date or
+ * timestamp watermark, or a plain number for a numeric one (the build
+ * checks it against the column's type). */
+static void incremental_lookback(parser *p, const char *val)
+{
+    model_annot *a = p->a;
+    char *end = NULL;
+    long long n = isdigit((unsigned char)*val) ? strtoll(val, &end, 10) : -1;
+    static const struct {
+        char unit;
+        long long s;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+    long long mult = -1;
+    if (n >= 0 && *end && !end[1])
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (*end == units[i].unit)
+                mult = units[i].s;
+    if (a->inc_lookback)
+        ERR(p, "give lookback= once", "lookback= is given twice");
+    else if (n < 0 || n > 100000000 || (*end && mult < 0))
+        ERR(p,
+            "write lookback=2h (s, m, h or d) for a date or timestamp watermark, or "
+            "lookback=100 for a numeric one",
+            "'%s' is not a lookback for lookback=", val);
+    else {
+        a->inc_lookback = xstrdup(val);
+        a->inc_lookback_s = *end ? n * mult : -1;
+    }
 }
 
 static void materialize_option(parser *p, const char *tok)
@@ -267,6 +298,8 @@ static void materialize_option(parser *p, const char *tok)
                 "'%s' is not a column name for watermark=", val);
         else
             a->watermark = xstrdup(val);
+    } else if (strcmp(name, "lookback") == 0) {
+        incremental_lookback(p, val);
     } else if (strcmp(name, "writes") == 0) {
         if (a->writes.n)
             ERR(p, "list every table in one writes=a.b,c.d", "writes= is given twice");
@@ -356,7 +389,7 @@ static void parse_materialize(parser *p, const char *rest)
             materialize_flag(p, &p->f_allow_empty, tok);
         else if (strcmp(tok, "key") == 0 || strcmp(tok, "track") == 0 ||
                  strcmp(tok, "deletes") == 0 || strcmp(tok, "watermark") == 0 ||
-                 strcmp(tok, "on_schema_change") == 0) {
+                 strcmp(tok, "on_schema_change") == 0 || strcmp(tok, "lookback") == 0) {
             char *fix = xasprintf("write %s=<value> with no spaces around '='", tok);
             ERR(p, fix, "'%s' needs a value", tok);
             free(fix);
@@ -413,6 +446,11 @@ static void parse_materialize(parser *p, const char *rest)
             "'incremental' needs watermark=");
     if (a->watermark && !p->f_incremental)
         ERR(p, "add 'incremental', or drop watermark=", "watermark= only applies to 'incremental'");
+    if (a->inc_lookback && !p->f_incremental)
+        ERR(p,
+            "add 'incremental watermark=col', or drop lookback= (a partitioned model takes "
+            "lookback=N on its '-- partitioned' line)",
+            "lookback= on the materialize line only applies to 'incremental'");
     if (p->f_incremental && (p->f_append || p->f_history))
         ERR(p, "incremental appends (or merges with key=) by itself; drop append/history",
             "'incremental' conflicts with '%s'", p->f_append ? "append" : "history");
@@ -903,19 +941,23 @@ int annot_parse(model_annot *out, diag_list *d, const char *path, const char *te
     /* Conflicts across lines. */
     if (out->partitioned_line && p.errors == 0) {
         p.line = out->partitioned_line;
-        /* A partitioned model replaces whole slices; merging or appending
-         * inside a slice is not offered (yet). */
+        /* A partitioned model replaces its slices, or merges by key= or
+         * appends inside each (Windmill's grammar); history and
+         * incremental keep a table-wide record of their own. */
         const char *what = out->strategy == STRAT_MANUAL        ? "manual"
                            : out->strategy == STRAT_HISTORY     ? "history"
                            : out->strategy == STRAT_INCREMENTAL ? "incremental"
-                           : out->strategy == STRAT_MERGE       ? "key="
-                           : out->strategy == STRAT_APPEND      ? "append"
                                                                 : NULL;
         if (what) {
             char *fix = xasprintf("drop '-- partitioned', or drop '%s' from line %d", what,
                                   out->materialize_line);
             ERR(&p, fix, "'-- partitioned' cannot be combined with '%s'", what);
             free(fix);
+        } else if (out->strategy == STRAT_APPEND && out->lookback > 0) {
+            ERR(&p,
+                "drop lookback=, or merge late rows by key (key=… in place of append): each run "
+                "would append the earlier slices' rows again",
+                "lookback=%d cannot be combined with 'append'", out->lookback);
         }
     }
     if (out->strategy == STRAT_MANUAL && out->ntests && p.errors == 0) {
@@ -934,6 +976,7 @@ void annot_free(model_annot *a)
     strlist_free(&a->track);
     strlist_free(&a->writes);
     free(a->watermark);
+    free(a->inc_lookback);
     free(a->on_schema_change);
     free(a->partition_column);
     free(a->partition_start);
@@ -962,6 +1005,13 @@ char *annot_strategy_spec(const model_annot *a)
     tarn_buf b = {0};
     if (a->grain) {
         buf_printf(&b, "partitioned %s column=%s", grain_name(a->grain), a->partition_column);
+        /* inside each slice: merged by key, or appended to */
+        if (a->strategy == STRAT_MERGE) {
+            char *k = strlist_join(&a->key, ",");
+            buf_printf(&b, " key=%s", k);
+            free(k);
+        } else if (a->strategy == STRAT_APPEND)
+            buf_puts(&b, " append");
     } else {
         buf_puts(&b, strategy_name(a->strategy));
         if (a->key.n) {

@@ -3,7 +3,8 @@
  * §4), parsed strictly.
  *
  *   -- materialize [schema.table] [key=a,b] [append] [history [track=c,d] [deletes=close]]
- *   --             [incremental watermark=col] [on_schema_change=fail|warn|sync|ignore]
+ *   --             [incremental watermark=col [lookback=2h]]
+ * [on_schema_change=fail|warn|sync|ignore]
  *   --             [allow_empty]
  *   -- materialize manual [schema.table] [writes=a.b,c.d]
  *   -- partitioned hourly|daily|weekly|monthly column=ts [start=2024-01-01] [lookback=N]
@@ -27,6 +28,8 @@
 #include "project/diag.h"
 #include "project/partition.h"
 #include "util/strlist.h"
+
+#include <stdint.h>
 
 typedef enum {
     STRAT_REPLACE = 0,
@@ -71,6 +74,9 @@ typedef struct {
     strlist writes; /* manual: the other tables it writes (schema.table, lower case) */
     int deletes_close;
     char *watermark;
+    char *inc_lookback;     /* incremental lookback=: "2h", "30m", "7d", "90s" or a number
+                               ("100", for a numeric watermark), as written; or NULL */
+    int64_t inc_lookback_s; /* … in seconds when it has a unit, else -1 */
     char *on_schema_change; /* fail | warn | sync | ignore, or NULL */
     int allow_empty;        /* merge/history: an empty SELECT may meet a table with rows */
     /* -- partitioned */

@@ -398,11 +398,35 @@ static int check_output_columns(const tarn_model *m, diag_list *d)
     return (int)(d->n - before);
 }
 
-/* {watermark} means something only in an incremental model. */
+/* Whether {watermark} at offset `off` of `text` follows a bare `>`: the
+ * build re-reads [watermark, frontier) and replaces that range, so a
+ * model that keeps only `> {watermark}` would drop the rows at the mark. */
+static int after_greater(const char *text, size_t off)
+{
+    while (off > 0 && isspace((unsigned char)text[off - 1]))
+        off--;
+    return off > 0 && text[off - 1] == '>' && (off < 2 || !strchr("<-", text[off - 2]));
+}
+
+/* {watermark} means something only in an incremental model, and there
+ * it is the range's included lower bound. */
 static int check_watermark_placeholder(const tarn_model *m, diag_list *d)
 {
-    if (m->annot.strategy == STRAT_INCREMENTAL)
+    if (m->annot.strategy == STRAT_INCREMENTAL) {
+        for (size_t i = 0; i < m->body.n; i++) {
+            const model_stmt *st = &m->body.items[i];
+            for (size_t k = 0; k < st->nwm; k++) {
+                if (!after_greater(st->text, st->wm_offs[k]))
+                    continue;
+                diag_add(d, m->path, body_line_of(st, st->wm_offs[k]),
+                         "write >= {watermark}: each build re-reads and replaces the range from "
+                         "the mark (included) to the run's start",
+                         "'> {watermark}' would leave out the rows at the mark");
+                return 1;
+            }
+        }
         return 0;
+    }
     for (size_t i = 0; i < m->body.n; i++) {
         const model_stmt *st = &m->body.items[i];
         if (st->nwm == 0)
@@ -414,6 +438,25 @@ static int check_watermark_placeholder(const tarn_model *m, diag_list *d)
         return 1;
     }
     return 0;
+}
+
+/* key= or append inside a dynamic model's slices works one slice at a
+ * time ({partition}, tarn run M --partition V): a query that yields every
+ * value would merge or append across slices it did not ask for. */
+static int check_dynamic_slice_write(const tarn_model *m, diag_list *d)
+{
+    const model_annot *a = &m->annot;
+    if (a->grain != GRAIN_DYNAMIC || (a->strategy != STRAT_MERGE && a->strategy != STRAT_APPEND))
+        return 0;
+    for (size_t i = 0; i < m->body.n; i++)
+        if (m->body.items[i].npart)
+            return 0;
+    diag_add(d, m->path, a->partitioned_line,
+             "filter the query with WHERE <column> = {partition} and build a slice with tarn run "
+             "MODEL --partition VALUE, or drop key=/append to replace every slice the query yields",
+             "%s inside a dynamic model's slices needs {partition} in its SQL",
+             a->strategy == STRAT_MERGE ? "key=" : "append");
+    return 1;
 }
 
 /* A history model's view <table>_current may not be another model's
@@ -458,6 +501,7 @@ static void load_model(tarn_project *p, diag_list *d, tarn_session *s, const cha
     if (!unread)
         errs += body_parse(&m->body, d, path, m->text, m->annot.strategy == STRAT_MANUAL);
     errs += check_watermark_placeholder(m, d);
+    errs += check_dynamic_slice_write(m, d);
     for (size_t i = 0; i < m->annot.ntests; i++) {
         const data_test *t = &m->annot.tests[i];
         if (t->kind != DT_CUSTOM)

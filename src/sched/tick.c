@@ -304,6 +304,7 @@ int sched_tick(sched_report *out, tarn_project *p, tarn_session *s, int64_t now,
     build_opts o = *base;
     o.selected = sel;
     o.trigger = "scheduler";
+    o.now = now; /* the tick's time: the slices and frontiers it builds */
     o.occurrence = out->occurrences;
     o.selectors = out->occurrences;
     o.config_ran = 1;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test_build_incremental.sh — the incremental strategy (`-- materialize incremental watermark=col
 # [key=…]`) end to end on tests/fixtures/projects/feed, whose CSV source is rewritten between
-# runs: facts.events_log (no {watermark}: tarn keeps the rows past the mark and appends them) and
-# facts.events_latest (filters with {watermark} itself, looking back to the mark, and merges by
+# runs: facts.events_log (no {watermark}: tarn keeps the rows of the range [mark, frontier) and
+# replaces that range) and facts.events_latest (filters with {watermark} itself and merges by
 # key=id). Shown: exact contents after each run, a re-run with nothing new making no snapshot,
-# only new rows appended, late changes merged by key, the watermark before/after in the extra info,
+# only the range rewritten, late changes merged by key, the range and the mark after in the extra
+# info (the frontier: the run's start),
 # the run record and --json, a failed build leaving the lake and the watermark as they were,
 # --full-refresh rebuilding from scratch, time travel to older states, and load/run errors.
 . "$(dirname "$0")/lib.sh"
@@ -35,11 +36,14 @@ check_eq "run 1: events_log" "1,2024-05-01 10:00:00,open,10
 2,2024-05-01 11:00:00,open,20
 3,2024-05-01 12:00:00,close,30" "$(rows "$d" events_log)"
 check_eq "run 1: events_latest" "$(rows "$d" events_log)" "$(rows "$d" events_latest)"
+check_eq "run 1: the range read ends at the run's start (the frontier)" \
+    "$(lakeq "$d" "SELECT strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') FROM $META.tarn_run WHERE run_id = 1")" \
+    "$(last_extra "$d" facts.events_log "j->>'watermark_to'")"
 check_eq "run 1 extra info: no mark before, the max after" "incremental,ts,,2024-05-01 12:00:00,false,3" \
-    "$(last_extra "$d" facts.events_log "j->>'strategy', j->>'watermark_column', j->>'watermark_from', j->>'watermark_to', j->>'full_refresh', j->>'rows_written'")"
+    "$(last_extra "$d" facts.events_log "j->>'strategy', j->>'watermark_column', j->>'watermark_from', j->>'covered_through', j->>'full_refresh', j->>'rows_written'")"
 check_eq "the run record has the marks" "facts.events_latest,,2024-05-01 12:00:00
 facts.events_log,,2024-05-01 12:00:00" \
-    "$(lakeq "$d" "SELECT model, details::JSON->>'watermark_from', details::JSON->>'watermark_to' FROM $META.tarn_model_run WHERE run_id = 1 ORDER BY model")"
+    "$(lakeq "$d" "SELECT model, details::JSON->>'watermark_from', details::JSON->>'covered_through' FROM $META.tarn_model_run WHERE run_id = 1 ORDER BY model")"
 v1=$(last_snapshot "$d")
 
 # ---- run 2: nothing new ---------------------------------------------------------------------
@@ -50,7 +54,7 @@ check_eq "run 2: the tables are unchanged" "$dump" "$(lake_dump "$d")"
 check_eq "run 2: no snapshot is made" "$snaps" "$(snapshots "$d")"
 check_eq "run 2: recorded as no change, the mark kept" "facts.events_latest,0,no change: no snapshot written,2024-05-01 12:00:00,2024-05-01 12:00:00
 facts.events_log,0,no change: no snapshot written,2024-05-01 12:00:00,2024-05-01 12:00:00" \
-    "$(lakeq "$d" "SELECT model, rows_written, note, details::JSON->>'watermark_from', details::JSON->>'watermark_to' FROM $META.tarn_model_run WHERE run_id = 2 ORDER BY model")"
+    "$(lakeq "$d" "SELECT model, rows_written, note, details::JSON->>'watermark_from', details::JSON->>'covered_through' FROM $META.tarn_model_run WHERE run_id = 2 ORDER BY model")"
 
 # ---- run 3: new rows, a late correction at the mark, an old row changed ---------------------
 cat >"$d/data/events.csv" <<'CSV'
@@ -62,9 +66,9 @@ id,ts,kind,amount
 5,2024-05-01 14:00:00,open,50
 CSV
 run_ok "run 3" "$d" run
-check_eq "run 3: events_log appended only the rows past the mark" "1,2024-05-01 10:00:00,open,10
+check_eq "run 3: events_log replaced the range from the mark: new rows and the row at the mark" "1,2024-05-01 10:00:00,open,10
 2,2024-05-01 11:00:00,open,20
-3,2024-05-01 12:00:00,close,30
+3,2024-05-01 12:00:00,close,33
 4,2024-05-01 13:00:00,open,40
 5,2024-05-01 14:00:00,open,50" "$(rows "$d" events_log)"
 check_eq "run 3: events_latest merged the slice from the mark on by key" "1,2024-05-01 10:00:00,open,10
@@ -72,13 +76,15 @@ check_eq "run 3: events_latest merged the slice from the mark on by key" "1,2024
 3,2024-05-01 12:00:00,close,33
 4,2024-05-01 13:00:00,open,40
 5,2024-05-01 14:00:00,open,50" "$(rows "$d" events_latest)"
-check_eq "run 3 extra info (append)" "2024-05-01 12:00:00,2024-05-01 14:00:00,2,0" \
-    "$(last_extra "$d" facts.events_log "j->>'watermark_from', j->>'watermark_to', j->>'rows_written', j->>'rows_deleted'")"
+check_eq "run 3 extra info (the range replaced)" "2024-05-01 12:00:00,2024-05-01 14:00:00,3,1" \
+    "$(last_extra "$d" facts.events_log "j->>'watermark_from', j->>'covered_through', j->>'rows_written', j->>'rows_deleted'")"
 check_eq "run 3 extra info (merge by key)" "2024-05-01 12:00:00,2024-05-01 14:00:00,3,1,\"[\"\"id\"\"]\"" \
-    "$(last_extra "$d" facts.events_latest "j->>'watermark_from', j->>'watermark_to', j->>'rows_written', j->>'rows_deleted', j->>'key'")"
+    "$(last_extra "$d" facts.events_latest "j->>'watermark_from', j->>'covered_through', j->>'rows_written', j->>'rows_deleted', j->>'key'")"
 s3=$(lakeq "$d" "SELECT snapshot_id FROM ducklake_snapshots('lake') WHERE commit_extra_info::JSON->>'model' = 'facts.events_log' ORDER BY snapshot_id DESC LIMIT 1")
-check_eq "the change feed: two inserts, nothing rewritten" "4,insert
-5,insert" "$(lakeq "$d" "SELECT id, change_type FROM ducklake_table_changes('lake', 'facts', 'events_log', $s3, $s3) ORDER BY id")"
+check_eq "the change feed: the row at the mark rewritten, two inserts, nothing else" "3,delete
+3,insert
+4,insert
+5,insert" "$(lakeq "$d" "SELECT id, change_type FROM ducklake_table_changes('lake', 'facts', 'events_log', $s3, $s3) ORDER BY id, change_type")"
 v3=$(last_snapshot "$d")
 
 # ---- run 4: a build that fails leaves the lake and the mark as they were ---------------------
@@ -106,13 +112,13 @@ sed -i 's/,bogus,60$/,open,60/' "$d/data/events.csv"
 run_ok "run 5" "$d" run facts.events_log
 check_eq "run 5: the row is appended once" "6,2024-05-01 15:00:00,open,60" \
     "$(lakeq "$d" "SELECT id, ts, kind, amount FROM lake.facts.events_log WHERE id >= 5 AND id <> 5")"
-check_eq "run 5 extra info" "2024-05-01 14:00:00,2024-05-01 15:00:00,1" \
-    "$(last_extra "$d" facts.events_log "j->>'watermark_from', j->>'watermark_to', j->>'rows_written'")"
+check_eq "run 5 extra info" "2024-05-01 14:00:00,2024-05-01 15:00:00,2" \
+    "$(last_extra "$d" facts.events_log "j->>'watermark_from', j->>'covered_through', j->>'rows_written'")"
 
 # ---- time travel ----------------------------------------------------------------------------
 check_eq "AT (VERSION => run 1's snapshot)" "3" \
     "$(lakeq "$d" "SELECT count(*) FROM lake.facts.events_log AT (VERSION => $v1)")"
-check_eq "AT (VERSION => run 3's snapshot)" "5,30" \
+check_eq "AT (VERSION => run 3's snapshot)" "5,33" \
     "$(lakeq "$d" "SELECT count(*), max(amount) FILTER (WHERE id = 3) FROM lake.facts.events_log AT (VERSION => $v3)")"
 
 # ---- --full-refresh rebuilds from the source --------------------------------------------------
@@ -124,10 +130,10 @@ check_eq "the table is the source's rows again (old changes included)" "1,2024-0
 5,2024-05-01 14:00:00,open,50
 6,2024-05-01 15:00:00,open,60" "$(rows "$d" events_log)"
 check_eq "full refresh extra info: no mark before" "true,,2024-05-01 15:00:00,6" \
-    "$(last_extra "$d" facts.events_log "j->>'full_refresh', j->>'watermark_from', j->>'watermark_to', j->>'rows_written'")"
+    "$(last_extra "$d" facts.events_log "j->>'full_refresh', j->>'watermark_from', j->>'covered_through', j->>'rows_written'")"
 check_eq "the --json event has the marks" "true,None,2024-05-01 15:00:00" \
-    "$(grep model_finish <<<"$OUT" | python3 -c 'import json,sys; e=json.loads(sys.stdin.read()); print("%s,%s,%s" % (str(e["full_refresh"]).lower(), e["watermark_from"], e["watermark_to"]))')"
-check_eq "the state before the refresh is still there" "6,30" \
+    "$(grep model_finish <<<"$OUT" | python3 -c 'import json,sys; e=json.loads(sys.stdin.read()); print("%s,%s,%s" % (str(e["full_refresh"]).lower(), e["watermark_from"], e["covered_through"]))')"
+check_eq "the state before the refresh is still there" "6,33" \
     "$(lakeq "$d" "SELECT count(*), max(amount) FILTER (WHERE id = 3) FROM lake.facts.events_log AT (VERSION => $((v3 + 1)))")"
 snaps=$(snapshots "$d")
 run_ok "a run after the refresh" "$d" run facts.events_log
@@ -164,7 +170,7 @@ d2=$(project feed)
 cat >"$d2/models/facts/events_setup.sql" <<'SQL'
 -- materialize incremental watermark=ts
 CREATE TEMP TABLE since AS SELECT CAST({watermark} AS TIMESTAMP) AS mark;
-SELECT id, ts, kind, amount FROM raw.events, since WHERE mark IS NULL OR ts > mark
+SELECT id, ts, kind, amount FROM raw.events, since WHERE mark IS NULL OR ts >= mark
 SQL
 run_ok "a fresh lake" "$d2" run
 snaps=$(snapshots "$d2")
@@ -173,8 +179,8 @@ sed -i '$d' "$d2/data/events.csv"
 run_ok "a second run" "$d2" run
 check_eq "one snapshot per model build" "$((snaps + 3))" "$(snapshots "$d2")"
 check_eq "{watermark} in a setup statement" "$(rows "$d2" events_log)" "$(rows "$d2" events_setup)"
-check_eq "it took the new rows only" "2024-05-01 12:00:00,2024-05-01 16:00:00,4" \
-    "$(last_extra "$d2" facts.events_setup "j->>'watermark_from', j->>'watermark_to', j->>'rows_written'")"
+check_eq "it read the range from the mark: the row at the mark and the new rows" "2024-05-01 12:00:00,2024-05-01 16:00:00,5" \
+    "$(last_extra "$d2" facts.events_setup "j->>'watermark_from', j->>'covered_through', j->>'rows_written'")"
 check_eq "every build's extra info parses as JSON" "0" \
     "$(lakeq "$d2" "SELECT count(*) FROM ducklake_snapshots('lake') WHERE snapshot_id > 0 AND (commit_extra_info IS NULL OR NOT json_valid(commit_extra_info))")"
 check_eq "and names its build" "6" \

@@ -79,4 +79,6 @@ run_ok "the feed project builds" "$f" run
 run_ok "compile an incremental model" "$f" compile facts.events_log
 mark=$(lakeq "$f" "SELECT max(ts) FROM lake.facts.events_log")
 contains "… {watermark} as the table's mark" "CAST('$mark' AS TIMESTAMP)" "$OUT"
+contains "… the range it reads, up to the frontier" "WHERE \"ts\" >= CAST('$mark' AS TIMESTAMP) AND \"ts\" < CAST(" "$OUT"
+contains "… replaced in the table" "DELETE FROM \"lake\".\"facts\".\"events_log\" WHERE \"ts\" >= CAST('$mark' AS TIMESTAMP)" "$OUT"
 finish

@@ -215,6 +215,49 @@ static void test_partition_start_lookback(void **state)
                      "'lookback' applies to hourly, daily, weekly and monthly", NULL);
 }
 
+/* key= and append inside a partitioned model's slices (Windmill's grammar). */
+static void test_partition_slice_strategies(void **state)
+{
+    model_annot a;
+    assert_ok("-- materialize key=id\n-- partitioned daily column=d\nSELECT 1", 3, &a);
+    assert_int_equal(a.strategy, STRAT_MERGE);
+    char *spec = annot_strategy_spec(&a);
+    assert_string_equal(spec, "partitioned daily column=d key=id");
+    free(spec);
+    annot_free(&a);
+    assert_ok("-- materialize append\n-- partitioned monthly column=d\nSELECT 1", 3, &a);
+    assert_int_equal(a.strategy, STRAT_APPEND);
+    spec = annot_strategy_spec(&a);
+    assert_string_equal(spec, "partitioned monthly column=d append");
+    free(spec);
+    annot_free(&a);
+}
+
+/* lookback= of an incremental model: a duration, or a number. */
+static void test_incremental_lookback(void **state)
+{
+    model_annot a;
+    assert_ok("-- materialize incremental watermark=ts lookback=2h\nSELECT 1", 2, &a);
+    assert_string_equal(a.inc_lookback, "2h");
+    assert_int_equal(a.inc_lookback_s, 7200);
+    annot_free(&a);
+    assert_ok("-- materialize incremental watermark=ts lookback=3d\nSELECT 1", 2, &a);
+    assert_int_equal(a.inc_lookback_s, 3 * 86400);
+    annot_free(&a);
+    assert_ok("-- materialize incremental watermark=id lookback=100\nSELECT 1", 2, &a);
+    assert_string_equal(a.inc_lookback, "100");
+    assert_int_equal(a.inc_lookback_s, -1);
+    annot_free(&a);
+    assert_one_error("-- materialize incremental watermark=ts lookback=2w\nSELECT 1", 2, 1,
+                     "'2w' is not a lookback for lookback=", "lookback=2h");
+    assert_one_error("-- materialize incremental watermark=ts lookback=h\nSELECT 1", 2, 1,
+                     "'h' is not a lookback", NULL);
+    assert_one_error("-- materialize key=id lookback=2h\nSELECT 1", 2, 1,
+                     "lookback= on the materialize line only applies to 'incremental'", NULL);
+    assert_one_error("-- materialize incremental watermark=ts lookback=1h lookback=2h\nSELECT 1", 2,
+                     1, "lookback= is given twice", NULL);
+}
+
 static void test_schedule_and_tags(void **state)
 {
     model_annot a;
@@ -312,8 +355,13 @@ static void test_conflicts(void **state)
                      NULL);
     assert_one_error("-- materialize manual\n-- data_test unique id\nSELECT 1", 3, 2,
                      "cannot be used with 'materialize manual'", NULL);
-    assert_one_error("-- materialize key=id\n-- partitioned daily column=ts\nSELECT 1", 3, 2,
-                     "cannot be combined with 'key='", NULL);
+    assert_one_error("-- materialize key=id history\n-- partitioned daily column=ts\nSELECT 1", 3,
+                     2, "cannot be combined with 'history'", NULL);
+    assert_one_error("-- materialize incremental watermark=ts\n-- partitioned daily column=ts\n"
+                     "SELECT 1",
+                     3, 2, "cannot be combined with 'incremental'", NULL);
+    assert_one_error("-- materialize append\n-- partitioned daily column=ts lookback=2\nSELECT 1",
+                     3, 2, "lookback=2 cannot be combined with 'append'", "merge late rows by key");
 }
 
 static void test_annotation_below_header(void **state)
@@ -376,6 +424,8 @@ int main(void)
         cmocka_unit_test(test_data_tests),
         cmocka_unit_test(test_data_test_severity),
         cmocka_unit_test(test_partition_start_lookback),
+        cmocka_unit_test(test_partition_slice_strategies),
+        cmocka_unit_test(test_incremental_lookback),
         cmocka_unit_test(test_schedule_and_tags),
         cmocka_unit_test(test_misspelled_keywords),
         cmocka_unit_test(test_bad_options),

@@ -176,8 +176,8 @@ static void test_incremental_sql(void **state)
     char *sql = cg_watermark("temp.main.inc", "my ts");
     assert_scalar(sql, "2024-05-01 11:00:00");
     free(sql);
-    sql = cg_stage_after("SELECT * FROM inc -- c", "my ts",
-                         "CAST('2024-05-01 10:00:00' AS TIMESTAMP)");
+    sql = cg_stage_where("SELECT * FROM inc -- c",
+                         "\"my ts\" > CAST('2024-05-01 10:00:00' AS TIMESTAMP)");
     assert_string_equal(sql, "CREATE OR REPLACE TEMP TABLE _tarn_stage AS SELECT * FROM (\nSELECT "
                              "* FROM inc -- c\n) WHERE \"my ts\" > CAST('2024-05-01 10:00:00' AS "
                              "TIMESTAMP)");

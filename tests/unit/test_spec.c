@@ -52,6 +52,16 @@ static void test_lossy(void **state)
                      SPEC_GRAIN);
     assert_int_equal(spec_classify("partitioned daily column=ts", "partitioned daily column=at"),
                      SPEC_GRAIN);
+    /* the same slices written another way inside each: nothing lost */
+    assert_int_equal(
+        spec_classify("partitioned daily column=ts", "partitioned daily column=ts key=id"),
+        SPEC_OK);
+    assert_int_equal(
+        spec_classify("partitioned daily column=ts key=id", "partitioned daily column=ts append"),
+        SPEC_OK);
+    assert_int_equal(
+        spec_classify("partitioned daily column=ts append", "partitioned monthly column=ts append"),
+        SPEC_GRAIN);
 }
 
 static void assert_describe(const char *prev, const char *now, const char *want)
