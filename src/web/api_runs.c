@@ -133,6 +133,20 @@ void api_run_start(web_reply *r, const web_req *q)
                     "--allow-runs");
         return;
     }
+    /* A build in flight (this page's last "Run now", the scheduler, a
+     * terminal) holds the lake: a second run would only fail on its lock. */
+    web_lake l;
+    web_reply probe = {0};
+    if (web_lake_open(&l, &probe) != 0) {
+        if (probe.status == 503)
+            reply_error(r, 409,
+                        "a build is running (it holds the lake): try again when it is done");
+        else
+            *r = probe, probe = (web_reply){0};
+        reply_free(&probe);
+        return;
+    }
+    web_lake_close(&l);
     /* Twice forked, so that the run is nobody's zombie when it ends and a
      * stopped server leaves it running. */
     pid_t pid = fork();
@@ -144,12 +158,14 @@ void api_run_start(web_reply *r, const web_req *q)
         setsid();
         if (fork() != 0)
             _exit(0);
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
+        /* what the run prints goes where tarn serve's own messages go, so
+         * that a run that fails to start (the lake held by another
+         * writer) is seen in serve's terminal, not lost */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
             dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
+        dup2(2, 1);
+        fprintf(stderr, "tarn serve: a run started from the page (tarn run)\n");
         /* the server's signal mask (SIGINT/SIGTERM blocked, cmd_serve.c)
          * survives exec: a run must be stoppable as any other */
         sigset_t none;

@@ -101,6 +101,20 @@ check_eq "… and started no run" 1 \
     "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.main.tarn_run")"
 get /api/config
 check_eq "the page is told runs may be started" True "$(jq_py "j['allow_runs']")"
+# a build in flight (a stand-in holding the catalog's lock as a DuckDB writer does): Run now is
+# refused with 409 rather than starting a run that could only fail on the lock
+python3 -c "import fcntl, sys, time
+f = open(sys.argv[1], 'r+b'); fcntl.lockf(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)" \
+    "$d/lake.ducklake" >"$_E2E_TMP/held" &
+holder=$!
+for _ in $(seq 1 50); do grep -q held "$_E2E_TMP/held" 2>/dev/null && break; sleep 0.1; done
+get /api/runs -X POST
+check_eq "Run now while a build holds the lake: 409" 409 "$CODE"
+contains "… saying a build is running" "a build is running" "$BODY"
+kill $holder
+wait $holder 2>/dev/null
+check_eq "… and started no run" 1 \
+    "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.main.tarn_run")"
 
 # ---- --allow-runs: the button builds, in a real browser ----
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -126,6 +140,8 @@ else
     check_eq "… which built the models not built yet" "core.order_totals|core.orders" \
         "$(lakeq "$d" "SELECT model FROM __ducklake_metadata_lake.main.tarn_model_run WHERE run_id = 2 AND status = 'success' ORDER BY 1" | grep -v "^$" | paste -sd"|")"
 fi
+contains "the run's output goes to serve's terminal" "tarn serve: a run started from the page" "$(cat "$log")"
+contains "… its summary too" "tarn: run 2 succeeded" "$(cat "$log")"
 kill "$server"
 wait "$server"
 server=""
