@@ -1,6 +1,11 @@
 /*
  * colstats.c — leaf column statistics and their table-level merge (see
  * colstats.h).
+ *
+ * Catalog rows: reads and, in the commit's batch, updates or inserts the
+ * table's ducklake_table_column_stats rows (contains_null, contains_nan,
+ * min_value, max_value per column); the per-file rows
+ * (ducklake_file_column_stats) are computed here and written by write.c.
  */
 #include "lake/colstats.h"
 

@@ -1,6 +1,16 @@
 /*
  * deletes.c — pending deletions to delete files, inlined deletions and
- * ended files (see deletes.h).
+ * ended files (see deletes.h for the choice).
+ *
+ * Catalog rows written at commit: ducklake_delete_file (a row per new
+ * Parquet delete file; the row of the one it replaces is removed and its
+ * file scheduled for deletion in ducklake_files_scheduled_for_deletion,
+ * since the new file holds every position, each with the snapshot that
+ * deleted it in _ducklake_internal_snapshot_id), ducklake_inlined_delete_<t>
+ * (file_id, row_id, begin_snapshot; the table made on first use),
+ * ducklake_data_file.end_snapshot for a file whose every row is gone, and
+ * end_snapshot of deleted rows in the inlined-data tables. Read: the data
+ * files' record counts and their live delete files.
  */
 #include "lake/deletes.h"
 

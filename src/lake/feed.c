@@ -1,5 +1,10 @@
 /*
  * feed.c — the change feed between two snapshots (see feed.h).
+ *
+ * Catalog rows read: ducklake_snapshot_changes, to find the snapshots of
+ * the range that changed the table; the rows themselves come from the
+ * table's identity scans at those snapshots (scan.h), so the feed needs
+ * no rows of its own and writes none.
  */
 #include "lake/feed.h"
 

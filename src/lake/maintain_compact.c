@@ -4,6 +4,13 @@
  * what decides whether they may be compacted, and writing the one new file
  * of a compaction from its source files, in their order, with each row's
  * row id and snapshot.
+ *
+ * Catalog rows read: ducklake_data_file and ducklake_delete_file (live
+ * files, their row id ranges and delete files), ducklake_inlined_delete_<t>
+ * (deletions stored in the catalog), ducklake_file_partition_value (files
+ * of one partition compact together), ducklake_schema_versions (files
+ * written under one schema compact together). The rows of the new file
+ * and the ended sources are written by the calling compaction.
  */
 #include "duck/duck.h"
 #include "lake/catdb.h"

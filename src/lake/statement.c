@@ -1,6 +1,9 @@
 /*
  * statement.c — beginning and ending one writing statement on a lake (see
- * statement.h).
+ * statement.h). No catalog rows of its own: an autocommit statement's
+ * transaction commits through commit.c (or, when it fails, rolls back); a
+ * statement inside BEGIN … COMMIT leaves its changes, or its failure, to
+ * the open transaction (txn.h).
  */
 #include "lake/statement.h"
 
