@@ -313,8 +313,7 @@ static int add_glob(lk_lake *lake, duckdb_connection con, const lk_add_files_opt
 int lk_add_data_files(lk_lake *lake, duckdb_connection con, const lk_add_files_opts *o)
 {
     lk_catalog *cat = &lake->txn->cat;
-    lk_schema *sc = lk_catalog_schema(cat, o->schema);
-    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, o->table) : NULL;
+    const lk_table *t = lk_catalog_table_named(cat, o->schema, o->table);
     if (!t) {
         /* DuckDB's hint: the table in another schema */
         for (size_t i = 0; i < cat->nschemas; i++) {

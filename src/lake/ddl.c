@@ -207,8 +207,7 @@ int lk_drop_table(lk_lake *lake, duckdb_connection con, const char *schema, cons
                   int if_exists)
 {
     lk_txn *txn = lake->txn;
-    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    const lk_table *t = s ? lk_catalog_table(&txn->cat, s->id, name) : NULL;
+    const lk_table *t = lk_catalog_table_named(&txn->cat, schema, name);
     if (!t) {
         if (if_exists)
             return 0;

@@ -861,9 +861,7 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                    const lk_alter *op)
 {
     lk_txn *txn = lake->txn;
-    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    lk_table *t =
-        lk_catalog_table_edit(&txn->cat, s ? lk_catalog_table(&txn->cat, s->id, name) : NULL);
+    lk_table *t = lk_catalog_table_edit(&txn->cat, lk_catalog_table_named(&txn->cat, schema, name));
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND,
                               "Catalog Error: Table with name %s does not exist in schema \"%s\" "

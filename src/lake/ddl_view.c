@@ -114,9 +114,7 @@ int lk_comment(lk_lake *lake, const char *schema, const char *name, const char *
                const char *text)
 {
     lk_txn *txn = lake->txn;
-    lk_schema *s = lk_catalog_schema(&txn->cat, schema);
-    lk_table *t =
-        lk_catalog_table_edit(&txn->cat, s ? lk_catalog_table(&txn->cat, s->id, name) : NULL);
+    lk_table *t = lk_catalog_table_edit(&txn->cat, lk_catalog_table_named(&txn->cat, schema, name));
     if (!t)
         return tarn_error_set(TARN_ENOTFOUND,
                               "Catalog Error: Table with name %s does not exist in lake \"%s\"",

@@ -174,8 +174,7 @@ int lk_feed_sql(char **out, duckdb_connection con, lk_lake *l, const char *schem
     int rc = lk_catalog_load(&end, &l->db, con, to);
     if (rc)
         return rc;
-    lk_schema *sc = lk_catalog_schema(&end, schema ? schema : "main");
-    const lk_table *t = sc ? lk_catalog_table(&end, sc->id, table) : NULL;
+    const lk_table *t = lk_catalog_table_named(&end, schema ? schema : "main", table);
     if (!t) {
         lk_catalog_free(&end);
         return tarn_error_set(TARN_ENOTFOUND, "Table with name %s does not exist at snapshot %lld",

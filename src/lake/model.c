@@ -268,6 +268,12 @@ const lk_table *lk_catalog_table(const lk_catalog *c, int64_t schema_id, const c
     return NULL;
 }
 
+const lk_table *lk_catalog_table_named(const lk_catalog *c, const char *schema, const char *name)
+{
+    const lk_schema *sc = lk_catalog_schema((lk_catalog *)c, schema);
+    return sc ? lk_catalog_table(c, sc->id, name) : NULL;
+}
+
 const lk_table *lk_catalog_table_by_id(const lk_catalog *c, int64_t id)
 {
     for (size_t i = 0; i < c->ntables; i++)

@@ -162,6 +162,9 @@ lk_schema *lk_catalog_schema(lk_catalog *c, const char *name);
 lk_schema *lk_catalog_schema_by_id(lk_catalog *c, int64_t id);
 const lk_table *lk_catalog_table(const lk_catalog *c, int64_t schema_id, const char *name);
 const lk_table *lk_catalog_table_by_id(const lk_catalog *c, int64_t id);
+/* Table `name` of schema `schema` (both matched ignoring case, as
+ * DuckDB matches identifiers); NULL when either is missing. */
+const lk_table *lk_catalog_table_named(const lk_catalog *c, const char *schema, const char *name);
 /* `t` (one of c's tables, or NULL) made writable: copied first when it is
  * borrowed. The one way to change a table of a working model. */
 lk_table *lk_catalog_table_edit(lk_catalog *c, const lk_table *t);

@@ -57,8 +57,7 @@ static int set_option(tarn_session *s, lk_lake *l, const lk_args *a, size_t firs
     const lk_table *target = NULL; /* the table of a table_name => option */
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
     if (table) {
-        lk_schema *sc = lk_catalog_schema(cat, schema ? schema : "main");
-        const lk_table *t = sc ? lk_catalog_table(cat, sc->id, table) : NULL;
+        const lk_table *t = lk_catalog_table_named(cat, schema ? schema : "main", table);
         if (!t)
             return tarn_error_set(TARN_ENOTFOUND, "set_option: table %s not found", table);
         if (l->txn && lk_txn_created_table(l, l->txn, t))

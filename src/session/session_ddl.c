@@ -109,8 +109,7 @@ static int drop_entry(tarn_session *s, lk_lake *l, const char *schema, const cha
 static int table_exists(lk_lake *l, const char *schema, const char *name)
 {
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
-    lk_schema *sc = lk_catalog_schema(cat, schema);
-    return sc && lk_catalog_table(cat, sc->id, name) != NULL;
+    return lk_catalog_table_named(cat, schema, name) != NULL;
 }
 
 static int view_exists(lk_lake *l, const char *schema, const char *name)
@@ -245,8 +244,7 @@ static int default_shape(tarn_session *s, lk_lake *l, const char *schema, const 
                          const char *column, const char *expr)
 {
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
-    lk_schema *sc = lk_catalog_schema(cat, schema);
-    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    const lk_table *t = lk_catalog_table_named(cat, schema, name);
     const lk_column *c = NULL;
     for (size_t i = 0; t && i < t->ncols; i++)
         if (strcasecmp(t->cols[i].name, column) == 0)

@@ -26,8 +26,7 @@
 static const lk_table *find_table(lk_lake *l, const char *schema, const char *name)
 {
     lk_catalog *cat = (lk_catalog *)lk_txn_catalog(l);
-    lk_schema *sc = lk_catalog_schema(cat, schema);
-    const lk_table *t = sc ? lk_catalog_table(cat, sc->id, name) : NULL;
+    const lk_table *t = lk_catalog_table_named(cat, schema, name);
     if (!t)
         tarn_error_set(TARN_ENOTFOUND,
                        "Catalog Error: Table with name %s does not exist in schema \"%s\" of "

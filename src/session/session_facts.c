@@ -109,8 +109,7 @@ int tarn_session_table_partitioned(tarn_session *s, const char *alias, const cha
     lk_lake *l = facts_lake(s, alias);
     if (!l)
         return TARN_ENOTFOUND;
-    const lk_schema *sc = lk_catalog_schema(&l->cat, schema);
-    const lk_table *t = sc ? lk_catalog_table(&l->cat, sc->id, table) : NULL;
+    const lk_table *t = lk_catalog_table_named(&l->cat, schema, table);
     *out = t && t->partition_id >= 0;
     return 0;
 }
@@ -122,7 +121,6 @@ int tarn_session_table_exists(tarn_session *s, const char *alias, const char *sc
     lk_lake *l = session_lake(s, alias);
     if (!l)
         return 0; /* no such lake attached: no such table either */
-    const lk_schema *sc = lk_catalog_schema(&l->cat, schema);
-    *out = sc && lk_catalog_table(&l->cat, sc->id, table) != NULL;
+    *out = lk_catalog_table_named(&l->cat, schema, table) != NULL;
     return 0;
 }
