@@ -62,6 +62,16 @@ contains "… naming the closest" "did you mean core.orders?" "$ERR"
 run_rc "no model is a usage error" 2 "$d" compile
 contains "… saying what is wanted" "which model?" "$ERR"
 
+# errors name the user's file and line
+b=$(project tested)
+run_ok "another copy builds" "$b" run
+printf -- '-- materialize key=order_id\nSELECT order_id, customer_id, amount_typo FROM raw.orders\n' >"$b/models/core/orders.sql"
+run_rc "a model whose SQL does not bind" 2 "$b" compile core.orders
+contains "… names its file and line" "models/core/orders.sql:2: Binder Error" "$ERR"
+printf -- 'SELECT * FROM raw.nothere\n' >"$b/models/core/order_totals.sql"
+run_rc "a model reading a table that does not exist" 2 "$b" compile core.order_totals
+contains "… names it, with the fix" "models/core/order_totals.sql:1: table raw.nothere does not exist" "$ERR"
+
 # the other strategies
 p=$(project events)
 run_ok "compile a partitioned model's slices" "$p" compile facts.events_daily --from 2024-06-01 --to 2024-06-02
