@@ -12,6 +12,7 @@
  * end_snapshot of deleted rows in the inlined-data tables. Read: the data
  * files' record counts and their live delete files.
  */
+#include "lake/dvec.h"
 #include "lake/deletes.h"
 
 #include "duck/duck.h"
@@ -206,12 +207,18 @@ static void positions_sql(tarn_buf *b, lk_lake *lake, const file_deletes *fd, co
     if (s && s->del_id >= 0) {
         /* a file without embedded snapshots deleted everything at its
          * begin; one with them may still have no partial_max (flush) */
-        buf_printf(b, "SELECT pos, COALESCE(__tarn_dsnap, %lld) AS snap FROM read_parquet(",
+        buf_printf(b, "SELECT pos, COALESCE(__tarn_dsnap, %lld) AS snap FROM ",
                    (long long)s->del_begin);
-        quote_literal(b, s->del_path);
-        buf_puts(b, ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', default_value: "
-                    "NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', type: 'BIGINT', "
-                    "default_value: NULL::VARCHAR}}) UNION ALL ");
+        if (lk_dvec_file_is(s->del_path)) { /* DuckLake's deletion vector */
+            lk_dvec_source_sql(b, s->del_path, "__tarn_dsnap");
+            buf_puts(b, " UNION ALL ");
+        } else {
+            buf_puts(b, "read_parquet(");
+            quote_literal(b, s->del_path);
+            buf_puts(b, ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
+                        "default_value: NULL::VARCHAR}, 2147483539: {name: '__tarn_dsnap', "
+                        "type: 'BIGINT', default_value: NULL::VARCHAR}}) UNION ALL ");
+        }
     }
     buf_printf(b, "SELECT pos, %lld AS snap FROM %s WHERE table_id = %lld AND file_id = %lld)",
                (long long)snap, pd, (long long)fd->table_id, (long long)fd->file_id);

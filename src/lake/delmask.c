@@ -1,7 +1,8 @@
 /*
  * delmask.c — the __tarn_deleted scalar function (see delmask.h): delete
  * files (ducklake_delete_file's Parquet files: pos, and the snapshot of each
- * deletion when embedded) read once into bitmaps, one bit test per row.
+ * deletion when embedded; or DuckLake's deletion vectors, dvec.h) read once
+ * into bitmaps, one bit test per row.
  *
  * The bitmaps live in a process-wide cache keyed by (delete file path,
  * snapshot). A query's bind step takes references to the bitmaps its spec
@@ -14,6 +15,7 @@
 #include "lake/delmask.h"
 
 #include "duck/duck.h"
+#include "lake/dvec.h"
 #include "tarn/error.h"
 #include "util/quote.h"
 
@@ -97,10 +99,20 @@ void lk_delmask_release(void)
     pthread_mutex_unlock(&cache_lock);
 }
 
+static void add_position(void *ctx, int64_t pos)
+{
+    set_bit(ctx, pos);
+}
+
 /* Reads the positions deleted at `snapshot` (those without an embedded
- * snapshot, and those embedded at or before it) of delete file `path`. */
+ * snapshot, and those embedded at or before it) of delete file `path`. A
+ * deletion vector embeds no snapshots: all its positions. */
 static int load(mask *m)
 {
+    int is_dv = 0;
+    int dv_rc = lk_dvec_read_file(m->path, &is_dv, add_position, m);
+    if (is_dv)
+        return dv_rc;
     if (!loader) {
         duckdb_database db = duck_parser_db();
         if (!db || duckdb_connect(db, &loader) != DuckDBSuccess) {

@@ -14,6 +14,7 @@
 #include "duck/duck.h"
 #include "lake/commit.h"
 #include "lake/delmask.h"
+#include "lake/dvec.h"
 #include "lake/migrate.h"
 #include "lake/scan.h"
 #include "lake/txn.h"
@@ -339,6 +340,8 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->inline_limit = opts->inline_limit;
     int is_new = 0;
     int rc = lk_delmask_register(con); /* the views' deleted-row filter */
+    if (!rc)
+        rc = lk_dvec_register(con); /* DuckLake's deletion vectors, as rows */
     if (!rc)
         rc = attach_meta(lake, con, opts, &is_new);
     if (rc) {

@@ -13,6 +13,7 @@
  * and the ended sources are written by the calling compaction.
  */
 #include "duck/duck.h"
+#include "lake/dvec.h"
 #include "lake/catdb.h"
 #include "lake/maintain_int.h"
 #include "lake/namemap.h"
@@ -283,9 +284,14 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
             continue;
         buf_puts(&del, parts++ ? " UNION ALL SELECT " : "SELECT ");
         quote_literal(&del, src[i]->path);
-        buf_puts(&del, " AS f, pos FROM read_parquet(");
-        quote_literal(&del, src[i]->del_path);
-        buf_putc(&del, ')');
+        buf_puts(&del, " AS f, pos FROM ");
+        if (lk_dvec_file_is(src[i]->del_path)) { /* DuckLake's deletion vector */
+            lk_dvec_source_sql(&del, src[i]->del_path, NULL);
+        } else {
+            buf_puts(&del, "read_parquet(");
+            quote_literal(&del, src[i]->del_path);
+            buf_putc(&del, ')');
+        }
     }
     if (inline_deletes_exist(c, table_id)) {
         buf_puts(&del, parts++ ? " UNION ALL " : "");

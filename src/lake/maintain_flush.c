@@ -14,6 +14,7 @@
  * file rows kept inline (ducklake_inlined_delete_T) move into delete files.
  */
 #include "duck/duck.h"
+#include "lake/dvec.h"
 #include "lake/catdb.h"
 #include "lake/lake.h"
 #include "lake/maintain_int.h"
@@ -269,13 +270,18 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
              * its begin snapshot */
             buf_puts(&pos, " UNION ALL SELECT pos, COALESCE(snap, ");
             buf_puts(&pos, duck_table_get(&r, i, 6));
-            buf_puts(&pos, ") FROM read_parquet(");
-            quote_literal(&pos, old_path);
-            buf_printf(&pos,
-                       ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
-                       "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
-                       "'BIGINT', default_value: NULL::VARCHAR}})",
-                       LK_FIELD_ID_SNAPSHOT);
+            buf_puts(&pos, ") FROM ");
+            if (lk_dvec_file_is(old_path)) { /* DuckLake's deletion vector */
+                lk_dvec_source_sql(&pos, old_path, "snap");
+            } else {
+                buf_puts(&pos, "read_parquet(");
+                quote_literal(&pos, old_path);
+                buf_printf(&pos,
+                           ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
+                           "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
+                           "'BIGINT', default_value: NULL::VARCHAR}})",
+                           LK_FIELD_ID_SNAPSHOT);
+            }
         }
         buf_puts(&pos, ") GROUP BY pos");
         int64_t ndel = 0, id = strtoll(fid, NULL, 10);
