@@ -26,6 +26,7 @@
 #include "util/quote.h"
 #include "util/uuid.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -163,15 +164,15 @@ static int inline_deletes(lk_lake *lake, duckdb_connection con, const file_delet
     return 0;
 }
 
-void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin,
-                         int64_t data_file_id, const char *path, const lk_file_stats *fs,
-                         int64_t partial_max)
+static void file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin, int64_t data_file_id,
+                     const char *path, const char *format, const lk_file_stats *fs,
+                     int64_t partial_max)
 {
     tarn_buf b = {0};
     buf_printf(&b, "(%lld, %lld, %lld, NULL, %lld, ", (long long)id, (long long)table_id,
                (long long)begin, (long long)data_file_id);
     quote_literal(&b, path);
-    buf_printf(&b, ", true, 'parquet', %lld, %lld, %lld, NULL, ", (long long)fs->count,
+    buf_printf(&b, ", true, '%s', %lld, %lld, %lld, NULL, ", format, (long long)fs->count,
                (long long)fs->file_size, (long long)fs->footer_size);
     if (partial_max >= 0)
         buf_printf(&b, "%lld)", (long long)partial_max);
@@ -179,6 +180,13 @@ void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begi
         buf_puts(&b, "NULL)");
     lk_txn_row(txn, "ducklake_delete_file", "%s", buf_cstr(&b));
     buf_free(&b);
+}
+
+void lk_deletes_file_row(lk_txn *txn, int64_t id, int64_t table_id, int64_t begin,
+                         int64_t data_file_id, const char *path, const lk_file_stats *fs,
+                         int64_t partial_max)
+{
+    file_row(txn, id, table_id, begin, data_file_id, path, "parquet", fs, partial_max);
 }
 
 static void schedule_old_delete_file(lk_lake *lake, const lk_table *t, const file_state *s)
@@ -286,9 +294,69 @@ static void delete_file_row(lk_lake *lake, const lk_table *t, const file_deletes
     change(txn, "deleted_from_table", t->id);
 }
 
+/* WRITE_DELETION_VECTORS: the file's positions (the committed delete
+ * file's and the pending ones) as one deletion vector, which embeds no
+ * snapshots, so it begins at this snapshot and the committed delete file
+ * ends there (kept for time travel until its snapshots expire), as DuckLake
+ * writes them. */
+static int write_deletion_vector(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                                 const file_deletes *fd, const file_state *s)
+{
+    lk_txn *txn = lake->txn;
+    tarn_buf q = {0};
+    positions_sql(&q, lake, fd, s, 0);
+    duck_table r;
+    int rc = duck_table_query(&r, con, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    int64_t *pos = xmalloc((r.nrows ? r.nrows : 1) * sizeof(int64_t));
+    for (size_t i = 0; i < r.nrows; i++)
+        pos[i] = duck_table_int64(&r, i, 0);
+    lk_file_stats fs = {.count = (int64_t)r.nrows};
+    duck_table_free(&r);
+    tarn_buf blob = {0};
+    lk_dvec_encode(&blob, pos, (size_t)fs.count);
+    free(pos);
+    char *dir = lk_lake_table_dir(lake, &txn->cat, t);
+    char *uuid = uuid_v7();
+    char *name = xasprintf("ducklake-%s-delete.puffin", uuid);
+    char *abs = xasprintf("%s%s", dir, name);
+    rc = fs_mkdir_p(dir);
+    if (!rc) {
+        lk_txn_wrote(txn, abs);
+        FILE *f = fopen(abs, "wb");
+        if (!f || fwrite(blob.ptr, 1, blob.len, f) != blob.len)
+            rc = tarn_error_set(TARN_ERROR, "cannot write delete file %s", abs);
+        if (f && fclose(f) != 0 && !rc)
+            rc = tarn_error_set(TARN_ERROR, "cannot write delete file %s", abs);
+    }
+    fs.file_size = (int64_t)blob.len;
+    if (!rc) {
+        if (s && s->del_id >= 0)
+            lk_txn_sql(txn,
+                       "UPDATE %s.ducklake_delete_file SET end_snapshot = %lld WHERE "
+                       "delete_file_id = %lld",
+                       lake->meta, (long long)txn->snapshot_id, (long long)s->del_id);
+        int64_t id = lk_txn_new_file_id(txn);
+        txn->del_file_ids = xrealloc(txn->del_file_ids, (txn->ndel_file_ids + 1) * sizeof(int64_t));
+        txn->del_file_ids[txn->ndel_file_ids++] = id;
+        file_row(txn, id, t->id, txn->snapshot_id, fd->file_id, name, "puffin", &fs, -1);
+        change(txn, "deleted_from_table", t->id);
+    }
+    buf_free(&blob);
+    free(name);
+    free(abs);
+    free(uuid);
+    free(dir);
+    return rc;
+}
+
 static int write_delete_file(lk_lake *lake, duckdb_connection con, const lk_table *t,
                              const file_deletes *fd, const file_state *s, const char *data_path)
 {
+    if (lake->write_dvs)
+        return write_deletion_vector(lake, con, t, fd, s);
     char *name = NULL, *abs = NULL;
     lk_file_stats *fs = NULL;
     size_t nfs = 0;

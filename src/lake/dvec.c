@@ -14,6 +14,7 @@
 #include "lake/dvec.h"
 
 #include "tarn/error.h"
+#include "util/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,97 @@ int lk_dvec_parse(const unsigned char *data, size_t len, lk_dvec_add_fn add, voi
     if (r.p != r.end)
         return tarn_error_set(TARN_ERROR, "deletion vector has trailing bytes");
     return 0;
+}
+
+/* ---- writing ---- */
+
+static void put16(tarn_buf *b, uint32_t v)
+{
+    unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    buf_append(b, (const char *)x, 2);
+}
+
+static void put32(tarn_buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    buf_append(b, (const char *)x, 4);
+}
+
+static void put32be(tarn_buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    buf_append(b, (const char *)x, 4);
+}
+
+/* One portable Roaring bitmap (no run containers) of the low 32 bits of
+ * pos[from, to), all with the same high 32 bits, ascending. */
+static void put_bitmap(tarn_buf *b, const int64_t *pos, size_t from, size_t to)
+{
+    size_t ncont = 0;
+    for (size_t i = from; i < to; i++)
+        if (i == from || (pos[i] >> 16) != (pos[i - 1] >> 16))
+            ncont++;
+    put32(b, COOKIE_NO_RUNS);
+    put32(b, (uint32_t)ncont);
+    size_t *starts = xmalloc((ncont + 1) * sizeof(size_t));
+    size_t k = 0;
+    for (size_t i = from; i < to; i++)
+        if (i == from || (pos[i] >> 16) != (pos[i - 1] >> 16))
+            starts[k++] = i;
+    starts[ncont] = to;
+    for (k = 0; k < ncont; k++) { /* key, cardinality - 1 */
+        put16(b, (uint32_t)((pos[starts[k]] >> 16) & 0xFFFF));
+        put16(b, (uint32_t)(starts[k + 1] - starts[k] - 1));
+    }
+    uint32_t off = (uint32_t)(8 + 8 * ncont);
+    for (k = 0; k < ncont; k++) { /* where each container's data begins */
+        put32(b, off);
+        size_t card = starts[k + 1] - starts[k];
+        off += card > ARRAY_MAX ? 8192 : (uint32_t)(2 * card);
+    }
+    for (k = 0; k < ncont; k++) {
+        size_t card = starts[k + 1] - starts[k];
+        if (card > ARRAY_MAX) {
+            uint64_t *words = xcalloc(1024, sizeof(uint64_t));
+            for (size_t i = starts[k]; i < starts[k + 1]; i++)
+                words[(pos[i] & 0xFFFF) / 64] |= (uint64_t)1 << ((pos[i] & 0xFFFF) % 64);
+            for (size_t w = 0; w < 1024; w++) {
+                put32(b, (uint32_t)words[w]);
+                put32(b, (uint32_t)(words[w] >> 32));
+            }
+            free(words);
+        } else {
+            for (size_t i = starts[k]; i < starts[k + 1]; i++)
+                put16(b, (uint32_t)(pos[i] & 0xFFFF));
+        }
+    }
+    free(starts);
+}
+
+void lk_dvec_encode(tarn_buf *out, const int64_t *pos, size_t n)
+{
+    tarn_buf body = {0};
+    buf_append(&body, (const char *)MAGIC, 4);
+    size_t nmaps = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || (pos[i] >> 32) != (pos[i - 1] >> 32))
+            nmaps++;
+    put32(&body, (uint32_t)nmaps);
+    put32(&body, 0);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && (pos[j] >> 32) == (pos[i] >> 32))
+            j++;
+        put32(&body, (uint32_t)(pos[i] >> 32));
+        put_bitmap(&body, pos, i, j);
+        i = j;
+    }
+    put32be(out, (uint32_t)body.len);
+    buf_append(out, body.ptr, body.len);
+    put32be(out, lk_dvec_crc32((const unsigned char *)body.ptr, body.len));
+    buf_free(&body);
 }
 
 int lk_dvec_read_file(const char *path, int *is_dv, lk_dvec_add_fn add, void *ctx)

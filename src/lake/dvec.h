@@ -4,7 +4,8 @@
  * WRITE_DELETION_VECTORS (format 'puffin' in ducklake_delete_file; the
  * file is the blob itself). tarn reads them (local files; the scan's
  * bitmaps in delmask.c, the SQL that merges delete files through
- * __tarn_dv_positions); it writes Parquet delete files.
+ * __tarn_dv_positions), and writes them for DELETEs when the lake is
+ * attached with WRITE_DELETION_VECTORS (deletes.c).
  */
 #ifndef TARN_LAKE_DVEC_H
 #define TARN_LAKE_DVEC_H
@@ -28,6 +29,9 @@ int lk_dvec_parse(const unsigned char *data, size_t len, lk_dvec_add_fn add, voi
  * Parquet delete file, or a path the process cannot open), else its
  * positions into add(). */
 int lk_dvec_read_file(const char *path, int *is_dv, lk_dvec_add_fn add, void *ctx);
+/* The deletion vector of positions pos[0, n) (ascending, distinct, >= 0)
+ * appended to out, as DuckLake writes it (array and bitset containers). */
+void lk_dvec_encode(tarn_buf *out, const int64_t *pos, size_t n);
 /* CRC-32 (IEEE, as the blob's checksum). */
 uint32_t lk_dvec_crc32(const unsigned char *p, size_t n);
 

@@ -48,6 +48,7 @@ typedef struct lk_lake {
     int read_only;
     int64_t pinned;       /* SNAPSHOT_VERSION / SNAPSHOT_TIME: fixed snapshot, or -1 */
     int64_t inline_limit; /* DATA_INLINING_ROW_LIMIT given at attach, or -1 */
+    int write_dvs;        /* WRITE_DELETION_VECTORS given at attach (dvec.h) */
     lk_catalog cat;       /* the committed catalog at the session's snapshot */
     lk_txn *txn;          /* the open transaction, or NULL */
     int64_t *row_ids;     /* cached ducklake_table_stats.next_row_id per table id */

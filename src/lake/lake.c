@@ -338,6 +338,7 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->meta_path = xstrdup(opts->path);
     lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
     lake->inline_limit = opts->inline_limit;
+    lake->write_dvs = opts->write_dvs;
     int is_new = 0;
     int rc = lk_delmask_register(con); /* the views' deleted-row filter */
     if (!rc)

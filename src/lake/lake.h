@@ -30,6 +30,7 @@ typedef struct {
     int automatic_migration;
     int override_data_path; /* DATA_PATH replaces the stored one for this session */
     int no_create;          /* CREATE_IF_NOT_EXISTS false: a missing lake is an error */
+    int write_dvs;          /* WRITE_DELETION_VECTORS: DELETEs write deletion vectors */
 } lk_attach_opts;
 
 /* Forgets what the lake knows besides its catalog model (handle.h's facts

@@ -92,6 +92,8 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
             o->override_data_path = val ? (bool_value(val, &b), b) : 1;
         else if (strcasecmp(k, "CREATE_IF_NOT_EXISTS") == 0)
             o->no_create = val ? (bool_value(val, &b), !b) : 0;
+        else if (strcasecmp(k, "WRITE_DELETION_VECTORS") == 0)
+            o->write_dvs = val ? (bool_value(val, &b), b) : 1;
         else if (strcasecmp(k, "META_TYPE") == 0 && val && strcasecmp(val->text, "duckdb") != 0)
             return meta_type_refused(val->text);
         else if (strcasecmp(k, "META_TYPE") == 0 && val)
@@ -102,7 +104,7 @@ static int parse_options(const sql_tokens *tk, size_t i, lk_attach_opts *o, int 
                                   "DATA_PATH, READ_ONLY, SNAPSHOT_VERSION, SNAPSHOT_TIME, "
                                   "DATA_INLINING_ROW_LIMIT, METADATA_CATALOG, METADATA_SCHEMA, "
                                   "AUTOMATIC_MIGRATION, OVERRIDE_DATA_PATH, "
-                                  "CREATE_IF_NOT_EXISTS, META_TYPE)",
+                                  "CREATE_IF_NOT_EXISTS, META_TYPE, WRITE_DELETION_VECTORS)",
                                   k);
         if (i < tk->n && sql_tok_is_op(&tk->toks[i], ","))
             i++;

@@ -6,7 +6,10 @@
 # before the delete sees every row, a DELETE and rewrite_data_files on top
 # of a vector keep its deletions, and a corrupt vector fails the read
 # naming the file. The vectors are written here by an encoder of the
-# published format (tarn itself writes Parquet delete files).
+# published format. With WRITE_DELETION_VECTORS tarn writes them: a DELETE's
+# delete file is a vector (decoded here by a reader of the format), a later
+# DELETE writes a new one of all the file's positions and ends the old one,
+# so time travel still sees each snapshot's rows.
 . "$(dirname "$0")/lib.sh"
 
 d=$(mktempdir)
@@ -95,4 +98,49 @@ check_eq "the DELETE's file replaced by a vector of the same rows reads the same
 check "rewrite_data_files over a deletion vector" lake_sql "$d" "CALL ducklake_rewrite_data_files('l', 't', delete_threshold => 0);"
 check_eq "... writes the live rows only" "7992,0,0" \
     "$(q "SELECT count(id), count(id) FILTER (WHERE id % 5 = 0), count(*) FILTER (WHERE id < 10) FROM l.t;" | tail -n 1)"
+
+# WRITE_DELETION_VECTORS: tarn writes them
+cat >undv.py <<'PY'
+import struct, sys, zlib
+b = open(sys.argv[1], 'rb').read()
+n = struct.unpack('>I', b[:4])[0]
+body, crc = b[4:4 + n], struct.unpack('>I', b[4 + n:8 + n])[0]
+assert body[:4] == bytes([0xD1, 0xD3, 0x39, 0x64]) and zlib.crc32(body) == crc and len(b) == n + 8
+p = 12
+out = []
+for _ in range(struct.unpack('<q', body[4:12])[0]):
+    high = struct.unpack('<i', body[p:p + 4])[0]; p += 4
+    cookie, size = struct.unpack('<II', body[p:p + 8]); p += 8
+    assert cookie == 12346
+    heads = [struct.unpack('<HH', body[p + 4 * k:p + 4 * k + 4]) for k in range(size)]
+    p += 8 * size
+    for key, card in heads:
+        card += 1
+        if card > 4096:
+            for w in range(1024):
+                word = struct.unpack('<Q', body[p + 8 * w:p + 8 * w + 8])[0]
+                out += [(high << 32) | (key << 16) | (w * 64 + i) for i in range(64) if word >> i & 1]
+            p += 8192
+        else:
+            out += [(high << 32) | (key << 16) | x for x in struct.unpack('<%dH' % card, body[p:p + 2 * card])]
+            p += 2 * card
+assert p == len(body)
+print(len(out), sum(out))
+PY
+e=$(mktempdir)
+w() { (cd "$e" && "$TARN" sql --format csv "ATTACH 'ducklake:m.ducklake' AS l (DATA_PATH 'd/', WRITE_DELETION_VECTORS true); $1") </dev/null 2>>"$e/err" | grep .; }
+wraw() { (cd "$e" && "$TARN" sql --format csv -c "ATTACH 'm.ducklake' AS raw (READ_ONLY); $1") 2>>"$e/err" | grep .; }
+w "CREATE TABLE l.t AS SELECT i AS id FROM range(10000) r(i); DELETE FROM l.t WHERE id % 2 = 0 OR id < 7;" >/dev/null
+check_eq "WRITE_DELETION_VECTORS: a DELETE writes a deletion vector" "puffin" \
+    "$(wraw "SELECT string_agg(format, ',') FROM raw.ducklake_delete_file WHERE end_snapshot IS NULL;" | tail -n 1)"
+dv1=$(wraw "SELECT path FROM raw.ducklake_delete_file WHERE end_snapshot IS NULL;" | tail -n 1)
+check_eq "... of the deleted positions, in the published format" \
+    "$(python3 -c 'ps = [i for i in range(10000) if i % 2 == 0 or i < 7]; print(len(ps), sum(ps))')" \
+    "$(python3 undv.py "$e/d/main/t/$dv1")"
+check_eq "... and the table reads without them" "4997" "$(w "SELECT count(id) FROM l.t;" | tail -n 1)"
+w "DELETE FROM l.t WHERE id < 101;" >/dev/null
+check_eq "a second DELETE: a new vector of all the file's positions, the old one ended" "puffin,1" \
+    "$(wraw "SELECT string_agg(format, ',') FILTER (WHERE end_snapshot IS NULL), count(*) FILTER (WHERE end_snapshot IS NOT NULL) FROM raw.ducklake_delete_file;" | tail -n 1)"
+check_eq "... time travel reads each snapshot's rows" "10000,4997,4950" \
+    "$(w "SELECT (SELECT count(id) FROM l.t AT (VERSION => 1)), (SELECT count(id) FROM l.t AT (VERSION => 2)), (SELECT count(id) FROM l.t);" | tail -n 1)"
 finish
