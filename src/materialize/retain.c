@@ -1,7 +1,7 @@
 /*
  * retain.c — the expiry plan and pins (see retain.h). Reads the lake's
- * snapshot list (ducklake_snapshots), tarn_model_run and tarn_pin; writes
- * tarn_pin.
+ * snapshot list (ducklake_snapshots), tarn_model_run, tarn_partition and
+ * tarn_pin; writes tarn_pin.
  */
 #include "materialize/retain.h"
 
@@ -55,7 +55,7 @@ static int table_exists(tarn_session *s, const char *cat, const char *table)
 /* The snapshots the rule picks, with why each protected one is kept (NULL:
  * expire it): one query over the snapshot list and the records. */
 static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char *older_than,
-                     long keep_last, int has_runs, int has_pins)
+                     long keep_last, int has_runs, int has_pins, int has_parts)
 {
     buf_puts(b, "WITH snaps AS (SELECT snapshot_id, snapshot_time, row_number() OVER (ORDER BY "
                 "snapshot_id DESC) AS from_newest FROM ducklake_snapshots(");
@@ -71,7 +71,22 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
     } else {
         buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS models WHERE false");
     }
-    buf_puts(b, "), pins AS (");
+    /* each slice's last good build (tarn_partition keeps it when a later
+     * build of the slice failed): `tarn partitions` names it, and it is
+     * the only snapshot holding that slice as built then */
+    buf_puts(b, "), slices AS (");
+    if (has_parts) {
+        buf_puts(b, "SELECT snapshot_id, model || ' (' || CASE WHEN count(*) > 3 THEN count(*) || "
+                    "' slices, ' || min(\"partition\") || ' … ' || max(\"partition\") ELSE "
+                    "string_agg(\"partition\", ', ' ORDER BY \"partition\") END || ')' AS what "
+                    "FROM ");
+        quote_qualified(b, cat, NULL, "tarn_partition");
+        buf_puts(b, " WHERE snapshot_id IS NOT NULL GROUP BY snapshot_id, model");
+    } else {
+        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS what WHERE false");
+    }
+    buf_puts(b, "), slice_good AS (SELECT snapshot_id, string_agg(what, ', ' ORDER BY what) AS "
+                "slices FROM slices GROUP BY snapshot_id), pins AS (");
     if (has_pins) {
         buf_puts(b, "SELECT snapshot_id, string_agg(coalesce(note, model, 'pinned'), '; ') AS "
                     "notes FROM ");
@@ -82,9 +97,10 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
     }
     buf_puts(b, ") SELECT s.snapshot_id, CASE WHEN s.from_newest = 1 THEN 'the newest snapshot' "
                 "WHEN p.snapshot_id IS NOT NULL THEN 'pinned (' || p.notes || ')' WHEN "
-                "g.snapshot_id IS NOT NULL THEN 'last good build of ' || g.models END FROM snaps "
-                "s LEFT JOIN good g USING (snapshot_id) LEFT JOIN pins p USING (snapshot_id) WHERE "
-                "true");
+                "g.snapshot_id IS NOT NULL THEN 'last good build of ' || g.models WHEN "
+                "sg.snapshot_id IS NOT NULL THEN 'last good build of the slices of ' || sg.slices "
+                "END FROM snaps s LEFT JOIN good g USING (snapshot_id) LEFT JOIN slice_good sg "
+                "USING (snapshot_id) LEFT JOIN pins p USING (snapshot_id) WHERE true");
     if (older_than) {
         buf_puts(b, " AND s.snapshot_time < COALESCE(TRY_CAST(");
         quote_literal(b, older_than);
@@ -125,7 +141,7 @@ int retain_plan_make(retain_plan *out, tarn_session *s, const char *lake, const 
     }
     tarn_buf q = {0};
     plan_sql(&q, lake, cat, older_than, keep_last, table_exists(s, cat, "tarn_model_run"),
-             table_exists(s, cat, "tarn_pin"));
+             table_exists(s, cat, "tarn_pin"), table_exists(s, cat, "tarn_partition"));
     qrows r;
     int rc = query_rows(&r, s, buf_cstr(&q));
     buf_free(&q);

@@ -77,6 +77,57 @@ run_rc "unpin again" 1 "$d" pin --remove "$first_items"
 run_ok "expire" "$d" maintain expire --older-than '0 seconds'
 check_eq "the unpinned snapshot is gone" "0" "$(lakeq "$d" "SELECT count(*) FROM ducklake_snapshots('lake') WHERE snapshot_id = $first_items")"
 
+# ---- a partitioned model: each slice's last good build is kept ------------------------------------
+# Day 2 is rebuilt, day 3's rebuild fails (its last good build stays the first); other builds make
+# snapshots after them. Expiring all it may keeps every slice's last good build, and time travel
+# to every kept snapshot reads what it read before, after the expired files are deleted too.
+p=$(mktempdir)
+mkdir -p "$p/config" "$p/models/facts"
+echo "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');" >"$p/config/catalog.sql"
+printf '%s\n' "CREATE OR REPLACE MACRO bad_day() AS '\${BAD_DAY:-none}';" \
+    "CREATE OR REPLACE MACRO n_val() AS \${N:-1};" >"$p/config/macros.sql"
+cat >"$p/models/facts/daily.sql" <<'SQL'
+-- partitioned daily column=d
+SELECT CAST({partition} AS DATE) AS d,
+       CASE WHEN {partition} = bad_day() THEN CAST(error('no data') AS INTEGER) ELSE n_val() END AS n
+SQL
+echo "SELECT n_val() AS x" >"$p/models/facts/other.sql"
+run_ok "slices: backfill three days" "$p" backfill facts.daily --start 2024-01-01 --end 2024-01-03
+N=2 run_ok "slices: rebuild day 2" "$p" run facts.daily --partition 2024-01-02
+N=3 BAD_DAY=2024-01-03 run_rc "slices: day 3's rebuild fails" 1 "$p" run facts.daily --partition 2024-01-03
+for i in 1 2 3; do N=$i run_ok "slices: another model, build $i" "$p" run facts.other --force; done
+slice_snaps=$(lakeq "$p" "SELECT string_agg(DISTINCT snapshot_id::VARCHAR, ' ' ORDER BY snapshot_id::VARCHAR) FROM $CAT.tarn_partition WHERE model = 'facts.daily'")
+model_good=$(last_good "$p" facts.daily)
+check_eq "three slices, three last good builds, the model's last good build is day 2's" "3" "$(echo "$slice_snaps" | wc -w)"
+# what each snapshot reads of facts.daily, before the expiry
+reads() {
+    local k out=""
+    for k in $(lakeq "$p" "SELECT snapshot_id FROM ducklake_snapshots('lake') ORDER BY snapshot_id"); do
+        out="$out $k:$(lakeq "$p" "SELECT coalesce(sum(n), 0) || '/' || count(*) FROM lake.facts.daily AT (VERSION => $k)" 2>/dev/null || echo none)"
+    done
+    echo "$out"
+}
+before=$(reads)
+run_ok "slices: expire everything the rule allows" "$p" maintain expire --older-than '0 seconds'
+kept=$(lakeq "$p" "SELECT string_agg(snapshot_id::VARCHAR, ' ' ORDER BY snapshot_id) FROM ducklake_snapshots('lake')")
+for k in $slice_snaps; do
+    case " $kept " in
+    *" $k "*) ok "slice snapshot $k kept" ;;
+    *) fail "slice snapshot $k kept" "kept: $kept" ;;
+    esac
+done
+contains "it says why" "last good build of the slices of facts.daily (2024-01-01)" "$ERR"
+contains "the failed slice's too" "facts.daily (2024-01-03)" "$ERR"
+run_ok "slices: delete the files only expired snapshots used" "$p" maintain cleanup --all
+after=$(reads)
+for k in $kept; do
+    b=$(tr ' ' '\n' <<<"$before" | grep "^$k:")
+    a=$(tr ' ' '\n' <<<"$after" | grep "^$k:")
+    check_eq "time travel to kept snapshot $k reads as before" "$b" "$a"
+done
+run_ok "slices: tarn partitions still names each last good snapshot" "$p" partitions facts.daily --format csv
+for k in $slice_snaps; do contains "snapshot $k listed" ",$k," "$OUT"; done
+
 # Errors.
 run_rc "pin an unknown snapshot" 2 "$d" pin 99999
 contains "says so" "has no snapshot 99999" "$ERR"
