@@ -158,7 +158,9 @@ int cmd_plan(int argc, char **argv)
             continue;
         const tarn_model *m = &p->models[mi];
         strlist parts = {0}, ups = {0};
-        if (build_partitions(&parts, m, &o, o.now > 0 ? o.now : (int64_t)time(NULL)) != 0) {
+        if (why) /* the run's slices, a first run's from start= included */
+            strlist_copy(&parts, &why[mi].slices);
+        else if (build_partitions(&parts, m, &o, o.now > 0 ? o.now : (int64_t)time(NULL)) != 0) {
             cli_report(tarn_error_last());
             status = CLI_USAGE;
             strlist_free(&parts);
@@ -200,6 +202,8 @@ int cmd_plan(int argc, char **argv)
                     json_object_set_new(o1, "warning", json_string(e->warning));
                 if (e->cost)
                     json_object_set_new(o1, "cost", json_string(e->cost));
+                if (e->range)
+                    json_object_set_new(o1, "range", json_string(e->range));
             }
             json_array_append_new(jmodels, o1);
         } else if (cli_quiet() && why && !why[mi].fails && (why[mi].skip || !why[mi].reason)) {
@@ -255,6 +259,10 @@ int cmd_plan(int argc, char **argv)
                 printf(" %s%s%s\n", e->reason, e->cost ? ": " : "", e->cost ? e->cost : "");
             else if (e)
                 printf(" unchanged\n");
+            if (e && e->range && (e->reason || m->annot.grain))
+                printf("       %s: %s\n",
+                       m->annot.strategy == STRAT_INCREMENTAL ? "would read" : "would build",
+                       e->range);
             if (e && e->warning)
                 printf("       warning: %s\n", e->warning);
             if (ups.n) {

@@ -217,6 +217,10 @@ typedef struct {
     char *skip;    /* why it would be skipped although changed (an upstream would fail) */
     char *warning; /* what the run would warn about, or NULL */
     char *cost;    /* what a full rebuild would take ("would rebuild 366 slices"), or NULL */
+    char *range;   /* what it would read or build: a partitioned model's slices when they are
+                      more than the current one (a first run from start=, a lookback), an
+                      incremental model's range; or NULL */
+    strlist slices; /* a time-partitioned model's slices (a first run: every one from start=) */
 } plan_entry;
 
 /* For `tarn plan`: what each selected model would do (*out: one entry per

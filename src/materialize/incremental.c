@@ -464,25 +464,33 @@ int inc_describe(build_state *b, int rebuild, char **filter, char **mark_sql, ch
     *filter = *mark_sql = *note = NULL;
     const model_annot *a = &b->m->annot;
     if (rebuild) {
-        char *f = frontier_sql(b, "TIMESTAMP");
-        *note = xasprintf("a first or full build: every row, below the frontier %s when %s is a "
-                          "date or timestamp",
-                          f, a->watermark);
-        free(f);
+        time_t t = (time_t)run_now(b->c);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        char at[32];
+        strftime(at, sizeof at, "%Y-%m-%d %H:%M:%S", &tm);
+        *note = xasprintf("a first or full build: every row (a date or timestamp %s before the "
+                          "run's start, %s UTC)",
+                          a->watermark, at);
         return 0;
     }
     inc_range g = {0};
     int rc = plan_range(b, &g);
+    char *from = literal_text(b, g.from_sql, &rc), *to = literal_text(b, g.to_sql, &rc);
     if (!rc) {
         *filter = range_filter(a->watermark, &g);
         *mark_sql = g.from_sql ? xstrdup(g.from_sql) : NULL;
-        *note = xasprintf(
-            "the range [%s, %s) of %s: from the mark %s%s%s to %s",
-            g.from_sql ? g.from_sql : "the start", g.to_sql ? g.to_sql : "no upper bound",
-            a->watermark, g.covered ? g.covered : "(none yet)",
-            a->inc_lookback ? " less lookback=" : "", a->inc_lookback ? a->inc_lookback : "",
-            g.to_sql ? "the frontier (the run's start)" : "the newest row");
+        char *since = !from             ? xstrdup("every row")
+                      : a->inc_lookback ? xasprintf("from %s (the mark %s less lookback=%s)", from,
+                                                    g.covered, a->inc_lookback)
+                                        : xasprintf("from the mark %s", from);
+        *note =
+            to ? xasprintf("%s %s, before %s (the run's start)", a->watermark, since, to)
+               : xasprintf("%s %s (no upper bound: a %s watermark)", a->watermark, since, g.type);
+        free(since);
     }
+    free(from);
+    free(to);
     range_free(&g);
     return rc;
 }

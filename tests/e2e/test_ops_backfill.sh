@@ -164,10 +164,17 @@ SELECT CAST({partition} AS DATE) AS d, count(*) AS n FROM src.slow
 SQL
 run_ok "partitions before the first run" "$d" partitions facts.recent --format csv
 check_eq "every slice from start is missing" "4" "$(printf '%s\n' "$OUT" | grep -c ',missing,')"
+run_ok "plan before the first run" "$d" plan facts.recent
+contains "plan: the range a first run builds" "would build: first run: every slice from start=$start, 4 slices $start … $today, one snapshot each" "$OUT"
+contains "plan: the slices listed" "daily by d: 4 partitions $start … $today" "$OUT"
+run_ok "plan --json" "$d" plan facts.recent --json
+contains "plan --json: the range" "\"range\":\"first run: every slice from start=$start, 4 slices" "$OUT"
 run_ok "first run" "$d" run facts.recent --json
 check_eq "four slices, four snapshots" "4" \
     "$(lakeq "$d" "SELECT count(*) FROM ducklake_snapshots('lake') WHERE commit_message LIKE '%facts.recent%'")"
 contains "the reason" "first run (every slice from start=$start)" "$OUT"
+run_ok "plan after it" "$d" plan facts.recent
+contains "plan: the lookback slices to rebuild" "would build: the current slice $today and the 1 before it (lookback=1): $yesterday, $today" "$OUT"
 run_ok "second run" "$d" run facts.recent --json
 contains "the current slice and the one before" "\"partitions\":[\"$yesterday\",\"$today\"]" "$OUT"
 run_ok "partitions after" "$d" partitions facts.recent --format csv

@@ -48,6 +48,8 @@ rec() { # rec MODEL — the newest run record's range and mark: from|to|covered|
 }
 
 # ---- a first build: everything below the frontier --------------------------------------------
+run_ok "plan before the first run" "$d" plan facts.ev_log --now 2026-06-01T06:00:00Z
+contains "plan: what a first build reads" "would read: a first or full build: every row (a date or timestamp ts before the run's start, 2026-06-01 06:00:00 UTC)" "$OUT"
 run_ok "first run at 06:00" "$d" run --now 2026-06-01T06:00:00Z
 check_eq "the row stamped after the run's start is left for later" "1@01:00=10 2@03:00=20 3@05:00=30" "$(rows ev_log)"
 check_eq "the same for the keyed model" "1@01:00=10 2@03:00=20 3@05:00=30" "$(rows ev_latest)"
@@ -66,6 +68,10 @@ id,ts,v
 5,2026-06-01 07:00:00,50
 9,2026-06-01 09:00:00,90
 CSV
+run_ok "plan the second run" "$d" plan --now 2026-06-01T08:00:00Z
+contains "plan: the range with its lookback" "would read: ts from 2026-06-01 03:00:00 (the mark 2026-06-01 05:00:00 less lookback=2h), before 2026-06-01 08:00:00 (the run's start)" "$OUT"
+run_ok "plan --json" "$d" plan facts.ev_latest --now 2026-06-01T08:00:00Z --json
+contains "plan --json: the range" "\"range\":\"ts from 2026-06-01 03:00:00" "$OUT"
 run_ok "second run at 08:00" "$d" run --now 2026-06-01T08:00:00Z
 check_eq "the range [03:00, 08:00) is replaced: the late row taken, the correction applied, nothing twice" \
     "1@01:00=10 2@03:00=21 3@05:00=30 4@04:30=40 5@07:00=50" "$(rows ev_log)"
