@@ -203,7 +203,8 @@ static int known_files(const mt_call *c, path_set *out)
         if (realpath(c->lake->txn->written[i], real))
             set_add(out, xstrdup(real));
     }
-    qsort(out->v, out->n, sizeof(char *), cmp_str);
+    if (out->n) /* qsort of no array is undefined, even of 0 elements */
+        qsort(out->v, out->n, sizeof(char *), cmp_str);
     return 0;
 }
 
@@ -285,7 +286,8 @@ int mt_delete_orphans(char **out, const mt_call *c)
         rc = tarn_error_set(TARN_EINVALID, "refusing to look for orphaned files under /");
     if (!rc && have_root) {
         walk(root, &found);
-        qsort(found.v, found.n, sizeof(char *), cmp_str);
+        if (found.n)
+            qsort(found.v, found.n, sizeof(char *), cmp_str);
         rc = orphans(c, &found, &known, epoch ? strtod(epoch, NULL) : 0, &res);
     }
     free(epoch);
