@@ -15,11 +15,14 @@ OPT     := -O2 -g
 endif
 
 DEPS    := deps
+# libpq (Debian's libpq-dev): the PostgreSQL catalog backend (lake/catdb_pg.c, duck/pgscan.c)
+PQ_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql))
+PQ_LIBS   := $(shell pkg-config --libs libpq 2>/dev/null || echo -lpq)
 CFLAGS  := -std=c17 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Wno-unused-parameter \
-           -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -isystem $(DEPS)/include \
+           -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude -Isrc -isystem $(DEPS)/include $(PQ_CFLAGS) \
            $(SANFLAGS) -MMD -MP
 LDFLAGS := $(SANFLAGS) -L$(DEPS)/lib -Wl,-rpath,'$$ORIGIN/../$(DEPS)/lib'
-LIBS    := -lduckdb -ljansson -ledit -lcrypto -lpthread -lm -ldl
+LIBS    := -lduckdb $(PQ_LIBS) -ljansson -ledit -lcrypto -lpthread -lm -ldl
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/duck/*.c src/sql/*.c src/lake/*.c src/session/*.c src/project/*.c src/materialize/*.c src/sched/*.c src/web/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))

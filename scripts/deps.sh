@@ -10,10 +10,12 @@
 # the browser test's puppeteer-core is installed by `npm ci` from the
 # lockfile in scripts/web-test/ (every package checked by its integrity
 # hash) into deps/web-test/. Each step is skipped when its files are there.
+# libpq-dev is the PostgreSQL catalog backend's client library (linked);
+# postgresql gives the tests a throwaway cluster (tests/e2e/pg_lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PKGS="build-essential pkg-config python3 libjansson-dev libedit-dev libssl-dev libcmocka-dev libmicrohttpd-dev chromium tmux"
+APT_PKGS="build-essential pkg-config python3 libjansson-dev libedit-dev libssl-dev libcmocka-dev libmicrohttpd-dev chromium tmux postgresql libpq-dev"
 missing=""
 for p in $APT_PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

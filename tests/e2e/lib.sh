@@ -37,8 +37,18 @@ _E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tarn-e2e.XXXXXX") || {
     exit 1
 }
 
+_E2E_AT_EXIT=()
+# at_exit CMD — run CMD (one word: a function) when the script exits, before the temp dirs go
+# (pg_lib.sh stops its cluster this way).
+at_exit() {
+    _E2E_AT_EXIT+=("$1")
+}
+
 _e2e_exit() {
-    local rc=$?
+    local rc=$? h
+    for h in "${_E2E_AT_EXIT[@]}"; do
+        "$h"
+    done
     if [ "${KEEP_TMP:-0}" = 1 ]; then
         echo "# temp dirs kept in $_E2E_TMP" >&2
     else
