@@ -11,6 +11,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/quote.h"
+#include "util/strlist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ static const lk_catdb_ops DUCKDB_OPS = {
 
 void lk_catdb_duckdb(lk_catdb *db, const char *database, const char *schema)
 {
+    memset(db, 0, sizeof *db);
     db->ops = &DUCKDB_OPS;
     db->log = NULL;
     db->log_ctx = NULL;
@@ -154,7 +156,9 @@ void lk_catdb_release(lk_catdb *db)
     free(db->name);
     free(db->raw_name);
     free(db->schema);
-    db->name = db->raw_name = db->schema = NULL;
+    free(db->conninfo);
+    free(db->pg_name);
+    db->name = db->raw_name = db->schema = db->conninfo = db->pg_name = NULL;
 }
 
 const char *lk_catdb_name(const lk_catdb *db)
@@ -269,15 +273,68 @@ int lk_catdb_prepare_new(lk_catdb *db, duckdb_connection con)
 
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con)
 {
-    return lk_catdb_exec(db, con, "BEGIN TRANSACTION");
+    return db->ops->begin ? db->ops->begin(db, con) : lk_catdb_exec(db, con, "BEGIN TRANSACTION");
 }
 
 int lk_catdb_commit(lk_catdb *db, duckdb_connection con)
 {
-    return lk_catdb_exec(db, con, "COMMIT");
+    return db->ops->commit ? db->ops->commit(db, con) : lk_catdb_exec(db, con, "COMMIT");
 }
 
 int lk_catdb_rollback(lk_catdb *db, duckdb_connection con)
 {
-    return lk_catdb_exec(db, con, "ROLLBACK");
+    return db->ops->rollback ? db->ops->rollback(db, con) : lk_catdb_exec(db, con, "ROLLBACK");
+}
+
+void lk_catdb_write_sql(tarn_buf *b, const lk_catdb *db, const lk_catdb_write *w)
+{
+    if (w->select) {
+        buf_printf(b, "INSERT INTO %s.", db->name);
+        quote_ident(b, w->table);
+        buf_printf(b, " %s", w->select);
+        return;
+    }
+    buf_printf(b, "UPDATE %s.", db->name);
+    quote_ident(b, w->table);
+    buf_puts(b, " SET ");
+    for (size_t i = 0; i < w->nset; i++)
+        buf_printf(b, "%s%s = %s", i ? ", " : "", w->cols[i], w->exprs[i]);
+    if (w->where)
+        buf_printf(b, " WHERE %s", w->where);
+}
+
+void lk_catdb_write_free(lk_catdb_write *w)
+{
+    free(w->table);
+    free(w->select);
+    strv_free(w->cols, w->nset);
+    strv_free(w->exprs, w->nset);
+    free(w->where);
+    memset(w, 0, sizeof *w);
+}
+
+int lk_catdb_mixed_native(const lk_catdb *db)
+{
+    return db->ops->mixed_write == NULL;
+}
+
+int lk_catdb_mixed_write(lk_catdb *db, duckdb_connection con, const lk_catdb_write *w)
+{
+    if (db->ops->mixed_write)
+        return db->ops->mixed_write(db, con, w);
+    tarn_buf b = {0};
+    lk_catdb_write_sql(&b, db, w);
+    int rc = lk_catdb_exec(db, con, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
+int lk_catdb_is_postgres(const lk_catdb *db)
+{
+    return strcmp(db->ops->kind, "postgres") == 0;
+}
+
+int lk_catdb_refresh(lk_catdb *db, duckdb_connection con)
+{
+    return db->ops->refresh ? db->ops->refresh(db, con) : 0;
 }

@@ -9,8 +9,13 @@
  *   - "duckdb" (catdb.c): a DuckDB database file attached in the
  *     session's DuckDB instance under an internal name, reached through
  *     the session's connection (DuckLake's default `ducklake:file`);
- *   - next, PostgreSQL through libpq: the statements the lake issues are
- *     plain SQL over the ducklake_* tables, qualified by lk_catdb_name().
+ *   - "postgres" (catdb_pg.c): a PostgreSQL database through libpq
+ *     (`ducklake:postgres:dbname=… host=…`). The statements the lake
+ *     issues are plain SQL over the ducklake_* tables, qualified by
+ *     lk_catdb_name(); the backend sends them to PostgreSQL with that
+ *     prefix turned into the PostgreSQL schema, and makes every catalog
+ *     table readable in the session's DuckDB under lk_catdb_name() (a view
+ *     over __tarn_pg_scan, duck/pgscan.h) for the mixed statements.
  *
  * Where the tables are: a database, and in it a schema (DuckLake's
  * METADATA_SCHEMA; the database's default schema when none is given, so
@@ -25,6 +30,7 @@
 #define TARN_LAKE_CATDB_H
 
 #include "duck/duck.h"
+#include "util/buf.h"
 
 #include <duckdb.h>
 #include <stdint.h>
@@ -36,8 +42,22 @@ typedef struct lk_catdb lk_catdb;
  * ctx: what the setter gave (lk_catdb.log_ctx). */
 typedef void (*lk_catdb_log_fn)(void *ctx, const lk_catdb *db, const char *sql, double elapsed_ms);
 
+/* A catalog write whose values DuckDB computes (it reads the session's
+ * TEMP tables, or uses DuckDB's functions): INSERT INTO table <select>
+ * (select's columns in the table's order), or UPDATE table SET cols[i] =
+ * exprs[i] [WHERE where], the expressions over the table's columns
+ * (unqualified) and anything DuckDB reads. A DuckDB file runs it as that
+ * SQL; PostgreSQL gets the values DuckDB computed (catdb_pg.c). */
 typedef struct {
-    const char *kind; /* "duckdb" */
+    char *table;  /* the catalog table, unquoted */
+    char *select; /* an insert's rows; NULL for an update */
+    size_t nset;  /* an update's SET list */
+    char **cols, **exprs;
+    char *where; /* an update's condition; NULL: every row */
+} lk_catdb_write;
+
+typedef struct {
+    const char *kind; /* "duckdb", "postgres" */
     int (*open)(lk_catdb *db, duckdb_connection con, const char *path, int read_only);
     void (*close)(lk_catdb *db, duckdb_connection con);
     int (*exec)(lk_catdb *db, duckdb_connection con, const char *sql);
@@ -48,6 +68,16 @@ typedef struct {
     int (*table_exists)(lk_catdb *db, duckdb_connection con, const char *table);
     int (*tables)(duck_table *out, lk_catdb *db, duckdb_connection con);
     int (*prepare_new)(lk_catdb *db, duckdb_connection con);
+    /* the catalog transaction; NULL: BEGIN / COMMIT / ROLLBACK through exec */
+    int (*begin)(lk_catdb *db, duckdb_connection con);
+    int (*commit)(lk_catdb *db, duckdb_connection con);
+    int (*rollback)(lk_catdb *db, duckdb_connection con);
+    /* a mixed write; NULL: its SQL runs through exec (the database is
+     * DuckDB's, so a batch may hold it) */
+    int (*mixed_write)(lk_catdb *db, duckdb_connection con, const lk_catdb_write *w);
+    /* brings what DuckDB reads of the catalog up to date with its tables
+     * (NULL: nothing to do) */
+    int (*refresh)(lk_catdb *db, duckdb_connection con);
 } lk_catdb_ops;
 
 struct lk_catdb {
@@ -57,11 +87,23 @@ struct lk_catdb {
     char *schema;   /* the schema's name, unquoted; NULL: the database's default */
     lk_catdb_log_fn log; /* NULL: no log (set by the session while the log is on) */
     void *log_ctx;
+    char *conninfo; /* postgres: libpq's connection string */
+    struct lk_catdb_pg *pg; /* postgres: the connection and the views made (catdb_pg.c) */
+    char *pg_name;          /* postgres: the quoted schema qualifying the tables there */
 };
 
 /* The DuckDB-file backend over a catalog database attached as `database`,
  * its tables in `schema` (NULL: the database's default schema, main). */
 void lk_catdb_duckdb(lk_catdb *db, const char *database, const char *schema);
+/* The PostgreSQL backend (catdb_pg.c): the catalog's tables are in schema
+ * `schema` (NULL: public, as DuckLake's default there) of the database
+ * `conninfo` names (libpq's keywords or URI); in the session's DuckDB they
+ * read as views in the in-memory database `database`. */
+void lk_catdb_postgres(lk_catdb *db, const char *database, const char *schema,
+                       const char *conninfo);
+/* Whether a catalog path names a PostgreSQL catalog ("postgres:…"); the
+ * connection string after the prefix. */
+const char *lk_catdb_postgres_conninfo(const char *path);
 /* Frees the names (the database is closed by lk_catdb_close). */
 void lk_catdb_release(lk_catdb *db);
 
@@ -99,6 +141,20 @@ int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const
  * transaction and run by lk_catdb_exec in the commit's batch. */
 int lk_catdb_mixed_exec(lk_catdb *db, duckdb_connection con, const char *sql);
 int lk_catdb_mixed_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* After a statement that made or dropped catalog tables outside a
+ * commit: DuckDB reads them under lk_catdb_name() from then on. */
+int lk_catdb_refresh(lk_catdb *db, duckdb_connection con);
+/* Runs a mixed write (see lk_catdb_write). */
+int lk_catdb_mixed_write(lk_catdb *db, duckdb_connection con, const lk_catdb_write *w);
+/* Whether mixed writes are plain SQL for this catalog (lk_catdb_write_sql),
+ * so they may join a batch of statements. */
+int lk_catdb_mixed_native(const lk_catdb *db);
+/* The SQL of a mixed write run in DuckDB. */
+void lk_catdb_write_sql(tarn_buf *b, const lk_catdb *db, const lk_catdb_write *w);
+void lk_catdb_write_free(lk_catdb_write *w);
+/* The catalog is PostgreSQL's: its inlined-data tables have DuckLake's
+ * PostgreSQL column types (types.c, scan_inlined.c). */
+int lk_catdb_is_postgres(const lk_catdb *db);
 /* Whether the catalog's schema holds table `table` (unquoted name). */
 int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table);
 /* The names of the tables in the catalog's schema (one column, table_name). */

@@ -264,18 +264,17 @@ static void extra_literal(tarn_buf *b, const lk_leaf_stats *l)
     buf_free(&j);
 }
 
-/* SET extra_stats = …: GEOMETRY leaves with values widen the stored box,
- * VARIANT leaves with values keep the stored fields they share (nothing
- * when the set has neither, so the statement leaves the column alone). */
-static void extra_update(tarn_buf *b, const lk_stats_set *s)
+/* extra_stats' new value: GEOMETRY leaves with values widen the stored
+ * box, VARIANT leaves with values keep the stored fields they share; 0
+ * when the set has neither, so the update leaves the column alone. */
+static int extra_update(tarn_buf *b, const lk_stats_set *s)
 {
     int any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const lk_leaf_stats *l = &s->leaves[i];
         if ((!l->geo && !l->variant) || l->value_count == 0)
             continue;
-        buf_printf(b, "%s WHEN %lld THEN ", any++ ? "" : ", extra_stats = CASE column_id",
-                   (long long)l->col_id);
+        buf_printf(b, "%s WHEN %lld THEN ", any++ ? "" : "CASE column_id", (long long)l->col_id);
         if (l->geo)
             lk_geo_merge_sql(b, "extra_stats", l->geo);
         else
@@ -283,28 +282,40 @@ static void extra_update(tarn_buf *b, const lk_stats_set *s)
     }
     if (any)
         buf_puts(b, " ELSE extra_stats END");
+    return any;
 }
 
 /* One UPDATE merges the new stats of all the table's leaves into its
  * stored ones, each column a CASE on column_id: DuckDB costs ~0.3 ms per
- * statement, and a statement per column made a wide table's append slow. */
-static void stats_update(tarn_buf *b, const char *meta, int64_t table_id, const lk_stats_set *s)
+ * statement, and a statement per column made a wide table's append slow.
+ * The bounds compare as the column's type (TRY_CAST), which only DuckDB
+ * knows: a mixed write. */
+static void stats_update(lk_txn *txn, int64_t table_id, const lk_stats_set *s)
 {
-    static const char *const COLS[] = {"contains_null", "contains_nan", "min_value", "max_value"};
-    buf_printf(b, "UPDATE %s.ducklake_table_column_stats SET ", meta);
+    static const char *const COLS[] = {"contains_null", "contains_nan", "min_value", "max_value",
+                                       "extra_stats"};
+    tarn_buf e[5] = {{0}};
     for (int part = 0; part < 4; part++) {
-        buf_printf(b, "%s%s = CASE column_id", part ? ", " : "", COLS[part]);
+        buf_puts(&e[part], "CASE column_id");
         for (size_t i = 0; i < s->n; i++) {
-            buf_printf(b, " WHEN %lld THEN ", (long long)s->leaves[i].col_id);
-            stats_set_value(b, &s->leaves[i], part);
+            buf_printf(&e[part], " WHEN %lld THEN ", (long long)s->leaves[i].col_id);
+            stats_set_value(&e[part], &s->leaves[i], part);
         }
-        buf_puts(b, " END");
+        buf_puts(&e[part], " END");
     }
-    extra_update(b, s);
-    buf_printf(b, " WHERE table_id = %lld AND column_id IN (", (long long)table_id);
+    size_t n = extra_update(&e[4], s) ? 5 : 4;
+    tarn_buf w = {0};
+    buf_printf(&w, "table_id = %lld AND column_id IN (", (long long)table_id);
     for (size_t i = 0; i < s->n; i++)
-        buf_printf(b, "%s%lld", i ? ", " : "", (long long)s->leaves[i].col_id);
-    buf_putc(b, ')');
+        buf_printf(&w, "%s%lld", i ? ", " : "", (long long)s->leaves[i].col_id);
+    buf_putc(&w, ')');
+    const char *exprs[5];
+    for (size_t i = 0; i < n; i++)
+        exprs[i] = buf_cstr(&e[i]);
+    lk_txn_update_mixed(txn, "ducklake_table_column_stats", COLS, exprs, n, buf_cstr(&w));
+    for (size_t i = 0; i < 5; i++)
+        buf_free(&e[i]);
+    buf_free(&w);
 }
 
 void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
@@ -330,10 +341,7 @@ void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
     }
     if (s->n == 0)
         return;
-    tarn_buf b = {0};
-    stats_update(&b, meta, table_id, s);
-    lk_txn_sql(txn, "%s", buf_cstr(&b));
-    buf_free(&b);
+    stats_update(txn, table_id, s);
 }
 
 /* The smaller (want_min) or larger of two known bounds, by the leaf's

@@ -167,41 +167,97 @@ static void stats_sql(lk_txn *txn, const char *meta)
     }
 }
 
-/* Appends the commit batch to `out` as SQL statements: a row group becomes
- * one multi-row INSERT (DuckDB's cost is per statement, ~0.3 ms, far more
- * than per row). */
-static void batch_statements(strlist *out, const lk_txn *txn, const char *meta)
+/* One statement of the commit batch: SQL, or a mixed write the catalog
+ * runs itself (one PostgreSQL cannot read the session's TEMP tables). */
+typedef struct {
+    char *sql;
+    const lk_catdb_write *write;
+} batch_item;
+
+typedef struct {
+    batch_item *v;
+    size_t n;
+} batch;
+
+static void batch_push(batch *b, char *sql, const lk_catdb_write *w)
 {
+    b->v = xrealloc(b->v, (b->n + 1) * sizeof *b->v);
+    b->v[b->n++] = (batch_item){sql, w};
+}
+
+static void batch_free(batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->v[i].sql);
+    free(b->v);
+    b->v = NULL;
+    b->n = 0;
+}
+
+/* Appends the commit batch to `out`: a row group becomes one multi-row
+ * INSERT (DuckDB's cost is per statement, ~0.3 ms, far more than per
+ * row); a mixed write is SQL when the catalog is DuckDB's. */
+static void batch_statements(batch *out, const lk_txn *txn, const lk_catdb *db)
+{
+    const char *meta = lk_catdb_name(db);
     for (size_t i = 0; i < txn->nstmts; i++) {
         const lk_txn_stmt *st = &txn->stmts[i];
-        if (st->sql)
-            strlist_push(out, st->sql);
-        else
-            strlist_push_owned(
-                out, xasprintf("INSERT INTO %s.%s VALUES %s", meta, st->table, st->rows.ptr));
+        if (st->write && !lk_catdb_mixed_native(db)) {
+            batch_push(out, NULL, st->write);
+        } else if (st->write) {
+            tarn_buf b = {0};
+            lk_catdb_write_sql(&b, db, st->write);
+            batch_push(out, buf_detach(&b), NULL);
+        } else if (st->sql) {
+            batch_push(out, xstrdup(st->sql), NULL);
+        } else {
+            batch_push(out, xasprintf("INSERT INTO %s.%s VALUES %s", meta, st->table, st->rows.ptr),
+                       NULL);
+        }
     }
 }
 
+/* Runs items [from, to) of the batch: the SQL ones as one batch of
+ * statements, a mixed write on its own. */
+static int run_items(lk_catdb *db, duckdb_connection con, const batch *stmts, size_t from,
+                     size_t to)
+{
+    int rc = 0;
+    size_t i = from;
+    while (i < to && !rc) {
+        if (stmts->v[i].write) {
+            rc = lk_catdb_mixed_write(db, con, stmts->v[i++].write);
+            continue;
+        }
+        strlist sql = {0};
+        for (; i < to && !stmts->v[i].write; i++)
+            strlist_push(&sql, stmts->v[i].sql);
+        char *joined = strlist_join(&sql, ";\n");
+        rc = lk_catdb_exec(db, con, joined);
+        free(joined);
+        strlist_free(&sql);
+    }
+    return rc;
+}
+
 /* Runs the commit's catalog statements inside the open catalog
- * transaction. They go to DuckDB as one batch (a round trip each cost
+ * transaction. They go to the catalog as one batch (a round trip each cost
  * more than the statements themselves); DuckDB stops a batch at its first
  * failing statement. To name that statement the batch is rolled back and
  * replayed one statement at a time in a transaction of its own, which the
  * caller rolls back like any failed commit. */
-static int run_statements(lk_catdb *db, duckdb_connection con, const strlist *stmts)
+static int run_statements(lk_catdb *db, duckdb_connection con, const batch *stmts)
 {
     if (stmts->n == 0)
         return 0;
-    char *batch = strlist_join(stmts, ";\n");
-    int rc = lk_catdb_exec(db, con, batch);
-    free(batch);
+    int rc = run_items(db, con, stmts, 0, stmts->n);
     if (!rc)
         return 0;
     char *batch_error = xstrdup(tarn_error_last());
     lk_catdb_rollback(db, con);
     rc = lk_catdb_begin(db, con);
     for (size_t i = 0; i < stmts->n && !rc; i++) {
-        rc = lk_catdb_exec(db, con, stmts->items[i]);
+        rc = run_items(db, con, stmts, i, i + 1);
         if (rc)
             rc = tarn_error_prefix(rc, "catalog statement %zu", i + 1);
     }
@@ -214,7 +270,7 @@ static int run_statements(lk_catdb *db, duckdb_connection con, const strlist *st
 /* Runs `stmts` as one catalog transaction: all of them or none. A
  * snapshot's commit passes its crash point (TARN_CRASH_AT=in-catalog-txn);
  * other commits NULL. */
-static int run_catalog_txn(lk_lake *lake, duckdb_connection con, const strlist *stmts,
+static int run_catalog_txn(lk_lake *lake, duckdb_connection con, const batch *stmts,
                            const char *crash)
 {
     int rc = lk_catdb_begin(&lake->db, con);
@@ -255,12 +311,12 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     buf_puts(&b, ")");
     /* one round trip: the snapshot row, the changes, the snapshot's
      * changes_made row */
-    strlist all = {0};
-    strlist_push_owned(&all, snap);
-    batch_statements(&all, txn, lk_catdb_name(&lake->db));
-    strlist_push_owned(&all, buf_detach(&b));
+    batch all = {0};
+    batch_push(&all, snap, NULL);
+    batch_statements(&all, txn, &lake->db);
+    batch_push(&all, buf_detach(&b), NULL);
     int rc = run_catalog_txn(lake, con, &all, "in-catalog-txn");
-    strlist_free(&all);
+    batch_free(&all);
     return rc;
 }
 
@@ -320,10 +376,10 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
         /* only rows of the caller's own (tarn_session_commit_sql): no lake
          * change, so no snapshot, as DuckLake does for a transaction that
          * writes nothing */
-        strlist own = {0};
-        batch_statements(&own, txn, lk_catdb_name(&lake->db));
+        batch own = {0};
+        batch_statements(&own, txn, &lake->db);
         rc = run_catalog_txn(lake, con, &own, NULL);
-        strlist_free(&own);
+        batch_free(&own);
         return not_committed(done, lake, rc);
     }
     rc = commit_info_provided(lake, con);

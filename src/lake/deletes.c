@@ -47,18 +47,16 @@ void lk_deletes_note_inlined(lk_lake *lake, int64_t table_id)
     if (!t)
         return;
     char *pid = lk_txn_pending_inline_deletes(lake);
-    for (size_t i = 0; i < t->ninlined; i++) {
-        tarn_buf b = {0};
-        buf_printf(&b, "UPDATE %s.", lake->meta);
-        quote_ident(&b, t->inlined[i].name);
-        buf_printf(&b,
-                   " SET end_snapshot = %lld WHERE row_id IN (SELECT row_id FROM %s WHERE "
-                   "table_id = %lld) AND end_snapshot IS NULL AND begin_snapshot <> %lld",
-                   (long long)txn->snapshot_id, pid, (long long)table_id,
-                   (long long)txn->snapshot_id);
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
-        buf_free(&b);
-    }
+    /* the row ids are in a TEMP table: a mixed write */
+    char *end = xasprintf("%lld", (long long)txn->snapshot_id);
+    char *where = xasprintf("row_id IN (SELECT row_id FROM %s WHERE table_id = %lld) AND "
+                            "end_snapshot IS NULL AND begin_snapshot <> %lld",
+                            pid, (long long)table_id, (long long)txn->snapshot_id);
+    const char *col = "end_snapshot", *expr = end;
+    for (size_t i = 0; i < t->ninlined; i++)
+        lk_txn_update_mixed(txn, t->inlined[i].name, &col, &expr, 1, where);
+    free(end);
+    free(where);
     free(pid);
 }
 
@@ -153,11 +151,14 @@ static int inline_deletes(lk_lake *lake, duckdb_connection con, const file_delet
     free(made);
     /* the positions are copied now: the TEMP table is gone at commit time
      * only if the batch reads it after the drop, which it never does */
-    lk_txn_sql(txn,
-               "INSERT INTO %s.ducklake_inlined_delete_%lld SELECT DISTINCT file_id, pos, %lld "
-               "FROM %s WHERE table_id = %lld AND file_id = %lld ORDER BY pos",
-               lake->meta, (long long)fd->table_id, (long long)txn->snapshot_id, pd,
-               (long long)fd->table_id, (long long)fd->file_id);
+    char *into = xasprintf("ducklake_inlined_delete_%lld", (long long)fd->table_id);
+    char *rows =
+        xasprintf("SELECT DISTINCT file_id, pos, %lld FROM %s WHERE table_id = %lld AND "
+                  "file_id = %lld ORDER BY pos",
+                  (long long)txn->snapshot_id, pd, (long long)fd->table_id, (long long)fd->file_id);
+    lk_txn_insert_select(txn, into, rows); /* the positions are in a TEMP table */
+    free(into);
+    free(rows);
     free(pd);
     change(txn, "inlined_delete", fd->table_id);
     (void)con;

@@ -97,11 +97,19 @@ static void columns(tarn_buf *b, const lk_table *t, const char *prefix)
 static int changed_snapshots(duck_table *out, duckdb_connection con, lk_lake *l, int64_t tid,
                              int64_t from, int64_t to)
 {
-    char *q = xasprintf("SELECT snapshot_id FROM %s.ducklake_snapshot_changes WHERE snapshot_id "
-                        "BETWEEN %lld AND %lld AND regexp_matches(changes_made, "
-                        "'(^|,)(inserted_into_table|deleted_from_table|inlined_insert|inlined_"
-                        "delete):%lld(,|$)') ORDER BY snapshot_id",
-                        l->meta, (long long)from, (long long)to, (long long)tid);
+    /* a token between commas, with LIKE: plain SQL any catalog database runs */
+    static const char *const KINDS[] = {"inserted_into_table", "deleted_from_table",
+                                        "inlined_insert", "inlined_delete"};
+    tarn_buf b = {0};
+    buf_printf(&b,
+               "SELECT snapshot_id FROM %s.ducklake_snapshot_changes WHERE snapshot_id BETWEEN "
+               "%lld AND %lld AND (",
+               l->meta, (long long)from, (long long)to);
+    for (size_t i = 0; i < 4; i++)
+        buf_printf(&b, "%s',' || changes_made || ',' LIKE '%%,%s:%lld,%%'", i ? " OR " : "",
+                   KINDS[i], (long long)tid);
+    buf_puts(&b, ") ORDER BY snapshot_id");
+    char *q = buf_detach(&b);
     int rc = lk_catdb_query(out, &l->db, con, q);
     free(q);
     return rc;

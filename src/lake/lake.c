@@ -22,6 +22,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/uuid.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -106,7 +107,6 @@ static const char *const CATALOG_DDL[] = {
     "INSERT INTO %s.ducklake_snapshot VALUES (0, now(), 0, 1, 0)",
     "INSERT INTO %s.ducklake_snapshot_changes VALUES (0, 'created_schema:\"main\"', NULL, NULL, "
     "NULL)",
-    "INSERT INTO %s.ducklake_schema VALUES (0, uuid(), 0, NULL, 'main', 'main/', true)",
 };
 
 #define NDDL (sizeof(CATALOG_DDL) / sizeof(CATALOG_DDL[0]))
@@ -121,11 +121,25 @@ static char *normalize_data_path(const char *given)
     return xasprintf("%s/", given);
 }
 
+/* created_by's version: the DuckDB library's, asked of the session's
+ * DuckDB so that the statement writing it is plain SQL any catalog
+ * database runs. */
+static int duckdb_source_id(char **out, duckdb_connection con)
+{
+    return duck_query_string(out, con, "SELECT source_id FROM pragma_version()");
+}
+
 static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path)
 {
-    int rc = lk_catdb_prepare_new(&lake->db, con);
+    char *source_id = NULL;
+    int rc = duckdb_source_id(&source_id, con);
     if (rc)
+        return rc;
+    rc = lk_catdb_prepare_new(&lake->db, con);
+    if (rc) {
+        free(source_id);
         return tarn_error_prefix(rc, "creating the DuckLake catalog");
+    }
     rc = lk_catdb_begin(&lake->db, con);
     for (size_t i = 0; i < NDDL && !rc; i++) {
         char *sql = xasprintf(CATALOG_DDL[i], lake->meta);
@@ -134,17 +148,28 @@ static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data
     }
     if (!rc) {
         tarn_buf b = {0};
+        char *uuid = uuid_v4(); /* DuckLake's uuid() */
+        buf_printf(&b,
+                   "INSERT INTO %s.ducklake_schema VALUES (0, '%s', 0, NULL, 'main', 'main/', "
+                   "true)",
+                   lake->meta, uuid);
+        free(uuid);
+        rc = lk_catdb_exec(&lake->db, con, buf_cstr(&b));
+        buf_free(&b);
+    }
+    if (!rc) {
+        tarn_buf b = {0};
         buf_printf(&b,
                    "INSERT INTO %s.ducklake_metadata (\"key\", \"value\") VALUES "
-                   "('version', '" LAKE_FORMAT_VERSION "'), "
-                   "('created_by', 'DuckDB ' || (SELECT source_id FROM pragma_version())), "
+                   "('version', '" LAKE_FORMAT_VERSION "'), ('created_by', 'DuckDB %s'), "
                    "('data_path', ",
-                   lake->meta);
+                   lake->meta, source_id);
         quote_literal(&b, data_path);
         buf_puts(&b, "), ('encrypted', 'false')");
         rc = lk_catdb_exec(&lake->db, con, buf_cstr(&b));
         buf_free(&b);
     }
+    free(source_id);
     if (rc) {
         lk_catdb_rollback(&lake->db, con);
         return tarn_error_prefix(rc, "creating the DuckLake catalog");
@@ -250,7 +275,8 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
                        int *is_new)
 {
     struct stat st;
-    *is_new = stat(opts->path, &st) != 0;
+    /* a PostgreSQL catalog is new when its tables are missing (lk_lake_attach) */
+    *is_new = !lk_catdb_postgres_conninfo(opts->path) && stat(opts->path, &st) != 0;
     if (*is_new && (opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time))
         return tarn_error_set(TARN_ENOTFOUND, "DuckLake catalog \"%s\" does not exist", opts->path);
     if (*is_new && opts->no_create)
@@ -260,6 +286,30 @@ static int attach_meta(lk_lake *lake, duckdb_connection con, const lk_attach_opt
                               opts->path);
     return lk_catdb_open(&lake->db, con, opts->path,
                          opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time);
+}
+
+/* A PostgreSQL database without the catalog's tables gets a new lake, as a
+ * missing catalog file does, unless the ATTACH cannot make one. There is
+ * no file beside which to put the data: DATA_PATH is needed. */
+static int new_pg_refused(const lk_lake *lake, const lk_attach_opts *opts)
+{
+    const char *schema = lake->db.schema ? lake->db.schema : "public";
+    if (lake->read_only)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "DuckLake catalog \"%s\" does not exist (no ducklake_metadata table "
+                              "in schema %s)",
+                              opts->path, schema);
+    if (opts->no_create)
+        return tarn_error_set(TARN_ENOTFOUND,
+                              "DuckLake catalog \"%s\" does not exist, and creating a new DuckLake "
+                              "is explicitly disabled (CREATE_IF_NOT_EXISTS false)",
+                              opts->path);
+    if (!opts->data_path || !*opts->data_path)
+        return tarn_error_set(TARN_EINVALID,
+                              "a new DuckLake with a PostgreSQL catalog needs a DATA_PATH: ATTACH "
+                              "'ducklake:%s' AS %s (DATA_PATH 'data/')",
+                              opts->path, opts->alias);
+    return 0;
 }
 
 static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opts *opts)
@@ -333,7 +383,11 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     lake->meta_name = opts->metadata_catalog ? xstrdup(opts->metadata_catalog)
                                              : xasprintf("__ducklake_metadata_%s", opts->alias);
     lake->meta_hidden = opts->metadata_catalog == NULL;
-    lk_catdb_duckdb(&lake->db, lake->meta_name, opts->metadata_schema);
+    const char *conninfo = lk_catdb_postgres_conninfo(opts->path);
+    if (conninfo)
+        lk_catdb_postgres(&lake->db, lake->meta_name, opts->metadata_schema, conninfo);
+    else
+        lk_catdb_duckdb(&lake->db, lake->meta_name, opts->metadata_schema);
     lake->meta = lk_catdb_name(&lake->db);
     lake->meta_path = xstrdup(opts->path);
     lake->read_only = opts->read_only || opts->snapshot_version >= 0 || opts->snapshot_time;
@@ -352,6 +406,12 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
     int exists = is_new ? 0 : catalog_exists(lake, con);
     if (exists < 0) {
         rc = exists;
+    } else if (!exists && conninfo) {
+        rc = new_pg_refused(lake, opts);
+        if (!rc) {
+            lake->data_path = normalize_data_path(opts->data_path);
+            rc = create_catalog(lake, con, lake->data_path);
+        }
     } else if (!exists) {
         lake->data_path =
             opts->data_path ? normalize_data_path(opts->data_path) : default_data_path(opts->path);
@@ -388,6 +448,21 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con)
     buf_free(&b);
     lk_catdb_close(&lake->db, con);
     lake_free(lake);
+}
+
+int lk_lake_catalog_stmt(lk_lake *lake, duckdb_connection con, const char *sql, int *handled)
+{
+    *handled = lk_catdb_is_postgres(&lake->db);
+    if (!*handled)
+        return 0;
+    if (lake->read_only)
+        return tarn_error_set(TARN_EINVALID,
+                              "lake \"%s\" is attached READ_ONLY: its catalog is "
+                              "not written",
+                              lake->alias);
+    int rc = lk_catdb_exec(&lake->db, con, sql);
+    lake->meta_tables_loaded = 0; /* it may have made or dropped a table */
+    return rc ? rc : lk_catdb_refresh(&lake->db, con);
 }
 
 int lk_lake_reload(lk_lake *lake, duckdb_connection con)

@@ -47,6 +47,12 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con);
 /* Reloads lake->cat from the catalog (latest or pinned snapshot) and
  * rebuilds the views. */
 int lk_lake_reload(lk_lake *lake, duckdb_connection con);
+/* Runs a statement on the lake's catalog database that is not DuckLake's
+ * (tarn's own tables beside the ducklake_* ones: CREATE TABLE, INSERT, …)
+ * when that database is not DuckDB's (PostgreSQL): sent there, its tables
+ * then readable in the session under the catalog's name. 0 in *handled
+ * (nothing run) for a DuckDB-file catalog, where DuckDB runs it. */
+int lk_lake_catalog_stmt(lk_lake *lake, duckdb_connection con, const char *sql, int *handled);
 
 /* The lake's transaction as the layers above see it. Begin opens one
  * unless one is open (explicit_txn: inside BEGIN … COMMIT); commit makes

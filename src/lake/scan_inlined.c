@@ -95,10 +95,17 @@ static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_
     return inlined_names(lake, con, t, inl);
 }
 
-static void inlined_column(tarn_buf *b, const lk_column *c, const char *old)
+/* Column c of an inlined table: its value there (under its old name) as
+ * the column's type now. In a PostgreSQL catalog VARCHAR values are
+ * bytea (DuckLake's type there), read back as the text they hold. */
+static void inlined_column(tarn_buf *b, const lk_lake *lake, const lk_column *c, const char *old)
 {
     buf_puts(b, "CAST(");
-    if (old)
+    if (old && lk_catdb_is_postgres(&lake->db) && lk_type_pg_is_bytea(c)) {
+        buf_puts(b, "decode(");
+        quote_ident(b, old);
+        buf_putc(b, ')');
+    } else if (old)
         quote_ident(b, old);
     else
         quote_literal(b, c->initial_default);
@@ -138,7 +145,7 @@ static int any_ended(lk_lake *lake, duckdb_connection con, const lk_inlined *inl
     tarn_buf b = {0};
     buf_printf(&b, "SELECT count(*) FROM (SELECT 1 FROM %s.", lake->meta);
     quote_ident(&b, inl->name);
-    buf_puts(&b, " WHERE end_snapshot IS NOT NULL LIMIT 1)");
+    buf_puts(&b, " WHERE end_snapshot IS NOT NULL LIMIT 1) AS e");
     int64_t n = 1;
     if (lk_catdb_query_int64(&n, NULL, &lake->db, con, buf_cstr(&b)) != 0) {
         tarn_error_clear();
@@ -174,7 +181,7 @@ void lk_scan_inlined_part(tarn_buf *b, lk_lake *lake, duckdb_connection con, con
             buf_puts(b, " AS ");
             quote_ident(b, c->name);
         } else {
-            inlined_column(b, c, old[i]);
+            inlined_column(b, lake, c, old[i]);
         }
         free(old[i]);
     }

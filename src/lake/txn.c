@@ -175,6 +175,34 @@ void lk_txn_sql(lk_txn *txn, const char *fmt, ...)
     txn->open_rows = txn->nstmts; /* closes every row group */
 }
 
+static lk_catdb_write *push_write(lk_txn *txn, const char *table)
+{
+    lk_catdb_write *w = xcalloc(1, sizeof *w);
+    w->table = xstrdup(table);
+    push_stmt(txn)->write = w;
+    txn->open_rows = txn->nstmts;
+    return w;
+}
+
+void lk_txn_insert_select(lk_txn *txn, const char *table, const char *select)
+{
+    push_write(txn, table)->select = xstrdup(select);
+}
+
+void lk_txn_update_mixed(lk_txn *txn, const char *table, const char *const *cols,
+                         const char *const *exprs, size_t n, const char *where)
+{
+    lk_catdb_write *w = push_write(txn, table);
+    w->nset = n;
+    w->cols = xcalloc(n ? n : 1, sizeof(char *));
+    w->exprs = xcalloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        w->cols[i] = xstrdup(cols[i]);
+        w->exprs[i] = xstrdup(exprs[i]);
+    }
+    w->where = where ? xstrdup(where) : NULL;
+}
+
 int lk_ids_add(int64_t **ids, size_t *n, int64_t id)
 {
     for (size_t i = 0; i < *n; i++)
@@ -293,6 +321,10 @@ static void txn_free(lk_txn *txn)
         free(txn->stmts[i].sql);
         free(txn->stmts[i].table);
         buf_free(&txn->stmts[i].rows);
+        if (txn->stmts[i].write) {
+            lk_catdb_write_free(txn->stmts[i].write);
+            free(txn->stmts[i].write);
+        }
     }
     free(txn->stmts);
     buf_free(&txn->changes);

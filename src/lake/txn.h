@@ -67,6 +67,7 @@ typedef struct {
     char *sql;     /* the statement; NULL for a row group */
     char *table;   /* a row group's catalog table ("ducklake_column") */
     tarn_buf rows; /* its rows: "(…), (…)" */
+    lk_catdb_write *write; /* a mixed write (sql and table NULL) */
 } lk_txn_stmt;
 
 /* Table-level effects accumulated for ducklake_table_stats. */
@@ -197,6 +198,13 @@ void lk_txn_schedule_deletion(lk_txn *txn, int64_t file_id, const char *path, in
  * rows recorded before it are written before it, the rows recorded after
  * it after it. */
 void lk_txn_sql(lk_txn *txn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a mixed catalog write (catdb.h) to the batch, as lk_txn_sql
+ * does: INSERT INTO table (unquoted) the rows of `select`, which reads
+ * the session's own tables; or UPDATE table SET cols[i] = exprs[i]
+ * [WHERE where], with expressions DuckDB evaluates. Strings are copied. */
+void lk_txn_insert_select(lk_txn *txn, const char *table, const char *select);
+void lk_txn_update_mixed(lk_txn *txn, const char *table, const char *const *cols,
+                         const char *const *exprs, size_t n, const char *where);
 /* Allocates ids from the snapshot counters. */
 int64_t lk_txn_new_catalog_id(lk_txn *txn);
 int64_t lk_txn_new_file_id(lk_txn *txn);

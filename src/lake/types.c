@@ -291,6 +291,42 @@ void lk_type_to_sql(tarn_buf *b, const lk_column *col)
     }
 }
 
+/* DuckLake's PostgreSQL column types for inlined data
+ * (PostgresMetadataManager::GetColumnType): what PostgreSQL holds
+ * natively keeps its type; VARCHAR and BLOB are bytea (a NUL byte fits),
+ * nested values, the wide integers and the dates and timestamps (whose
+ * ranges are wider than PostgreSQL's) are their text. */
+static const struct {
+    const char *lake, *pg;
+} PG_TYPES[] = {
+    {"int8", "SMALLINT"},        {"uint8", "INTEGER"},       {"uint16", "INTEGER"},
+    {"uint32", "BIGINT"},        {"float32", "REAL"},        {"float64", "DOUBLE PRECISION"},
+    {"varchar", "BYTEA"},        {"blob", "BYTEA"},          {"json", "BYTEA"},
+    {"uint64", "VARCHAR"},       {"int128", "VARCHAR"},      {"uint128", "VARCHAR"},
+    {"date", "VARCHAR"},         {"timestamp", "VARCHAR"},   {"timestamp_us", "VARCHAR"},
+    {"timestamptz", "VARCHAR"},  {"timestamp_s", "VARCHAR"}, {"timestamp_ms", "VARCHAR"},
+    {"timestamp_ns", "VARCHAR"}, {"variant", "VARCHAR"},     {"geometry", "VARCHAR"},
+};
+
+void lk_type_to_pg_sql(tarn_buf *b, const lk_column *col)
+{
+    if (lk_type_is_nested(col->type)) {
+        buf_puts(b, "VARCHAR");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(PG_TYPES) / sizeof(PG_TYPES[0]); i++)
+        if (strcasecmp(col->type, PG_TYPES[i].lake) == 0) {
+            buf_puts(b, PG_TYPES[i].pg);
+            return;
+        }
+    lk_type_to_sql(b, col);
+}
+
+int lk_type_pg_is_bytea(const lk_column *col)
+{
+    return strcasecmp(col->type, "varchar") == 0 || strcasecmp(col->type, "json") == 0;
+}
+
 void lk_type_field_ids(tarn_buf *b, const lk_column *col)
 {
     quote_ident(b, col->name);

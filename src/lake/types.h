@@ -33,6 +33,13 @@ int lk_type_from_logical(lk_column *col, const char *name, duckdb_logical_type t
 /* Appends the DuckDB SQL type of a DuckLake column tree, e.g.
  * STRUCT("a" INTEGER, "b" VARCHAR)[] — usable in CAST and CREATE TABLE. */
 void lk_type_to_sql(tarn_buf *b, const lk_column *col);
+/* The column type of `col` in an inlined-data table of a PostgreSQL
+ * catalog, as DuckLake makes it there (BYTEA for VARCHAR and BLOB, the
+ * text of nested, wide-integer and temporal values). */
+void lk_type_to_pg_sql(tarn_buf *b, const lk_column *col);
+/* A VARCHAR (or JSON) column: its inlined values are bytea in
+ * PostgreSQL, read back as text with DuckDB's decode(). */
+int lk_type_pg_is_bytea(const lk_column *col);
 
 /* The DuckLake name (malloc'd) of DuckDB's name of a scalar type:
  * INTEGER → int32, DECIMAL(9,2) → decimal(9,2) (varchar for a name it

@@ -550,7 +550,10 @@ void lk_write_inlined_table(lk_lake *lake, lk_table *t, int64_t sv)
         buf_puts(&b, ", ");
         quote_ident(&b, t->cols[i].name);
         buf_putc(&b, ' ');
-        lk_type_to_sql(&b, &t->cols[i]);
+        if (lk_catdb_is_postgres(&lake->db))
+            lk_type_to_pg_sql(&b, &t->cols[i]);
+        else
+            lk_type_to_sql(&b, &t->cols[i]);
     }
     buf_putc(&b, ')');
     lk_txn_sql(txn, "%s", buf_cstr(&b));
@@ -578,14 +581,12 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
         }
         char *pins = lk_txn_pending_inserts(lake, t->id);
         tarn_buf b = {0};
-        buf_printf(&b, "INSERT INTO %s.", lake->meta);
-        quote_ident(&b, t->inlined[t->ninlined - 1].name);
-        buf_puts(&b, " SELECT ");
+        buf_puts(&b, "SELECT ");
         row_id_at_commit(&b, lake, con, t->id, pins);
         buf_printf(&b, ", %lld, NULL, ", (long long)txn->snapshot_id);
         lk_write_columns(&b, t);
         buf_printf(&b, " FROM %s ORDER BY row_id", pins);
-        lk_txn_sql(txn, "%s", buf_cstr(&b));
+        lk_txn_insert_select(txn, t->inlined[t->ninlined - 1].name, buf_cstr(&b));
         buf_free(&b);
         free(pins);
     }

@@ -35,7 +35,8 @@ int records_ensure(tarn_session *s, const char *cat)
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
          "rows_deleted BIGINT, partitions VARCHAR, upstream VARCHAR, model_hash VARCHAR, "
-         "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE, query_ms DOUBLE, "
+         "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, duration_ms DOUBLE PRECISION, query_ms "
+         "DOUBLE PRECISION, "
          "error VARCHAR, note VARCHAR, tests VARCHAR, details VARCHAR, run_reason VARCHAR, "
          "config_hash VARCHAR, target_version BIGINT, source_files VARCHAR, strategy_spec "
          "VARCHAR)"},

@@ -350,6 +350,9 @@ static int dispatch(tarn_session *s, const sql_tokens *tk, const char *sql, cons
         return stmt_set(s, tk, sql, kind, sink);
     if (handled || rc)
         return rc;
+    rc = session_catalog_stmt(s, tk, sql, kw, &handled);
+    if (handled || rc)
+        return rc;
     char *rewritten = NULL;
     rc = runs_now(kw) ? rewrite_reads_now(&rewritten, s, sql) : rewrite_reads(&rewritten, s, sql);
     if (rc)

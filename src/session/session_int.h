@@ -51,6 +51,10 @@ int session_write_begin(tarn_session *s, lk_lake *l);
 int session_write_end(tarn_session *s, lk_lake *l, int rc);
 
 /* Statement handlers: *handled = 1 when the statement was the lake's. */
+/* A write of tarn's own tables in a lake's catalog database that is not
+ * DuckDB's (PostgreSQL): run there (session_catstmt.c). */
+int session_catalog_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
+                         int *handled);
 int session_attach_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,
                         int *handled);
 int session_ddl_stmt(tarn_session *s, const sql_tokens *tk, const char *sql, const char *kw,

@@ -1,6 +1,7 @@
 /*
  * uuid.c — version-7 UUIDs (see uuid.h): the time prefix makes names sort
- * by creation, the 74 random bits (getrandom) make them unique.
+ * by creation, the 74 random bits (getrandom) make them unique; and
+ * random version-4 ones, DuckDB's uuid().
  */
 #include "util/uuid.h"
 
@@ -21,6 +22,22 @@ static void random_bytes(unsigned char *b, size_t n)
         b[i] = (unsigned char)(rand() & 0xff);
 }
 
+static char *uuid_text(const unsigned char *u)
+{
+    return xasprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                     u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+                     u[13], u[14], u[15]);
+}
+
+char *uuid_v4(void)
+{
+    unsigned char u[16];
+    random_bytes(u, 16);
+    u[6] = (unsigned char)(0x40 | (u[6] & 0x0f)); /* version 4 */
+    u[8] = (unsigned char)(0x80 | (u[8] & 0x3f)); /* variant 10 */
+    return uuid_text(u);
+}
+
 char *uuid_v7(void)
 {
     uint64_t ms = (uint64_t)(clock_epoch_s() * 1000);
@@ -30,7 +47,5 @@ char *uuid_v7(void)
         u[i] = (unsigned char)(ms >> (40 - 8 * i));
     u[6] = (unsigned char)(0x70 | (u[6] & 0x0f)); /* version 7 */
     u[8] = (unsigned char)(0x80 | (u[8] & 0x3f)); /* variant 10 */
-    return xasprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                     u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-                     u[13], u[14], u[15]);
+    return uuid_text(u);
 }

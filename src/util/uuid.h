@@ -9,5 +9,7 @@
 /* A new version-7 UUID in canonical form ("01a22c01-1f44-7eb7-a54a-…"):
  * 48 bits of Unix time in milliseconds, then random bits. Caller frees. */
 char *uuid_v7(void);
+/* A new random (version 4) UUID, as DuckDB's uuid() gives. Caller frees. */
+char *uuid_v4(void);
 
 #endif
