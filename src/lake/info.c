@@ -148,7 +148,9 @@ int lk_info_table_versions(duck_table *out, lk_lake *lake, duckdb_connection con
         "%s.ducklake_schema s ON s.schema_id = t.schema_id LEFT JOIN c ON c.table_id = "
         "t.table_id WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL",
         m, m, m);
-    int rc = lk_catdb_query(out, &lake->db, con, q);
+    /* DuckDB's string functions split the change tokens: run in DuckDB (a
+     * PostgreSQL catalog's tables read through their views there) */
+    int rc = lk_catdb_mixed_query(out, &lake->db, con, q);
     free(q);
     return rc;
 }
