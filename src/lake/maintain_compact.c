@@ -68,25 +68,29 @@ static char *dir_of(const char *path, const char *rel)
 }
 
 /* The table's live files with what compaction needs to know, in the order
- * DuckLake considers them. */
+ * DuckLake considers them. The group (files that may merge: one schema
+ * version, one partition) is compared as text only: string_agg, which
+ * PostgreSQL has too. */
 int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
                       cand_list *out)
 {
     const char *m = c->lake->meta;
     long long tid = (long long)t->id, s = (long long)c->lake->txn->cat.snapshot_id;
     tarn_buf q = {0};
-    buf_printf(&q,
-               "WITH sr AS (SELECT begin_snapshot, COALESCE(lead(begin_snapshot) OVER (ORDER BY "
-               "begin_snapshot), 9223372036854775807) AS end_snapshot, schema_version FROM "
-               "%s.ducklake_schema_versions WHERE table_id = %lld) SELECT d.data_file_id, "
-               "d.record_count, d.row_id_start, d.begin_snapshot, d.partial_max, "
-               "d.file_size_bytes, concat_ws('|', sr.schema_version, d.partition_id, (SELECT "
-               "list(COALESCE('=' || partition_value, 'null') ORDER BY partition_key_index) FROM "
-               "%s.ducklake_file_partition_value p WHERE p.data_file_id = d.data_file_id)), "
-               "d.path, d.path_is_relative, (SELECT count(*) FROM %s.ducklake_delete_file e WHERE "
-               "e.data_file_id = d.data_file_id), x.delete_file_id, x.delete_count, x.path, "
-               "x.path_is_relative, ",
-               m, tid, m, m);
+    buf_printf(
+        &q,
+        "WITH sr AS (SELECT begin_snapshot, COALESCE(lead(begin_snapshot) OVER (ORDER BY "
+        "begin_snapshot), 9223372036854775807) AS end_snapshot, schema_version FROM "
+        "%s.ducklake_schema_versions WHERE table_id = %lld) SELECT d.data_file_id, "
+        "d.record_count, d.row_id_start, d.begin_snapshot, d.partial_max, "
+        "d.file_size_bytes, concat_ws('|', sr.schema_version, d.partition_id, (SELECT "
+        "string_agg(COALESCE('=' || partition_value, 'null'), ',' ORDER BY partition_key_index) "
+        "FROM "
+        "%s.ducklake_file_partition_value p WHERE p.data_file_id = d.data_file_id)), "
+        "d.path, d.path_is_relative, (SELECT count(*) FROM %s.ducklake_delete_file e WHERE "
+        "e.data_file_id = d.data_file_id), x.delete_file_id, x.delete_count, x.path, "
+        "x.path_is_relative, ",
+        m, tid, m, m);
     if (inline_deletes_exist(c, t->id))
         buf_printf(&q, "(SELECT count(*) FROM %s.ducklake_inlined_delete_%lld i WHERE i.file_id = "
                        "d.data_file_id AND i.begin_snapshot <= %lld)",
