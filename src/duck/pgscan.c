@@ -13,6 +13,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/hex.h"
 
 #include <libpq-fe.h>
 #include <pthread.h>
@@ -166,17 +167,6 @@ enum {
     OID_UUID = 2950,
 };
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* bytea's hex text (`\x0a1b…`, bytea_output = hex) into raw bytes (in place
  * is not possible with the libpq buffer: `out` has room for strlen/2). */
 static size_t bytea_decode(char *out, const char *text)
@@ -184,7 +174,7 @@ static size_t bytea_decode(char *out, const char *text)
     size_t n = 0;
     if (text[0] == '\\' && text[1] == 'x')
         for (const char *p = text + 2; p[0] && p[1]; p += 2)
-            out[n++] = (char)(hexval(p[0]) * 16 + hexval(p[1]));
+            out[n++] = (char)(hex_digit_value(p[0]) * 16 + hex_digit_value(p[1]));
     return n;
 }
 
@@ -290,7 +280,7 @@ int duck_pg_parse_uuid(uint64_t *upper, uint64_t *lower, const char *text)
     for (const char *p = text; *p; p++) {
         if (*p == '-')
             continue;
-        int x = hexval(*p);
+        int x = hex_digit_value(*p);
         if (x < 0 || nib >= 32)
             return -1;
         v[nib / 16] = v[nib / 16] << 4 | (uint64_t)x;

@@ -7,6 +7,7 @@
 #include "lake/hive.h"
 
 #include "lake/types.h"
+#include "util/hex.h"
 #include "util/quote.h"
 
 #include <stdlib.h>
@@ -72,25 +73,14 @@ int lk_hive_is_null(const char *v, const char *type)
     return v[0] == 0 && strcmp(type, "varchar") != 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 char *lk_hive_unescape(const char *v)
 {
     size_t n = strlen(v), k = 0;
     char *out = xmalloc(n + 1);
     for (size_t i = 0; i < n; i++) {
         int hi, lo;
-        if (v[i] == '%' && i + 2 < n && (hi = hexval(v[i + 1])) >= 0 &&
-            (lo = hexval(v[i + 2])) >= 0) {
+        if (v[i] == '%' && i + 2 < n && (hi = hex_digit_value(v[i + 1])) >= 0 &&
+            (lo = hex_digit_value(v[i + 2])) >= 0) {
             out[k++] = (char)(hi * 16 + lo);
             i += 2;
         } else {

@@ -103,10 +103,9 @@ static int bool_arg(const lk_args *a, const char *name, int dflt)
     return v ? strcasecmp(v, "true") == 0 : dflt;
 }
 
-/* The file list argument: a string or a list of strings, as DuckDB
- * evaluates expression `sql`. */
-static int file_list(strlist *out, tarn_session *s, const char *sql)
+int session_eval_strings(strlist *out, int *had_null, tarn_session *s, const char *sql)
 {
+    *had_null = 0;
     char *q = xasprintf("SELECT typeof((%s))", sql);
     char *type = NULL;
     int rc = duck_query_string(&type, s->con, q);
@@ -116,8 +115,10 @@ static int file_list(strlist *out, tarn_session *s, const char *sql)
     int is_list = type && strcmp(type, "VARCHAR[]") == 0;
     int is_null = !type || strcmp(type, "\"NULL\"") == 0;
     free(type);
-    if (is_null)
-        return tarn_error_set(TARN_EINVALID, "Invalid Input Error: File list cannot be NULL");
+    if (is_null) {
+        *had_null = 1;
+        return 0;
+    }
     q = is_list ? xasprintf("SELECT unnest((%s))", sql) : xasprintf("SELECT (%s)::VARCHAR", sql);
     duck_table r;
     rc = duck_table_query(&r, s->con, q);
@@ -125,14 +126,23 @@ static int file_list(strlist *out, tarn_session *s, const char *sql)
     if (rc)
         return rc;
     for (size_t i = 0; i < r.nrows; i++) {
-        if (!duck_table_get(&r, i, 0)) {
-            duck_table_free(&r);
-            return tarn_error_set(TARN_EINVALID, "Invalid Input Error: File list cannot be NULL");
-        }
-        strlist_push(out, duck_table_get(&r, i, 0));
+        if (duck_table_get(&r, i, 0))
+            strlist_push(out, duck_table_get(&r, i, 0));
+        else
+            *had_null = 1;
     }
     duck_table_free(&r);
     return 0;
+}
+
+/* The file list argument: a string or a list of strings, none NULL. */
+static int file_list(strlist *out, tarn_session *s, const char *sql)
+{
+    int had_null = 0;
+    int rc = session_eval_strings(out, &had_null, s, sql);
+    if (!rc && had_null)
+        rc = tarn_error_set(TARN_EINVALID, "Invalid Input Error: File list cannot be NULL");
+    return rc;
 }
 
 /* CALL ducklake_add_data_files(lake, table, files, schema => …,

@@ -100,4 +100,9 @@ void session_prepared_free(tarn_session *s);
 /* The source text of tokens [from, to) of `sql`. */
 char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to);
 
+/* Evaluates SQL expression `sql` (a string, or a list of strings) in the
+ * session's DuckDB and appends its strings to *out; *had_null tells that
+ * the value or one of its elements was NULL (left out). session_call.c. */
+int session_eval_strings(strlist *out, int *had_null, tarn_session *s, const char *sql);
+
 #endif

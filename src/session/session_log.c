@@ -102,28 +102,11 @@ void session_log_free(tarn_session *s)
     s->log = NULL;
 }
 
-/* The log types argument: a string or a list of strings, as DuckDB
- * evaluates expression `sql`. */
+/* The log types argument: a string or a list of strings (NULLs ignored). */
 static int type_list(strlist *out, tarn_session *s, const char *sql)
 {
-    char *q = xasprintf("SELECT typeof((%s))", sql);
-    char *type = NULL;
-    int rc = duck_query_string(&type, s->con, q);
-    free(q);
-    if (rc)
-        return rc;
-    int is_list = type && strcmp(type, "VARCHAR[]") == 0;
-    free(type);
-    q = is_list ? xasprintf("SELECT unnest((%s))", sql) : xasprintf("SELECT (%s)::VARCHAR", sql);
-    duck_table r;
-    rc = duck_table_query(&r, s->con, q);
-    free(q);
-    for (size_t i = 0; !rc && i < r.nrows; i++)
-        if (duck_table_get(&r, i, 0))
-            strlist_push(out, duck_table_get(&r, i, 0));
-    if (!rc)
-        duck_table_free(&r);
-    return rc;
+    int had_null = 0;
+    return session_eval_strings(out, &had_null, s, sql);
 }
 
 /* The arguments of CALL fn(…): the SQL of the first positional one (or
