@@ -6,27 +6,12 @@
 //   node web_browser_busy.js URL CHROMIUM MARKER
 "use strict";
 const fs = require("fs");
-const path = require("path");
-const puppeteer = require(path.join(__dirname, "../../deps/web-test/node_modules/puppeteer-core"));
+const {check, failed, launch} = require("./web_lib.js");
 
 const [url, chromium, marker] = process.argv.slice(2);
-let failed = 0;
-function check(name, cond, detail)
-{
-    console.log((cond ? "ok - " : "not ok - ") + name);
-    if (!cond) {
-        failed++;
-        if (detail !== undefined)
-            console.log("#   " + String(detail).split("\n").join("\n#   "));
-    }
-}
 
 (async () => {
-    const browser = await puppeteer.launch({
-        executablePath : chromium,
-        headless : true,
-        args : [ "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage" ],
-    });
+    const browser = await launch(chromium);
     try {
         const page = await browser.newPage();
         await page.goto(url + "#/graph");
@@ -48,7 +33,7 @@ function check(name, cond, detail)
     } finally {
         await browser.close();
     }
-    process.exit(failed ? 1 : 0);
+    process.exit(failed() ? 1 : 0);
 })().catch((e) => {
     console.log("not ok - the busy-page browser test ran");
     console.log("#   " + String(e && e.stack || e).split("\n").join("\n#   "));

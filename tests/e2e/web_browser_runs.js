@@ -9,36 +9,14 @@
 // core.tier_counts; core.orders and core.order_totals are not built yet.
 "use strict";
 const path = require("path");
-const puppeteer = require(path.join(__dirname, "../../deps/web-test/node_modules/puppeteer-core"));
+const {check, failed, launch, ready} = require("./web_lib.js");
 
 const [url, chromium, shots] = process.argv.slice(2);
-let failed = 0;
-function check(name, cond, detail)
-{
-    if (cond)
-        console.log("ok - " + name);
-    else {
-        failed++;
-        console.log("not ok - " + name);
-        if (detail !== undefined)
-            console.log("#   " + String(detail).split("\n").join("\n#   "));
-    }
-}
-async function ready(page)
-{
-    await page.waitForFunction(() => document.body.dataset.ready !== undefined &&
-                                     document.getElementById("main").childElementCount > 0,
-                               {timeout : 60000});
-}
 const statuses = (page) => page.$$eval(
     "g.node", (gs) => Object.fromEntries(gs.map((g) => [g.dataset.model, g.dataset.status])));
 
 (async () => {
-    const browser = await puppeteer.launch({
-        executablePath : chromium,
-        headless : true,
-        args : [ "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage" ],
-    });
+    const browser = await launch(chromium);
     try {
         const page = await browser.newPage();
         await page.setViewport({width : 1280, height : 800});
@@ -90,7 +68,7 @@ const statuses = (page) => page.$$eval(
     } finally {
         await browser.close();
     }
-    process.exit(failed ? 1 : 0);
+    process.exit(failed() ? 1 : 0);
 })().catch((e) => {
     console.log("not ok - the browser test ran");
     console.log("#   " + String(e && e.stack || e).split("\n").join("\n#   "));
