@@ -271,6 +271,21 @@ int lk_catdb_prepare_new(lk_catdb *db, duckdb_connection con)
     return db->ops->prepare_new(db, con);
 }
 
+int lk_catdb_lock_commits(lk_catdb *db, duckdb_connection con)
+{
+    return db->ops->lock_commits ? db->ops->lock_commits(db, con) : 0;
+}
+
+int lk_catdb_has_commit_lock(const lk_catdb *db)
+{
+    return db->ops->lock_commits != NULL;
+}
+
+const char *lk_catdb_own_rows(const lk_catdb *db)
+{
+    return db->ops->own_rows;
+}
+
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con)
 {
     return db->ops->begin ? db->ops->begin(db, con) : lk_catdb_exec(db, con, "BEGIN TRANSACTION");

@@ -78,6 +78,12 @@ typedef struct {
     /* brings what DuckDB reads of the catalog up to date with its tables
      * (NULL: nothing to do) */
     int (*refresh)(lk_catdb *db, duckdb_connection con);
+    /* serializes the catalog part of commits by every tarn writer of this
+     * catalog until the catalog transaction ends (NULL: one writer only) */
+    int (*lock_commits)(lk_catdb *db, duckdb_connection con);
+    /* a condition true of the rows the open catalog transaction inserted
+     * or updated (NULL: none can be told apart) */
+    const char *own_rows;
 } lk_catdb_ops;
 
 struct lk_catdb {
@@ -162,6 +168,18 @@ int lk_catdb_tables(duck_table *out, lk_catdb *db, duckdb_connection con);
 /* Makes the place a new lake's tables go: a METADATA_SCHEMA is created
  * when missing, as DuckLake creates it. */
 int lk_catdb_prepare_new(lk_catdb *db, duckdb_connection con);
+
+/* Inside the catalog transaction of a commit: waits until no other tarn
+ * writer of this catalog is in the catalog part of its commit, and keeps
+ * them out until this transaction ends (PostgreSQL: a transaction-scoped
+ * advisory lock keyed by the catalog's schema; a DuckDB file has one
+ * writer process, so nothing). Whether the backend has such a lock. */
+int lk_catdb_lock_commits(lk_catdb *db, duckdb_connection con);
+int lk_catdb_has_commit_lock(const lk_catdb *db);
+/* The SQL condition true of exactly the rows the open catalog transaction
+ * inserted or updated (PostgreSQL: xmin is the transaction's id), or NULL
+ * when the backend cannot tell them from other writers' rows. */
+const char *lk_catdb_own_rows(const lk_catdb *db);
 
 /* The catalog transaction of a commit. */
 int lk_catdb_begin(lk_catdb *db, duckdb_connection con);

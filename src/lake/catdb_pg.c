@@ -245,6 +245,20 @@ static int pg_rollback(lk_catdb *db, duckdb_connection con)
     return duck_pg_exec(db->pg->pg, "ROLLBACK");
 }
 
+/* One lock per catalog schema of the database: 'tarn' and the schema's
+ * hash are the two keys of a transaction-scoped advisory lock, released
+ * by the COMMIT or ROLLBACK that ends the catalog transaction. */
+static int pg_lock_commits(lk_catdb *db, duckdb_connection con)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "SELECT pg_advisory_xact_lock(1952543342, hashtext(");
+    quote_literal(&b, db->schema ? db->schema : "public");
+    buf_puts(&b, "))");
+    int rc = duck_pg_exec(db->pg->pg, buf_cstr(&b));
+    buf_free(&b);
+    return rc;
+}
+
 /* The columns of a catalog table in PostgreSQL, in order, with their
  * types (format_type) and whether they are bytea. */
 typedef struct {
@@ -426,6 +440,8 @@ static const lk_catdb_ops POSTGRES_OPS = {
     .rollback = pg_rollback,
     .mixed_write = pg_mixed_write,
     .refresh = sync_views,
+    .lock_commits = pg_lock_commits,
+    .own_rows = "xmin = pg_current_xact_id()::xid",
 };
 
 void lk_catdb_postgres(lk_catdb *db, const char *database, const char *schema, const char *conninfo)

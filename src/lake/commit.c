@@ -2,18 +2,39 @@
  * commit.c — committing a lake transaction: its pending state becomes
  * catalog rows and one new snapshot (see commit.h).
  *
- * The commit runs, in one DuckDB transaction on the catalog database:
+ * The commit runs, in one transaction on the catalog database:
+ *   the commit lock                        (PostgreSQL, see below)
+ *   the newest snapshot                    (a rebase when it is not ours)
  *   INSERT INTO ducklake_snapshot          (the new snapshot and counters)
  *   the commit batch, txn->stmts, in order:
  *     the catalog rows and statements of every change, as recorded
  *     pending deletions and inlined rows   (from the TEMP tables)
  *     ducklake_table_stats, column stats   (record counts, next row id)
  *     id renumbering                       (renumber.c)
+ *   the rebase's statements                (rebase.c)
  *   INSERT INTO ducklake_snapshot_changes  (changes_made + commit message)
- * The snapshot row goes first so that a concurrent writer's commit fails on
- * its primary key before anything else is written. Parquet files were
- * already written by the statements; if the catalog transaction fails they
- * are deleted (or left as orphans if the process dies, for cleanup).
+ * Parquet files were already written by the statements, outside the
+ * catalog transaction, so writers do the heavy part at once; if the
+ * catalog transaction fails they are deleted (or left as orphans if the
+ * process dies, for cleanup).
+ *
+ * Several writers (a PostgreSQL catalog): every tarn writer takes a
+ * transaction-scoped advisory lock keyed by the catalog's schema first
+ * (catdb.h: lk_catdb_lock_commits), so the catalog parts of commits run
+ * one at a time and tarn writers never collide on ducklake_snapshot's key.
+ * Under the lock the newest snapshot is read again: when another writer
+ * committed since this transaction began, rebase.c reads what the newer
+ * snapshots changed (changes_made), applies DuckLake's conflict rules
+ * (conflict.c: a real conflict fails with DuckLake's message and leaves
+ * the lake as it was) and otherwise moves the transaction onto the newest
+ * snapshot: the next snapshot id and schema version, file ids and row ids
+ * after the others', the table stats added to theirs. That move counts
+ * as DuckLake's first retry. Writers that take no lock (DuckLake itself)
+ * can still make the batch fail on a key; such a failure is retried as
+ * DuckLake retries it, up to ducklake_max_retry_count attempts in all,
+ * waiting ducklake_retry_wait_ms (times 0.5-1, times
+ * ducklake_retry_backoff per retry) in between. A DuckDB-file catalog has
+ * one writer process: no lock and no newer snapshot, the same path.
  *
  * Nothing here touches the session's catalog model, caches or views:
  * lake.c brings those up to date from the transaction handed back.
@@ -26,7 +47,9 @@
 #include "lake/deletes.h"
 #include "lake/idorder.h"
 #include "lake/macro.h"
+#include "lake/rebase.h"
 #include "lake/renumber.h"
+#include "lake/settings.h"
 #include "lake/sort.h"
 #include "lake/write.h"
 #include "tarn/error.h"
@@ -34,10 +57,14 @@
 #include "util/quote.h"
 #include "util/strlist.h"
 
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Test hook: TARN_CRASH_AT=<point> makes the process exit abruptly there,
@@ -49,6 +76,33 @@ static void crash_point(const char *point)
     if (at && strcmp(at, point) == 0) {
         fprintf(stderr, "tarn: TARN_CRASH_AT=%s: exiting abruptly\n", point);
         _exit(99);
+    }
+}
+
+/* Test hook: TARN_COMMIT_WAIT=<path> stops a commit before its catalog
+ * transaction until a test lets it go, so that another writer can commit
+ * in between: the commit writes a line to the fifo <path>.ready (blocking
+ * until the test reads it), then reads the fifo <path> to its end
+ * (blocking until the test writes and closes it). No timing involved. */
+static void commit_wait_point(void)
+{
+    const char *path = getenv("TARN_COMMIT_WAIT");
+    if (!path || !*path)
+        return;
+    char *ready = xasprintf("%s.ready", path);
+    int fd = open(ready, O_WRONLY);
+    if (fd >= 0) {
+        ssize_t w = write(fd, "ready\n", 6);
+        (void)w;
+        close(fd);
+    }
+    free(ready);
+    fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        char buf[64];
+        while (read(fd, buf, sizeof(buf)) > 0)
+            ;
+        close(fd);
     }
 }
 
@@ -144,7 +198,7 @@ static void build_changes(lk_txn *txn)
     free(tables);
 }
 
-static void stats_sql(lk_txn *txn, const char *meta)
+static void stats_sql(lk_txn *txn, const char *meta, const lk_rebase *rb)
 {
     for (size_t i = 0; i < txn->ndeltas; i++) {
         lk_table_delta *d = &txn->deltas[i];
@@ -156,13 +210,13 @@ static void stats_sql(lk_txn *txn, const char *meta)
         if (!d->had_stats_row)
             lk_txn_row(txn, "ducklake_table_stats", "(%lld, %lld, %lld, %lld)",
                        (long long)d->table_id, (long long)d->added_records,
-                       (long long)d->next_row_id, (long long)d->added_bytes);
+                       (long long)lk_rebase_next_row_id(rb, d), (long long)d->added_bytes);
         else
             lk_txn_sql(txn,
                        "UPDATE %s.ducklake_table_stats SET record_count = record_count + %lld, "
                        "next_row_id = %lld, file_size_bytes = file_size_bytes + %lld WHERE "
                        "table_id = %lld",
-                       meta, (long long)d->added_records, (long long)d->next_row_id,
+                       meta, (long long)d->added_records, (long long)lk_rebase_next_row_id(rb, d),
                        (long long)d->added_bytes, (long long)d->table_id);
     }
 }
@@ -197,7 +251,7 @@ static void batch_free(batch *b)
 /* Appends the commit batch to `out`: a row group becomes one multi-row
  * INSERT (DuckDB's cost is per statement, ~0.3 ms, far more than per
  * row); a mixed write is SQL when the catalog is DuckDB's. */
-static void batch_statements(batch *out, const lk_txn *txn, const lk_catdb *db)
+static void batch_statements(batch *out, const lk_txn *txn, const lk_catdb *db, const lk_rebase *rb)
 {
     const char *meta = lk_catdb_name(db);
     for (size_t i = 0; i < txn->nstmts; i++) {
@@ -211,8 +265,12 @@ static void batch_statements(batch *out, const lk_txn *txn, const lk_catdb *db)
         } else if (st->sql) {
             batch_push(out, xstrdup(st->sql), NULL);
         } else {
-            batch_push(out, xasprintf("INSERT INTO %s.%s VALUES %s", meta, st->table, st->rows.ptr),
+            char *moved = lk_rebase_rows(rb, txn, st->table, st->rows.ptr);
+            batch_push(out,
+                       xasprintf("INSERT INTO %s.%s VALUES %s", meta, st->table,
+                                 moved ? moved : st->rows.ptr),
                        NULL);
+            free(moved);
         }
     }
 }
@@ -286,21 +344,97 @@ static int run_catalog_txn(lk_lake *lake, duckdb_connection con, const batch *st
     return rc;
 }
 
-static int commit_catalog(lk_lake *lake, duckdb_connection con)
+/* What the commit adds to txn->stmts and the deltas, to undo before a
+ * retry builds them again. */
+typedef struct {
+    size_t nstmts, open_rows;
+    size_t *lens; /* rows.len of stmts[0..nstmts) */
+    size_t ndeltas;
+    int64_t *table_ids;
+    int *had_stats, *stats_inserted;
+} commit_mark;
+
+static void mark_take(commit_mark *m, const lk_txn *txn)
+{
+    m->nstmts = txn->nstmts;
+    m->open_rows = txn->open_rows;
+    m->lens = xmalloc((txn->nstmts + 1) * sizeof(size_t));
+    for (size_t i = 0; i < txn->nstmts; i++)
+        m->lens[i] = txn->stmts[i].rows.len;
+    m->ndeltas = txn->ndeltas;
+    m->table_ids = xmalloc((txn->ndeltas + 1) * sizeof(int64_t));
+    m->had_stats = xmalloc((txn->ndeltas + 1) * sizeof(int));
+    m->stats_inserted = xmalloc((txn->ndeltas + 1) * sizeof(int));
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        m->table_ids[i] = txn->deltas[i].table_id;
+        m->had_stats[i] = txn->deltas[i].had_stats_row;
+        m->stats_inserted[i] = txn->deltas[i].stats_inserted;
+    }
+}
+
+static void mark_restore(const commit_mark *m, lk_txn *txn)
+{
+    for (size_t i = m->nstmts; i < txn->nstmts; i++) {
+        lk_txn_stmt *st = &txn->stmts[i];
+        free(st->sql);
+        free(st->table);
+        buf_free(&st->rows);
+        if (st->write) {
+            lk_catdb_write_free(st->write);
+            free(st->write);
+        }
+    }
+    txn->nstmts = m->nstmts;
+    txn->open_rows = m->open_rows;
+    for (size_t i = 0; i < m->nstmts; i++)
+        if (txn->stmts[i].rows.len > m->lens[i]) {
+            txn->stmts[i].rows.len = m->lens[i];
+            txn->stmts[i].rows.ptr[m->lens[i]] = 0;
+        }
+    for (size_t i = 0; i < m->ndeltas && i < txn->ndeltas; i++) {
+        txn->deltas[i].table_id = m->table_ids[i];
+        txn->deltas[i].had_stats_row = m->had_stats[i];
+        txn->deltas[i].stats_inserted = m->stats_inserted[i];
+    }
+}
+
+static void mark_free(commit_mark *m)
+{
+    free(m->lens);
+    free(m->table_ids);
+    free(m->had_stats);
+    free(m->stats_inserted);
+}
+
+/* The statements of one attempt, snapshot row first, changes row last. */
+static void commit_batch(batch *all, lk_lake *lake, const lk_rebase *rb)
 {
     lk_txn *txn = lake->txn;
-    int64_t sv = lk_txn_schema_version(txn);
-    char *snap = xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, "
-                           "%lld)",
-                           lk_catdb_name(&lake->db), (long long)txn->snapshot_id, (long long)sv,
-                           (long long)txn->cat.next_catalog_id,
-                           (long long)(txn->cat.next_file_id + txn->file_id_bumps));
-    stats_sql(txn, lk_catdb_name(&lake->db));
-    lk_renumber_files_sql(txn, lk_catdb_name(&lake->db));
-    lk_renumber_sql(txn, lk_catdb_name(&lake->db));
+    const char *meta = lk_catdb_name(&lake->db);
+    int moved = rb && rb->active;
+    int64_t snap = moved ? rb->to_snapshot : txn->snapshot_id;
+    for (size_t i = 0; moved && i < txn->ndeltas; i++)
+        txn->deltas[i].had_stats_row = rb->had_stats[i];
+    batch_push(all,
+               xasprintf("INSERT INTO %s.ducklake_snapshot VALUES (%lld, now(), %lld, %lld, %lld)",
+                         meta, (long long)snap,
+                         (long long)(moved ? rb->schema_version : lk_txn_schema_version(txn)),
+                         (long long)(moved ? rb->next_catalog_id : txn->cat.next_catalog_id),
+                         (long long)(moved ? rb->next_file_id
+                                           : txn->cat.next_file_id + txn->file_id_bumps)),
+               NULL);
+    stats_sql(txn, meta, rb);
+    lk_renumber_files_sql(txn, meta, rb);
+    lk_renumber_sql(txn, meta);
+    batch_statements(all, txn, &lake->db, rb);
+    strlist moves = {0};
+    lk_rebase_sql(&moves, rb, txn, meta, lk_catdb_own_rows(&lake->db));
+    for (size_t i = 0; i < moves.n; i++)
+        batch_push(all, xstrdup(moves.items[i]), NULL);
+    strlist_free(&moves);
     tarn_buf b = {0};
-    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ",
-               lk_catdb_name(&lake->db), (long long)txn->snapshot_id);
+    buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", meta,
+               (long long)snap);
     quote_literal(&b, txn->changes.len ? buf_cstr(&txn->changes) : NULL);
     buf_puts(&b, ", ");
     quote_literal(&b, txn->author);
@@ -309,14 +443,138 @@ static int commit_catalog(lk_lake *lake, duckdb_connection con)
     buf_puts(&b, ", ");
     quote_literal(&b, txn->extra_info);
     buf_puts(&b, ")");
-    /* one round trip: the snapshot row, the changes, the snapshot's
-     * changes_made row */
+    batch_push(all, buf_detach(&b), NULL);
+}
+
+/* The retry settings, read once per commit that needs them. */
+typedef struct {
+    int read;
+    lk_retry_settings v;
+} retry_state;
+
+static const lk_retry_settings *retry_settings(retry_state *r, duckdb_connection con)
+{
+    if (!r->read) {
+        lk_setting_retry(&r->v, con);
+        r->read = 1;
+    }
+    return &r->v;
+}
+
+/* DuckLake's message when the attempts are used up (`cause`: the last
+ * attempt's error). */
+static int retries_exhausted(int64_t max, const char *cause)
+{
+    return tarn_error_set(TARN_ECONFLICT,
+                          "TransactionContext Error: Failed to commit: Failed to commit DuckLake "
+                          "transaction.\nExceeded the maximum retry count of %lld set by the "
+                          "ducklake_max_retry_count setting.\n. Consider increasing the value "
+                          "with: e.g., \"SET ducklake_max_retry_count = %lld;\"\n%s",
+                          (long long)max, (long long)max * 10, cause);
+}
+
+/* One attempt of the catalog transaction. *failed counts the attempts
+ * that failed so far (DuckLake's retry counter); a newer snapshot found
+ * under the lock is a failed first attempt, as it is for DuckLake. Sets
+ * *retry when another attempt could succeed. */
+static int commit_attempt(lk_lake *lake, duckdb_connection con, int64_t *failed, int *retry,
+                          retry_state *rs, int *rebased)
+{
+    lk_txn *txn = lake->txn;
+    *retry = 0;
+    lk_rebase rb = {0};
+    int rc = lk_catdb_begin(&lake->db, con);
+    if (!rc && lk_catdb_has_commit_lock(&lake->db)) {
+        lk_snap_counters newest;
+        rc = lk_catdb_lock_commits(&lake->db, con);
+        if (!rc)
+            rc = lk_rebase_newest(&newest, lake, con);
+        if (!rc && newest.snapshot_id != txn->cat.snapshot_id) {
+            const lk_retry_settings *s = retry_settings(rs, con);
+            if (*failed == 0 && ++*failed >= s->max_retry_count) {
+                char *cause = xasprintf("Failed to flush changes into DuckLake: duplicate key "
+                                        "value violates unique constraint "
+                                        "\"ducklake_snapshot_pkey\": snapshot %lld was committed "
+                                        "by another transaction",
+                                        (long long)txn->snapshot_id);
+                rc = retries_exhausted(s->max_retry_count, cause);
+                free(cause);
+            } else {
+                rc = lk_rebase_prepare(&rb, lake, con, &newest);
+            }
+        }
+    }
     batch all = {0};
-    batch_push(&all, snap, NULL);
-    batch_statements(&all, txn, &lake->db);
-    batch_push(&all, buf_detach(&b), NULL);
-    int rc = run_catalog_txn(lake, con, &all, "in-catalog-txn");
+    if (!rc) {
+        commit_batch(&all, lake, &rb);
+        rc = run_statements(&lake->db, con, &all);
+        if (rc) {
+            const char *m = tarn_error_last();
+            char *low = xstrdup(m ? m : "");
+            for (char *p = low; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            *retry = strstr(low, "primary key") || strstr(low, "unique") ||
+                     strstr(low, "conflict") || strstr(low, "concurrent");
+            free(low);
+        }
+    }
+    if (!rc)
+        rc = lk_rebase_check_files(&rb, lake, con);
+    if (!rc) {
+        crash_point("in-catalog-txn");
+        rc = lk_catdb_commit(&lake->db, con);
+    } else {
+        lk_catdb_rollback(&lake->db, con);
+    }
+    if (!rc && rb.active) { /* the session's counters become the committed ones */
+        txn->snapshot_id = rb.to_snapshot;
+        txn->other_changes = rb.theirs;
+        rb.theirs = NULL;
+        for (size_t i = 0; i < txn->ndeltas; i++)
+            txn->deltas[i].next_row_id = lk_rebase_next_row_id(&rb, &txn->deltas[i]);
+        *rebased = 1;
+    }
     batch_free(&all);
+    lk_rebase_free(&rb);
+    return rc;
+}
+
+/* DuckLake's wait before retry `i` (from 0): retry_wait_ms times a random
+ * factor in [0.5, 1) times retry_backoff^i. */
+static void retry_wait(const lk_retry_settings *s, int64_t i)
+{
+    double factor = 0.5 + 0.5 * ((double)rand() / ((double)RAND_MAX + 1.0));
+    double ms = (double)s->retry_wait_ms * factor * pow(s->retry_backoff, (double)i);
+    if (ms <= 0)
+        return;
+    struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000.0) * 1e6)};
+    nanosleep(&ts, NULL);
+}
+
+static int commit_catalog(lk_lake *lake, duckdb_connection con, int *rebased)
+{
+    commit_wait_point();
+    commit_mark mark;
+    mark_take(&mark, lake->txn);
+    retry_state rs = {0};
+    int64_t failed = 0;
+    int rc;
+    for (;;) {
+        int retry = 0;
+        rc = commit_attempt(lake, con, &failed, &retry, &rs, rebased);
+        if (!rc || !retry)
+            break;
+        const lk_retry_settings *s = retry_settings(&rs, con);
+        if (++failed >= s->max_retry_count) {
+            char *cause = xstrdup(tarn_error_last());
+            rc = retries_exhausted(s->max_retry_count, cause);
+            free(cause);
+            break;
+        }
+        retry_wait(s, failed - 1);
+        mark_restore(&mark, lake->txn);
+    }
+    mark_free(&mark);
     return rc;
 }
 
@@ -377,7 +635,7 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
          * change, so no snapshot, as DuckLake does for a transaction that
          * writes nothing */
         batch own = {0};
-        batch_statements(&own, txn, &lake->db);
+        batch_statements(&own, txn, &lake->db, NULL);
         rc = run_catalog_txn(lake, con, &own, NULL);
         batch_free(&own);
         return not_committed(done, lake, rc);
@@ -386,14 +644,17 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
     if (rc)
         return not_committed(done, lake, rc);
     crash_point("after-parquet-write");
-    rc = commit_catalog(lake, con);
+    int rebased = 0;
+    rc = commit_catalog(lake, con, &rebased);
     if (rc) {
-        tarn_error_prefix(rc, "committing to lake \"%s\"", lake->alias);
+        if (rc != TARN_ECONFLICT) /* DuckLake's conflict messages stand as they are */
+            tarn_error_prefix(rc, "committing to lake \"%s\"", lake->alias);
         return not_committed(done, lake, rc);
     }
     crash_point("after-commit");
     lake->txn = NULL;
     txn->committed = 1;
+    txn->rebased = rebased;
     *done = txn;
     return 0;
 }

@@ -484,6 +484,7 @@ void lk_lake_caches_forget(lk_lake *lake)
 {
     lk_lake_facts_forget(lake);
     lk_scan_cache_forget(lake);
+    lake->nrow_ids = 0; /* next row ids another writer may have moved */
 }
 
 /* ---- the transaction, with caches and views kept in step ---- */
@@ -513,14 +514,65 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
 static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
-    int rc = lk_catalog_load(&fresh, &lake->db, con, -1);
+    /* a rebased commit: its own snapshot, not a newer one (the next
+     * transaction must see that others committed, to read their counters) */
+    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->rebased ? txn->snapshot_id : -1);
     if (rc)
         return rc;
     lk_catalog_free(&txn->cat); /* before the tables it borrows go */
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
+    if (txn->rebased) /* other writers moved the counters of other tables */
+        lake->nrow_ids = 0;
     remember_row_ids(lake, txn);
     return lk_lake_refresh_views(lake, con);
+}
+
+/* The entries of a changes_made list (split at its unquoted commas). */
+static void split_changes(strlist *out, const char *list)
+{
+    const char *start = list;
+    int quoted = 0;
+    for (const char *p = list; p && *p; p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        if ((*p == ',' && !quoted) || !p[1]) {
+            size_t n = (size_t)(p - start) + (*p == ',' && !quoted ? 0 : 1);
+            if (n)
+                strlist_push_owned(out, xstrndup(start, n));
+            start = p + 1;
+        }
+    }
+}
+
+/* After a commit moved onto other writers' snapshots: the catalog at the
+ * new snapshot is read back, and the views of the tables either side
+ * changed are rebuilt (their changes_made and this commit's). */
+static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog fresh = {0};
+    /* its own snapshot, not a newer one: the next transaction must see
+     * that others committed, to read their counters */
+    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
+    if (rc)
+        return rc;
+    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
+    lk_catalog old = lake->cat;
+    lake->cat = fresh;
+    lake->nrow_ids = 0; /* other writers moved the counters of other tables */
+    remember_row_ids(lake, txn);
+    strlist tokens = {0};
+    for (size_t i = 0; i < txn->nchange_tokens; i++)
+        strlist_push(&tokens, txn->change_tokens[i]);
+    split_changes(&tokens, txn->other_changes);
+    if (txn->views_all_ever)
+        rc = lk_lake_refresh_views(lake, con);
+    else
+        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, txn->touched,
+                                txn->ntouched);
+    strlist_free(&tokens);
+    lk_catalog_free(&old);
+    return rc;
 }
 
 /* After a commit the working catalog is the committed one: it becomes the
@@ -531,6 +583,8 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     if (txn->renum.n)
         return promote_renumbered(lake, txn, con);
+    if (txn->rebased)
+        return promote_rebased(lake, txn, con);
     lk_catalog old = lake->cat;
     lk_catalog_take_over(&txn->cat, &old);
     lake->cat = txn->cat;
@@ -604,7 +658,7 @@ int lk_lake_commit(lk_lake *lake, duckdb_connection con)
         end_uncommitted(lake, con, txn);
         return rc;
     }
-    if (txn->renum.n) { /* renamed inlined tables, moved ids: read again */
+    if (txn->renum.n || txn->rebased) { /* moved ids, others' snapshots: read again */
         lk_lake_caches_forget(lake);
     } else {
         lk_lake_meta_tables_apply(lake, &txn->meta_ops);

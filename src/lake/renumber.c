@@ -19,6 +19,7 @@
 #include "lake/renumber.h"
 
 #include "lake/idorder.h"
+#include "lake/rebase.h"
 #include "lake/txn.h"
 #include "util/buf.h"
 #include "util/quote.h"
@@ -267,8 +268,11 @@ void lk_renumber_files_plan(lk_txn *txn)
         add_file_move(txn, txn->del_file_ids[i], slot++);
 }
 
-void lk_renumber_files_sql(lk_txn *txn, const char *meta)
+void lk_renumber_files_sql(lk_txn *txn, const char *meta, const struct lk_rebase_s *rb)
 {
+    /* a rebased commit writes its files under their final ids already
+     * (rebase.c moves the keys in the rows and the references after) */
+    int moved = rb && rb->active && rb->file_shift;
     for (size_t i = 0; i < txn->ndeltas; i++) {
         if (!txn->deltas[i].reorder_rows)
             continue;
@@ -278,7 +282,8 @@ void lk_renumber_files_sql(lk_txn *txn, const char *meta)
                            "UPDATE %s.ducklake_data_file SET row_id_start = %lld WHERE "
                            "data_file_id = %lld",
                            meta, (long long)txn->files[k].row_id_start,
-                           (long long)txn->files[k].file_id);
+                           (long long)(moved ? lk_rebase_file_id(rb, txn, txn->files[k].file_id)
+                                             : txn->files[k].file_id));
     }
     static const char *const FILE_COLUMNS[][2] = {
         {"ducklake_data_file", "data_file_id"},
@@ -288,6 +293,7 @@ void lk_renumber_files_sql(lk_txn *txn, const char *meta)
         {"ducklake_delete_file", "delete_file_id"},
         {"ducklake_delete_file", "data_file_id"},
     };
-    for (size_t i = 0; txn->file_renum.n && i < sizeof(FILE_COLUMNS) / sizeof(FILE_COLUMNS[0]); i++)
+    for (size_t i = 0;
+         !moved && txn->file_renum.n && i < sizeof(FILE_COLUMNS) / sizeof(FILE_COLUMNS[0]); i++)
         update_ids(txn, meta, FILE_COLUMNS[i][0], FILE_COLUMNS[i][1], NULL, &txn->file_renum);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 typedef struct lk_txn lk_txn;
+struct lk_rebase_s;
 
 /* Decides the renumbering (txn->renum_*) and rewrites the change tokens.
  * Returns 1 when ids move, 0 when the statement-time ids stand. */
@@ -21,8 +22,9 @@ void lk_renumber_sql(lk_txn *txn, const char *meta);
  * rows takes a number too), and gives a table's new files row ids before
  * its new inlined rows. Decides both (before the pending rows move). */
 void lk_renumber_files_plan(lk_txn *txn);
-/* Appends the statements that apply lk_renumber_files_plan. */
-void lk_renumber_files_sql(lk_txn *txn, const char *meta);
+/* Appends the statements that apply lk_renumber_files_plan (rb: the
+ * commit's move onto newer snapshots, or NULL; rebase.h). */
+void lk_renumber_files_sql(lk_txn *txn, const char *meta, const struct lk_rebase_s *rb);
 
 /* The final id of provisional id `id` (itself when it does not move). */
 int64_t lk_renumber_id(const lk_txn *txn, int64_t id);

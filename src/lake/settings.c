@@ -102,3 +102,16 @@ int64_t lk_setting_default_inline_limit(duckdb_connection con)
     free(v);
     return n;
 }
+
+void lk_setting_retry(lk_retry_settings *out, duckdb_connection con)
+{
+    char *v = current(con, "ducklake_max_retry_count");
+    out->max_retry_count = v ? strtoll(v, NULL, 10) : 10;
+    free(v);
+    v = current(con, "ducklake_retry_wait_ms");
+    out->retry_wait_ms = v ? strtoll(v, NULL, 10) : 100;
+    free(v);
+    v = current(con, "ducklake_retry_backoff");
+    out->retry_backoff = v ? strtod(v, NULL) : 1.5;
+    free(v);
+}

@@ -31,4 +31,13 @@ int64_t lk_setting_target_file_size(duckdb_connection con);
 /* ducklake_default_data_inlining_row_limit (10 unless set). */
 int64_t lk_setting_default_inline_limit(duckdb_connection con);
 
+/* ducklake_max_retry_count, ducklake_retry_wait_ms, ducklake_retry_backoff:
+ * how a commit that another writer's commit made fail is retried
+ * (commit.c). */
+typedef struct {
+    int64_t max_retry_count, retry_wait_ms;
+    double retry_backoff;
+} lk_retry_settings;
+void lk_setting_retry(lk_retry_settings *out, duckdb_connection con);
+
 #endif

@@ -346,6 +346,7 @@ static void txn_free(lk_txn *txn)
     free(txn->deltas);
     free(txn->pins);
     free(txn->author);
+    free(txn->other_changes);
     free(txn->message);
     free(txn->extra_info);
     lk_idorder_free(txn->ids);

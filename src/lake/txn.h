@@ -95,6 +95,8 @@ struct lk_txn {
     int failed;            /* a statement failed: COMMIT only rolls back */
     char *conflict;        /* COMMIT fails with this message (a CHECKPOINT's conflict) */
     int committed;         /* set by lk_txn_commit once its snapshot is committed */
+    int rebased;           /* committed on top of other writers' newer snapshots (rebase.h) */
+    char *other_changes;   /* then: those snapshots' changes_made, comma-joined */
     int64_t file_id_bumps; /* next_file_id increments without a file (inlined inserts) */
     lk_txn_stmt *stmts;    /* the commit batch, in order (lk_txn_row, lk_txn_sql) */
     size_t nstmts;
