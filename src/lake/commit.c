@@ -483,14 +483,15 @@ static int commit_attempt(lk_lake *lake, duckdb_connection con, int64_t *failed,
     lk_txn *txn = lake->txn;
     *retry = 0;
     lk_rebase rb = {0};
+    int locked = lk_catdb_has_commit_lock(&lake->db);
+    const lk_retry_settings *s = locked ? retry_settings(rs, con) : NULL; /* not under the lock */
     int rc = lk_catdb_begin(&lake->db, con);
-    if (!rc && lk_catdb_has_commit_lock(&lake->db)) {
+    if (!rc && locked) {
         lk_snap_counters newest;
         rc = lk_catdb_lock_commits(&lake->db, con);
         if (!rc)
             rc = lk_rebase_newest(&newest, lake, con);
         if (!rc && newest.snapshot_id != txn->cat.snapshot_id) {
-            const lk_retry_settings *s = retry_settings(rs, con);
             if (*failed == 0 && ++*failed >= s->max_retry_count) {
                 char *cause = xasprintf("Failed to flush changes into DuckLake: duplicate key "
                                         "value violates unique constraint "

@@ -528,7 +528,8 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     return lk_lake_refresh_views(lake, con);
 }
 
-/* The entries of a changes_made list (split at its unquoted commas). */
+/* The catalog changes (created_, dropped_, altered_ entries) of a
+ * changes_made list (split at its unquoted commas). */
 static void split_changes(strlist *out, const char *list)
 {
     const char *start = list;
@@ -538,7 +539,8 @@ static void split_changes(strlist *out, const char *list)
             quoted = !quoted;
         if ((*p == ',' && !quoted) || !p[1]) {
             size_t n = (size_t)(p - start) + (*p == ',' && !quoted ? 0 : 1);
-            if (n)
+            if (n && (strncmp(start, "created_", 8) == 0 || strncmp(start, "dropped_", 8) == 0 ||
+                      strncmp(start, "altered_", 8) == 0))
                 strlist_push_owned(out, xstrndup(start, n));
             start = p + 1;
         }
@@ -546,8 +548,12 @@ static void split_changes(strlist *out, const char *list)
 }
 
 /* After a commit moved onto other writers' snapshots: the catalog at the
- * new snapshot is read back, and the views of the tables either side
- * changed are rebuilt (their changes_made and this commit's). */
+ * new snapshot is read back, and the views of the tables this commit
+ * changed are rebuilt, and those of the tables the others created,
+ * dropped or altered. Views of tables only the others wrote rows to are
+ * left as they are, as they are when this session commits nothing in
+ * between (rebuilding every view they touched would cost each of many
+ * writers statements per table per commit). */
 static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};

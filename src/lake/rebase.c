@@ -197,44 +197,42 @@ static int plan_rows(lk_rebase *rb, lk_lake *lake, duckdb_connection con)
 static int plan_inlined(lk_rebase *rb, lk_lake *lake, duckdb_connection con)
 {
     lk_txn *txn = lake->txn;
-    tarn_buf like = {0};
     for (size_t i = 0; i < txn->ndeltas; i++) {
         if (!txn->deltas[i].touched)
             continue;
-        long long id = (long long)txn->deltas[i].table_id;
-        buf_printf(&like,
-                   "%stable_name LIKE 'ducklake_inlined_data_%lld_%%' OR table_name = "
-                   "'ducklake_inlined_delete_%lld'",
-                   like.len ? " OR " : "", id, id);
+        const lk_table *t = lk_catalog_table_by_id(&txn->cat, txn->deltas[i].table_id);
+        for (size_t k = 0; t && k < t->ninlined; k++)
+            strlist_push(&rb->inlined_tables, t->inlined[k].name);
+        char tok[64];
+        snprintf(tok, sizeof(tok), "inlined_delete:%lld", (long long)txn->deltas[i].table_id);
+        for (size_t k = 0; k < txn->nchange_tokens; k++)
+            if (strcmp(txn->change_tokens[k], tok) == 0)
+                strlist_push_owned(
+                    &rb->inlined_tables,
+                    xasprintf("ducklake_inlined_delete_%lld", (long long)txn->deltas[i].table_id));
     }
-    int rc = 0;
-    if (like.len) {
-        tarn_buf q = {0};
-        buf_puts(&q, "SELECT table_name FROM information_schema.tables WHERE table_schema = ");
-        quote_literal(&q, lake->db.schema ? lake->db.schema : "public");
-        buf_printf(&q, " AND (%s)", buf_cstr(&like));
-        duck_table t = {0};
-        rc = lk_catdb_query(&t, &lake->db, con, buf_cstr(&q));
-        for (size_t r = 0; !rc && r < t.nrows; r++)
-            strlist_push(&rb->inlined_tables, duck_table_get(&t, r, 0));
-        duck_table_free(&t);
-        buf_free(&q);
-    }
-    buf_free(&like);
-    tarn_buf made = {0};
+    tarn_buf names = {0};
     for (size_t i = 0; i < txn->meta_ops.n; i++) {
         const char *op = txn->meta_ops.items[i];
-        if (op[0] != '+' || strncmp(op + 1, "ducklake_inlined_", 17) != 0)
+        if (op[0] != '+' || strncmp(op + 1, "ducklake_inlined_data_", 22) != 0)
             continue;
-        int known = 0;
-        for (size_t k = 0; k < rb->inlined_tables.n && !known; k++)
-            known = strcmp(rb->inlined_tables.items[k], op + 1) == 0;
-        if (!known)
-            strlist_push(&rb->inlined_tables, op + 1);
-        else if (strncmp(op + 1, "ducklake_inlined_data_", 22) == 0)
-            strlist_push(&rb->dup_inlined, op + 1);
+        if (names.len)
+            buf_puts(&names, ", ");
+        quote_literal(&names, op + 1);
     }
-    buf_free(&made);
+    int rc = 0;
+    if (names.len) { /* made here: did another transaction make it first? */
+        char *q = xasprintf("SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE "
+                            "table_name IN (%s)",
+                            lk_catdb_name(&lake->db), buf_cstr(&names));
+        duck_table t = {0};
+        rc = lk_catdb_query(&t, &lake->db, con, q);
+        free(q);
+        for (size_t r = 0; !rc && r < t.nrows; r++)
+            strlist_push(&rb->dup_inlined, duck_table_get(&t, r, 0));
+        duck_table_free(&t);
+    }
+    buf_free(&names);
     return rc;
 }
 
@@ -354,14 +352,29 @@ static void snapshot_sql(strlist *out, const lk_rebase *rb, const char *meta, co
     strlist_push_owned(out, buf_detach(&b));
 }
 
+/* Whether the commit batch may write catalog table `table` (a row group
+ * of it, a statement naming it: a longer name holding it counts too). */
+static int batch_writes(const lk_txn *txn, const char *table)
+{
+    for (size_t i = 0; i < txn->nstmts; i++) {
+        const lk_txn_stmt *st = &txn->stmts[i];
+        if ((st->table && strcmp(st->table, table) == 0) || (st->sql && strstr(st->sql, table)) ||
+            (st->write && strcmp(st->write->table, table) == 0))
+            return 1;
+    }
+    return 0;
+}
+
 void lk_rebase_sql(strlist *out, const lk_rebase *rb, const lk_txn *txn, const char *meta,
                    const char *own)
 {
     if (!rb || !rb->active)
         return;
     for (size_t i = 0; i < sizeof(SNAP_TABLES) / sizeof(SNAP_TABLES[0]); i++)
-        snapshot_sql(out, rb, meta, SNAP_TABLES[i], 1, own);
-    snapshot_sql(out, rb, meta, "ducklake_schema_versions", 0, own);
+        if (batch_writes(txn, SNAP_TABLES[i]))
+            snapshot_sql(out, rb, meta, SNAP_TABLES[i], 1, own);
+    if (batch_writes(txn, "ducklake_schema_versions"))
+        snapshot_sql(out, rb, meta, "ducklake_schema_versions", 0, own);
     for (size_t i = 0; i < rb->inlined_tables.n; i++) {
         const char *name = rb->inlined_tables.items[i];
         snapshot_sql(out, rb, meta, name, strncmp(name, "ducklake_inlined_data_", 22) == 0, own);

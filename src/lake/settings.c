@@ -105,13 +105,25 @@ int64_t lk_setting_default_inline_limit(duckdb_connection con)
 
 void lk_setting_retry(lk_retry_settings *out, duckdb_connection con)
 {
-    char *v = current(con, "ducklake_max_retry_count");
-    out->max_retry_count = v ? strtoll(v, NULL, 10) : 10;
-    free(v);
-    v = current(con, "ducklake_retry_wait_ms");
-    out->retry_wait_ms = v ? strtoll(v, NULL, 10) : 100;
-    free(v);
-    v = current(con, "ducklake_retry_backoff");
-    out->retry_backoff = v ? strtod(v, NULL) : 1.5;
-    free(v);
+    out->max_retry_count = 10;
+    out->retry_wait_ms = 100;
+    out->retry_backoff = 1.5;
+    duck_table t = {0};
+    if (duck_table_query(&t, con,
+                         "SELECT current_setting('ducklake_max_retry_count')::VARCHAR, "
+                         "current_setting('ducklake_retry_wait_ms')::VARCHAR, "
+                         "current_setting('ducklake_retry_backoff')::VARCHAR") != 0) {
+        tarn_error_clear();
+        return;
+    }
+    if (t.nrows == 1 && t.ncols == 3) {
+        const char *v;
+        if ((v = duck_table_get(&t, 0, 0)) != NULL)
+            out->max_retry_count = strtoll(v, NULL, 10);
+        if ((v = duck_table_get(&t, 0, 1)) != NULL)
+            out->retry_wait_ms = strtoll(v, NULL, 10);
+        if ((v = duck_table_get(&t, 0, 2)) != NULL)
+            out->retry_backoff = strtod(v, NULL);
+    }
+    duck_table_free(&t);
 }

@@ -162,7 +162,8 @@ catalog_rows() {
              UNION ALL SELECT 'snapshots', count(*)::text, max(snapshot_id)::text,
              max(next_file_id)::text FROM ducklake_snapshot
              UNION ALL SELECT 'inlined', count(*)::text, count(DISTINCT row_id)::text,
-             max(row_id)::text FROM ducklake_inlined_data_1_1 ORDER BY 1, 2, 3, 4" "$1"
+             count(DISTINCT begin_snapshot)::text FROM ducklake_inlined_data_1_1
+             ORDER BY 1, 2, 3, 4" "$1"
 }
 WRITERS=4
 COMMITS=20
