@@ -551,9 +551,9 @@ static void split_changes(strlist *out, const char *list)
  * new snapshot is read back, and the views of the tables this commit
  * changed are rebuilt, and those of the tables the others created,
  * dropped or altered. Views of tables only the others wrote rows to are
- * left as they are, as they are when this session commits nothing in
- * between (rebuilding every view they touched would cost each of many
- * writers statements per table per commit). */
+ * not rebuilt (that would cost each of many writers statements per table
+ * per commit): their reads find the new rows through the caches the
+ * rebase forgot (test_lake_pg_concurrent.sh checks a session reads them). */
 static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};

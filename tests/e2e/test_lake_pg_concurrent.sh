@@ -17,8 +17,9 @@ pg_start || {
 }
 
 d=$(mktempdir)
-WRITERS=16
-COMMITS=100
+# the issue's figures; PG_CONC_WRITERS / PG_CONC_COMMITS make a shorter run (under sanitizers)
+WRITERS=${PG_CONC_WRITERS:-16}
+COMMITS=${PG_CONC_COMMITS:-100}
 
 # attach DB — the ATTACH statement of database DB's lake (data under DB/)
 attach() { echo "ATTACH 'ducklake:postgres:$(pg_conninfo "$1")' AS lake (DATA_PATH '$1/');"; }
@@ -78,9 +79,9 @@ q one "CREATE TABLE lake.t (w INTEGER, i INTEGER, s VARCHAR);" >/dev/null
 before=$(pg_psql "SELECT count(*) FROM ducklake_snapshot" one)
 start=$(date +%s)
 if writers one gen_one; then
-    ok "16 writers × 100 commits into one table all commit"
+    ok "$WRITERS writers × $COMMITS commits into one table all commit"
 else
-    fail "16 writers × 100 commits into one table all commit" "$(errors | head -n 5)"
+    fail "$WRITERS writers × $COMMITS commits into one table all commit" "$(errors | head -n 5)"
 fi
 echo "# one table: $((WRITERS * COMMITS)) commits in $(($(date +%s) - start)) s"
 check_eq "no retry exhausted, no error" "" "$(errors)"
@@ -129,9 +130,9 @@ q many "BEGIN; $ddl COMMIT;" >/dev/null
 before=$(pg_psql "SELECT count(*) FROM ducklake_snapshot" many)
 start=$(date +%s)
 if writers many gen_own; then
-    ok "16 writers × 100 commits into 16 tables all commit"
+    ok "$WRITERS writers × $COMMITS commits into $WRITERS tables all commit"
 else
-    fail "16 writers × 100 commits into 16 tables all commit" "$(errors | head -n 5)"
+    fail "$WRITERS writers × $COMMITS commits into $WRITERS tables all commit" "$(errors | head -n 5)"
 fi
 echo "# 16 tables: $((WRITERS * COMMITS)) commits in $(($(date +%s) - start)) s"
 check_eq "no retry exhausted, no error (16 tables)" "" "$(errors)"
@@ -272,6 +273,20 @@ check_eq "two open transactions' inserts into one table both commit" "" "$(cat "
 check_eq "their rows have unique row ids and the stats add up" "182,182,181|182|182" \
     "$(q ok1 "SELECT count(*), count(DISTINCT rowid), max(rowid) FROM lake.c;")|$(pg_psql \
         "SELECT record_count || '|' || next_row_id FROM ducklake_table_stats" ok1)"
+
+# a session whose commit moved onto another's snapshot reads the other's rows afterwards
+pg_createdb ok2
+q ok2 "CREATE TABLE lake.t (i INTEGER); CREATE TABLE lake.x (i INTEGER); INSERT INTO lake.t SELECT * FROM range(50) r(i);" >/dev/null
+rm -f "$d/go" "$d/go.ready"
+mkfifo "$d/go" "$d/go.ready"
+(cd "$d" && TARN_COMMIT_WAIT="$d/go" "$TARN" sql --format csv "$(attach ok2) INSERT INTO lake.x VALUES (1);
+    SELECT count(*) AS n FROM lake.t; SELECT count(*) AS n FROM lake.x;" >"$d/a.out" 2>"$d/a.err" </dev/null) &
+A_PID=$!
+read -r line <"$d/go.ready"
+q ok2 "INSERT INTO lake.t SELECT * FROM range(30) r(i); INSERT INTO lake.t VALUES (7);" >/dev/null
+a_go
+check_eq "after its commit moved onto another's, a session reads the other's rows" \
+    "n,81,n,1" "$(grep -v '^INSERT\|affected\|^$' "$d/a.out" | tr '\n' ',' | sed 's/,$//')"
 
 # ---- (d) the retry settings: one attempt only, and the commit that needed a retry fails ----
 pg_createdb r1
