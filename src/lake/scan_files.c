@@ -441,6 +441,12 @@ static void file_virtuals(tarn_buf *b, int flags, int by_id)
         "d.filename", "d.file_row_number", "m.x");
 }
 
+/* Up to this many files read by name get column statistics: each costs
+ * a footer read at every bind of the view (every query, every rebuild
+ * after a commit; measured ~0.1-0.3 ms a file), which beyond a few dozen
+ * files costs more than the statistics save. */
+#define LK_SCAN_STATS_FILES 32
+
 void lk_scan_parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const scan_input *in,
                           int64_t s, const char *snap, int flags, int pending,
                           const lk_column *layout, size_t nlayout)
@@ -476,6 +482,14 @@ void lk_scan_parquet_part(tarn_buf *b, lk_lake *lake, const lk_table *t, const s
     if (!by_name) {
         schema_map(b, t, ident || snap_filter, layout, nlayout);
         buf_puts(b, ", ");
+    } else if (in->n > 1 && in->n <= LK_SCAN_STATS_FILES) {
+        /* DuckDB gives the optimizer column statistics (min/max/null) of
+         * a read of several files only when it reads them by name, each
+         * file's footer at bind: as DuckLake's scan hands over the
+         * catalog's, so that a GROUP BY on a small key range takes the
+         * perfect-hash aggregate (output in key order, as DuckLake's). The
+         * files of a by-name read have the table's current names. */
+        buf_puts(b, "union_by_name = true, hive_partitioning = false, ");
     }
     /* the catalog knows the row count: tell the planner (it decides the
      * join order of the delete ANTI JOIN) */
