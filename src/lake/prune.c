@@ -16,6 +16,7 @@
 #include "lake/prune.h"
 
 #include "lake/bucket.h"
+#include "lake/prune_fast.h"
 #include "lake/types.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -308,12 +309,99 @@ static void order_files(scan_input *in, lk_lake *lake, duckdb_connection con, co
     free(sql);
 }
 
+static int group_count(const lk_prune *p)
+{
+    int n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->terms[i].group >= n)
+            n = p->terms[i].group + 1;
+    return n;
+}
+
+/* The cached statistics of each term's column (stats[i]; NULL: its group
+ * cannot exclude a file, as groups_sql leaves it out). 0 when some term
+ * needs the catalog query: partition values, a type or constant C does
+ * not compare, statistics the cache does not have. */
+static int cached_term_stats(const scan_colstats **stats, lk_lake *lake, duckdb_connection con,
+                             const lk_table *t, int64_t s, const lk_prune *p)
+{
+    int ngroups = group_count(p);
+    for (int g = 0; g < ngroups; g++) {
+        int decided = 1;
+        for (size_t i = 0; i < p->n && decided; i++) {
+            const lk_prune_term *x = &p->terms[i];
+            const lk_column *c = x->group == g ? top_column(t, x->column) : NULL;
+            if (x->group != g)
+                continue;
+            tarn_buf st = {0}, pt = {0};
+            int by_stats = c && !c->nchildren && excluded_sql(&st, x, c);
+            int by_part = c && !c->nchildren && partition_excluded_sql(&pt, x, c, t);
+            buf_free(&st);
+            buf_free(&pt);
+            if (by_part || (by_stats && !pf_term_supported(x, c)))
+                return 0;
+            decided = by_stats;
+            if (decided && !(stats[i] = scan_cache_colstats(lake, con, t->id, c->id, s)))
+                return 0;
+        }
+        for (size_t i = 0; !decided && i < p->n; i++)
+            if (p->terms[i].group == g)
+                stats[i] = NULL;
+    }
+    return 1;
+}
+
+/* Whether the terms of `p` exclude file f: every term of some group. */
+static int cached_excludes(const scan_file *f, const lk_table *t, const lk_prune *p,
+                           const scan_colstats *const *stats)
+{
+    int ngroups = group_count(p);
+    for (int g = 0; g < ngroups; g++) {
+        int all = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            if (p->terms[i].group != g)
+                continue;
+            all = stats[i] && pf_term_excludes(&p->terms[i], top_column(t, p->terms[i].column),
+                                               stats[i], f->id, f->record_count);
+            if (!all)
+                break;
+        }
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+/* Prunes `in` from the statistics the scan cache keeps for the table at
+ * snapshot s, without a catalog query; 0 when that cannot be done. */
+static int prune_cached(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                        int64_t s, const lk_prune *p)
+{
+    const scan_colstats **stats = xcalloc(p->n, sizeof(*stats));
+    if (!cached_term_stats(stats, lake, con, t, s, p)) {
+        free(stats);
+        return 0;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        scan_file *f = &in->files[i];
+        if (!f->pending && f->id >= 0 && cached_excludes(f, t, p, stats)) {
+            scan_file_free(f);
+            continue;
+        }
+        in->files[kept++] = *f;
+    }
+    in->n = kept;
+    free(stats);
+    return 1;
+}
+
 void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                    const lk_prune *p)
+                    int64_t s, const lk_prune *p)
 {
     if (p && p->order_column)
         order_files(in, lake, con, t, p);
-    if (!p || !p->n)
+    if (!p || !p->n || prune_cached(in, lake, con, t, s, p))
         return;
     tarn_buf cond = {0}, files = {0}, rows = {0};
     int partition = 0;

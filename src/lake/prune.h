@@ -16,31 +16,10 @@
 #define TARN_LAKE_PRUNE_H
 
 #include "lake/handle.h"
+#include "lake/prune_term.h"
 #include "lake/scan_input.h"
 
 #include <stddef.h>
-
-typedef enum {
-    LK_PRUNE_EQ,
-    LK_PRUNE_NE,
-    LK_PRUNE_LT,
-    LK_PRUNE_LE,
-    LK_PRUNE_GT,
-    LK_PRUNE_GE,
-    LK_PRUNE_BETWEEN, /* values[0] AND values[1] */
-    LK_PRUNE_IN,      /* any of values[] */
-    LK_PRUNE_IS_NULL,
-    LK_PRUNE_NOT_NULL,
-} lk_prune_op;
-
-typedef struct {
-    int group;    /* terms of one group are alternatives (OR) */
-    char *column; /* a top-level column's name, matched case-insensitively */
-    lk_prune_op op;
-    char **values; /* SQL literals: a number, a 'string' or a typed literal
-                      (DATE '…'), quoted by the caller */
-    size_t nvalues;
-} lk_prune_term;
 
 /* A conjunction of groups of alternatives: a row matches only when, in
  * every group, one of the terms holds. */
@@ -65,11 +44,11 @@ void lk_prune_add(lk_prune *p, int group, const char *column, lk_prune_op op, ch
 void lk_prune_truncate(lk_prune *p, size_t n);
 void lk_prune_free(lk_prune *p);
 
-/* Removes from `in` the committed files of table `t` whose statistics
- * exclude `p` (pending files stay), and orders the rest as p->order_column
- * says. Never fails: when the statistics cannot be read, every file stays
- * where it was. */
+/* Removes from `in` the committed files of table `t` at snapshot s whose
+ * statistics exclude `p` (pending files stay), and orders the rest as
+ * p->order_column says. Never fails: when the statistics cannot be read,
+ * every file stays where it was. */
 void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
-                    const lk_prune *p);
+                    int64_t s, const lk_prune *p);
 
 #endif

@@ -276,7 +276,7 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     }
     /* after the numbering: file_index stays the place in the whole list */
     size_t nfiles = in.n;
-    lk_prune_files(&in, lake, con, t, prune);
+    lk_prune_files(&in, lake, con, t, s, prune);
     char *idel = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
     in.has_inline_deletes = in.n > 0 && lk_lake_meta_table_exists(lake, con, idel);
     free(idel);

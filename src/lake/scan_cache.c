@@ -11,6 +11,9 @@
  *    the table's view after a commit and the pinned reads AT (VERSION =>
  *    n), valid_from <= n, use it. A transaction's own pending files and
  *    deletions never enter it (lk_scan_sql adds them to what it looks up).
+ *    With it, once asked for by file pruning (prune.c), the
+ *    ducklake_file_column_stats rows of a column: a file's statistics never
+ *    change, and the entry goes with the files.
  *  - per inlined table (ducklake_inlined_data_<tid>_<sv>), the names its
  *    columns had (they never change for a schema version), whether any of
  *    its rows was ended (deleted or updated), and whether it is known to
@@ -77,6 +80,9 @@ static void copy_files(scan_input *in, const scan_file *files, size_t n)
 typedef struct {
     int64_t table_id, valid_from;
     scan_input in;
+    scan_colstats **stats; /* the columns read for file pruning (prune.c); each
+                              its own allocation: prune.c holds several at once */
+    size_t nstats;
 } scan_entry;
 
 struct lk_scan_cache {
@@ -132,6 +138,29 @@ void scan_inlined_set_names(inlined_info *x, const int64_t *ids, char *const *na
     x->have_names = 1;
 }
 
+static void colstats_free(scan_colstats *cs)
+{
+    for (size_t i = 0; i < cs->n; i++) {
+        free(cs->mins[i]);
+        free(cs->maxs[i]);
+    }
+    free(cs->file_ids);
+    free(cs->mins);
+    free(cs->maxs);
+    free(cs->null_counts);
+    free(cs->nan);
+}
+
+static void entry_free(scan_entry *e)
+{
+    scan_input_free(&e->in);
+    for (size_t i = 0; i < e->nstats; i++) {
+        colstats_free(e->stats[i]);
+        free(e->stats[i]);
+    }
+    free(e->stats);
+}
+
 static scan_entry *cache_find(lk_lake *lake, int64_t table_id)
 {
     struct lk_scan_cache *c = lake->scans;
@@ -147,7 +176,7 @@ void lk_scan_cache_drop(lk_lake *lake, int64_t table_id)
     if (!e)
         return;
     struct lk_scan_cache *c = lake->scans;
-    scan_input_free(&e->in);
+    entry_free(e);
     *e = c->entries[--c->n];
 }
 
@@ -157,7 +186,7 @@ void lk_scan_cache_forget(lk_lake *lake)
     if (!c)
         return;
     for (size_t i = 0; i < c->n; i++)
-        scan_input_free(&c->entries[i].in);
+        entry_free(&c->entries[i]);
     for (size_t i = 0; i < c->ninl; i++)
         inlined_info_free(&c->inl[i]);
     free(c->entries);
@@ -189,6 +218,72 @@ int scan_cache_lookup(scan_input *in, lk_lake *lake, int64_t id, int64_t s)
     in->any_partitioned = e->in.any_partitioned;
     copy_files(in, e->in.files, e->in.n);
     return 1;
+}
+
+/* Reads column `column_id`'s statistics rows of table `table_id` into cs. */
+static int colstats_read(scan_colstats *cs, lk_lake *lake, duckdb_connection con, int64_t table_id,
+                         int64_t column_id)
+{
+    char *sql = xasprintf("SELECT data_file_id, min_value, max_value, null_count, contains_nan "
+                          "FROM %s.ducklake_file_column_stats WHERE table_id = %lld AND "
+                          "column_id = %lld ORDER BY data_file_id",
+                          lk_catdb_name(&lake->db), (long long)table_id, (long long)column_id);
+    duck_table r;
+    int rc = lk_catdb_query(&r, &lake->db, con, sql);
+    free(sql);
+    if (rc)
+        return rc;
+    size_t n = r.nrows ? r.nrows : 1;
+    cs->column_id = column_id;
+    cs->n = r.nrows;
+    cs->file_ids = xmalloc(n * sizeof(int64_t));
+    cs->mins = xmalloc(n * sizeof(char *));
+    cs->maxs = xmalloc(n * sizeof(char *));
+    cs->null_counts = xmalloc(n * sizeof(int64_t));
+    cs->nan = xmalloc(n);
+    for (size_t i = 0; i < r.nrows; i++) {
+        const char *nc = duck_table_get(&r, i, 3), *nan = duck_table_get(&r, i, 4);
+        cs->file_ids[i] = duck_table_int64(&r, i, 0);
+        cs->mins[i] = dup_or_null(duck_table_get(&r, i, 1));
+        cs->maxs[i] = dup_or_null(duck_table_get(&r, i, 2));
+        cs->null_counts[i] = nc ? strtoll(nc, NULL, 10) : -1;
+        cs->nan[i] = nan ? strcmp(nan, "true") == 0 : -1;
+    }
+    duck_table_free(&r);
+    return 0;
+}
+
+const scan_colstats *scan_cache_colstats(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                                         int64_t column_id, int64_t s)
+{
+    scan_entry *e = cache_find(lake, table_id);
+    if (!e || s < e->valid_from || s > lake->cat.snapshot_id)
+        return NULL;
+    for (size_t i = 0; i < e->nstats; i++)
+        if (e->stats[i]->column_id == column_id)
+            return e->stats[i];
+    scan_colstats *cs = xcalloc(1, sizeof(*cs));
+    if (colstats_read(cs, lake, con, table_id, column_id)) {
+        tarn_error_clear();
+        free(cs);
+        return NULL;
+    }
+    e->stats = xrealloc(e->stats, (e->nstats + 1) * sizeof(*e->stats));
+    e->stats[e->nstats++] = cs;
+    return cs;
+}
+
+long scan_colstats_find(const scan_colstats *cs, int64_t file_id)
+{
+    size_t lo = 0, hi = cs->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cs->file_ids[mid] < file_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cs->n && cs->file_ids[lo] == file_id ? (long)lo : -1;
 }
 
 /* The tables a commit may have changed: its deltas, the tables whose views

@@ -42,6 +42,26 @@ inlined_info *scan_inlined_find(lk_lake *lake, const char *name, int add);
 /* Sets the column names (by column id) of an inlined table's entry. */
 void scan_inlined_set_names(inlined_info *x, const int64_t *ids, char *const *names, size_t n);
 
+/* One column's statistics rows (ducklake_file_column_stats) of a table's
+ * files, sorted by data_file_id; a NULL text or -1 count: not known. */
+typedef struct {
+    int64_t column_id;
+    size_t n;
+    int64_t *file_ids;
+    char **mins, **maxs;
+    int64_t *null_counts;
+    signed char *nan; /* contains_nan: 1, 0, -1 not known */
+} scan_colstats;
+
+/* The statistics of column `column_id` of the committed files of table
+ * `table_id` at snapshot s, read once and kept with the table's cached
+ * files (dropped with them); NULL when the cache does not know the files
+ * at s or the read fails. */
+const scan_colstats *scan_cache_colstats(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                                         int64_t column_id, int64_t s);
+/* The row of file `file_id` in `cs`, or -1. */
+long scan_colstats_find(const scan_colstats *cs, int64_t file_id);
+
 /* ---- the parts of a table's read SQL ---- */
 
 /* The table's columns, quoted, each prefixed by `prefix` (may be NULL). */
