@@ -472,6 +472,13 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con)
     int rc = lk_catalog_load(&fresh, &lake->db, con, lake->pinned);
     if (rc)
         return rc;
+    /* after the load: the inlined-data tables it names (another writer's
+     * may be newer than the catalog's views) become readable */
+    rc = lk_catdb_refresh(&lake->db, con);
+    if (rc) {
+        lk_catalog_free(&fresh);
+        return rc;
+    }
     if (lake->txn) /* its working model borrows the tables about to go */
         lk_catalog_unshare(&lake->txn->cat);
     lk_catalog_free(&lake->cat);
@@ -560,8 +567,12 @@ static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     /* its own snapshot, not a newer one: the next transaction must see
      * that others committed, to read their counters */
     int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
-    if (rc)
+    if (!rc) /* other writers' inlined-data tables become readable */
+        rc = lk_catdb_refresh(&lake->db, con);
+    if (rc) {
+        lk_catalog_free(&fresh);
         return rc;
+    }
     lk_catalog_free(&txn->cat); /* before the tables it borrows go */
     lk_catalog old = lake->cat;
     lake->cat = fresh;

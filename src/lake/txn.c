@@ -81,8 +81,9 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     free(q);
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
-    else if (!rc)
-        rc = lk_catalog_load(&txn->cat, &lake->db, con, -1); /* another process committed */
+    else if (!rc && (rc = lk_catalog_load(&txn->cat, &lake->db, con, -1)) == 0 &&
+             (rc = lk_catdb_refresh(&lake->db, con)) != 0) /* another process committed: */
+        lk_catalog_free(&txn->cat); /* its inlined-data tables may be newer than the views */
     if (rc) {
         free(txn);
         return rc;

@@ -183,6 +183,39 @@ else
     fail "concurrent commits leave the rows one-after-another commits leave" "$seq_rows"
 fi
 
+# ---- writers of different kinds at once: deletes and updates, inserts, tables created ----
+pg_createdb mixed
+q mixed "CREATE TABLE lake.a (i INTEGER, s VARCHAR); CREATE TABLE lake.b (i INTEGER);
+         INSERT INTO lake.a SELECT x, 'v' FROM range(1000) r(x);" >/dev/null
+{
+    attach mixed
+    for i in $(seq 1 20); do
+        echo "DELETE FROM lake.a WHERE i % 20 = $((i % 20)) AND i < 500;"
+        echo "UPDATE lake.a SET s = 'u$i' WHERE i = $((600 + i)); INSERT INTO lake.a VALUES ($((2000 + i)), 'n');"
+    done
+} >"$d/ma.sql"
+{
+    attach mixed
+    for i in $(seq 1 30); do
+        echo "INSERT INTO lake.b SELECT x FROM range($((i * 100)), $((i * 100 + 15))) r(x); INSERT INTO lake.b VALUES ($i);"
+    done
+} >"$d/mb.sql"
+{
+    attach mixed
+    for i in $(seq 1 10); do echo "BEGIN; CREATE TABLE lake.c$i AS SELECT $i AS k; INSERT INTO lake.c$i VALUES (1); COMMIT;"; done
+} >"$d/mc.sql"
+pids=()
+for m in ma mb mc; do
+    (cd "$d" && "$TARN" sql -f "$m.sql" >/dev/null 2>"$d/$m.err" </dev/null) &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+check_eq "deletes, updates, inserts and new tables at once: no error" "" "$(cat "$d"/m?.err)"
+check_eq "and every row is there once" "520,520,414960|480,480|10" \
+    "$(q mixed "SELECT count(*), count(DISTINCT rowid), sum(i) FROM lake.a;")|$(q mixed \
+        "SELECT count(*), count(DISTINCT rowid) FROM lake.b;")|$(q mixed \
+        "SELECT count(*) FROM information_schema.tables WHERE table_catalog = 'lake' AND table_name LIKE 'c%';")"
+
 # ---- (c) real conflicts: A's transaction waits at its COMMIT, B commits, A's commit goes on ----
 # a_start DB SQL — process A runs `BEGIN; SQL; COMMIT;` on DB's lake, its commit held before the
 # catalog transaction (TARN_COMMIT_WAIT: fifos, no timing) until a_go; A's stderr in $d/a.err
