@@ -170,6 +170,25 @@ static int sync_views(lk_catdb *db, duckdb_connection con)
     return rc;
 }
 
+/* The catalog's tables as the lake sees them: those readable in DuckDB.
+ * The views are brought up to date first, so a table another writer just
+ * made (an inlined-data table) is listed only once it can be read. */
+static int pg_tables_readable(duck_table *out, lk_catdb *db, duckdb_connection con)
+{
+    int rc = sync_views(db, con);
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof(*out));
+    out->ncols = 1;
+    out->nrows = db->pg->views.n;
+    out->names = xmalloc(sizeof(char *));
+    out->names[0] = xstrdup("table_name");
+    out->cells = xmalloc((out->nrows + 1) * sizeof(char *));
+    for (size_t i = 0; i < out->nrows; i++)
+        out->cells[i] = xstrdup(db->pg->views.items[i]);
+    return 0;
+}
+
 static int pg_open(lk_catdb *db, duckdb_connection con, const char *path, int read_only)
 {
     (void)path;
@@ -434,7 +453,7 @@ static const lk_catdb_ops POSTGRES_OPS = {
     .mixed_exec = pg_mixed_exec,
     .mixed_query = pg_mixed_query,
     .table_exists = pg_table_exists,
-    .tables = pg_tables,
+    .tables = pg_tables_readable,
     .prepare_new = pg_prepare_new,
     .begin = pg_begin,
     .commit = pg_commit,
