@@ -419,6 +419,27 @@ static char *param_string(duckdb_bind_info info, idx_t i)
     return r;
 }
 
+/* PostgreSQL's planner estimate of the rows of `sql` (EXPLAIN plans, does not
+ * run it), or -1. DuckDB orders joins and picks hash-join build sides by
+ * its scans' cardinalities; without one a PostgreSQL catalog table counts
+ * as one row and a lake table inlined there joins unlike the same table
+ * in a DuckDB-file catalog. Called with the connection locked. */
+static long long planner_rows(duck_pg *pg, const char *sql)
+{
+    tarn_buf q = {0};
+    buf_printf(&q, "EXPLAIN %s", sql);
+    PGresult *res = PQexec(pg->conn, buf_cstr(&q));
+    buf_free(&q);
+    long long n = -1;
+    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0) {
+        const char *r = strstr(PQgetvalue(res, 0, 0), " rows=");
+        if (r)
+            n = strtoll(r + 6, NULL, 10);
+    }
+    PQclear(res);
+    return n;
+}
+
 static void scan_bind_fn(duckdb_bind_info info)
 {
     scan_bind *b = xcalloc(1, sizeof *b);
@@ -449,7 +470,10 @@ static void scan_bind_fn(duckdb_bind_info info)
         scan_bind_free(b);
         return;
     }
+    long long rows = planner_rows(pg, b->sql);
     pthread_mutex_unlock(&pg->lock);
+    if (rows >= 0)
+        duckdb_bind_set_cardinality(info, (idx_t)rows, false);
     b->ncols = (size_t)PQnfields(res);
     b->types = xcalloc(b->ncols ? b->ncols : 1, sizeof *b->types);
     for (size_t c = 0; c < b->ncols; c++) {

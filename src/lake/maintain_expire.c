@@ -192,10 +192,11 @@ static int expire_tables(const mt_call *c, stmt_list *l, const char *dead)
     const char *m = c->lake->meta;
     if (!*dead)
         return 0;
-    char *q = xasprintf("SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE table_id IN "
-                        "(%s) UNION ALL SELECT 'ducklake_inlined_delete_' || table_id::VARCHAR FROM "
-                        "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s))",
-                        m, dead, m, dead);
+    char *q =
+        xasprintf("SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE table_id IN "
+                  "(%s) UNION ALL SELECT 'ducklake_inlined_delete_' || table_id::VARCHAR FROM "
+                  "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s)) d",
+                  m, dead, m, dead);
     duck_table r;
     int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
     free(q);
