@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void meta_tables_forget(lk_lake *lake)
+void lk_lake_meta_tables_forget(lk_lake *lake)
 {
     for (size_t i = 0; i < lake->nmeta_tables; i++)
         free(lake->meta_tables[i]);
@@ -364,7 +364,7 @@ int64_t lk_lake_inline_limit(lk_lake *lake, duckdb_connection con, const lk_tabl
 
 void lk_lake_facts_forget(lk_lake *lake)
 {
-    meta_tables_forget(lake);
+    lk_lake_meta_tables_forget(lake);
     past_forget(lake);
     schema_versions_forget(lake);
     lk_lake_options_changed(lake);

@@ -102,6 +102,9 @@ int lk_lake_inlined_deletes_from(tarn_buf *b, lk_lake *lake, duckdb_connection c
 /* Applies a committed transaction's "+name" / "-name" operations to the
  * list (when it is loaded). */
 void lk_lake_meta_tables_apply(lk_lake *lake, const strlist *ops);
+/* Forgets the list of catalog tables (read again on next use): after a
+ * statement that may have made or dropped one. */
+void lk_lake_meta_tables_forget(lk_lake *lake);
 
 /* The catalog as of committed snapshot `snap` (borrowed from the lake's
  * small cache of past catalogs: a snapshot's catalog never changes, and

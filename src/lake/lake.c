@@ -461,7 +461,7 @@ int lk_lake_catalog_stmt(lk_lake *lake, duckdb_connection con, const char *sql, 
                               "not written",
                               lake->alias);
     int rc = lk_catdb_exec(&lake->db, con, sql);
-    lake->meta_tables_loaded = 0; /* it may have made or dropped a table */
+    lk_lake_meta_tables_forget(lake); /* it may have made or dropped a table */
     return rc ? rc : lk_catdb_refresh(&lake->db, con);
 }
 
