@@ -65,6 +65,14 @@ void tarn_session_interrupt(tarn_session *s);
  * when no lake has that alias. Owned by the session. */
 const char *tarn_session_catalog_name(tarn_session *s, const char *alias);
 
+/* What qualifies a table of lake `alias`'s catalog in SQL, where tarn keeps
+ * its own tables (tarn_run, tarn_model_run, …) beside the ducklake_* ones:
+ * the catalog database and, when the lake was attached with
+ * METADATA_SCHEMA, that schema, quoted ("db"."schema"). Append a table with
+ * quote_prefixed (util/quote.h). NULL when no lake has that alias. Owned by
+ * the session. */
+const char *tarn_session_catalog_prefix(tarn_session *s, const char *alias);
+
 /* Queues `sql` to run inside the catalog transaction that commits lake
  * `alias`'s open transaction (between BEGIN and COMMIT in the session), so
  * that it is committed atomically with the snapshot — or not at all. Fails

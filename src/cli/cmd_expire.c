@@ -98,7 +98,7 @@ int cmd_maintain_expire_project(int argc, char **argv)
         status = CLI_USAGE;
     } else if (build_run_config(cp.p, cp.s) != 0 ||
                retain_plan_make(&plan, cp.s, cp.p->lake_alias,
-                                tarn_session_catalog_name(cp.s, cp.p->lake_alias), o.older_than,
+                                tarn_session_catalog_prefix(cp.s, cp.p->lake_alias), o.older_than,
                                 o.keep_last) != 0) {
         cli_report(tarn_error_last());
         tarn_error_clear();

@@ -61,7 +61,7 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
              "pid || ' on ' || host, 'an earlier tarn') || ') ended without finishing: "
              "killed, or the machine stopped; what it committed is kept, the build in "
              "flight left nothing', started_at FROM ");
-    quote_qualified(sql, cat, NULL, "tarn_run");
+    quote_prefixed(sql, cat, "tarn_run");
     buf_puts(sql, " WHERE status = 'interrupted'");
     for (size_t i = 0; i < n; i++)
         buf_printf(sql, "%s%lld", i ? ", " : " OR run_id IN (", (long long)ids[i]);
@@ -122,7 +122,7 @@ int cmd_history(int argc, char **argv)
     int exists = cli_project_lake_exists(&cp);
     status = exists ? cli_project_attach(&cp) : CLI_OK;
     const char *cat =
-        status == CLI_OK && exists ? tarn_session_catalog_name(cp.s, cp.p->lake_alias) : NULL;
+        status == CLI_OK && exists ? tarn_session_catalog_prefix(cp.s, cp.p->lake_alias) : NULL;
     if (!exists)
         fprintf(stderr,
                 "tarn: no builds recorded in lake \"%s\" yet (its catalog %s does not "
@@ -148,7 +148,7 @@ int cmd_history(int argc, char **argv)
                    cli_catalog_columns(&cp, cat, "tarn_model_run", "tests") > 0
                        ? TESTS_SUMMARY
                        : "CAST(NULL AS VARCHAR)");
-        quote_qualified(&sql, cat, NULL, "tarn_model_run");
+        quote_prefixed(&sql, cat, "tarn_model_run");
         buf_puts(&sql, " WHERE true");
         if (!all)
             buf_puts(&sql, " AND coalesce(note, '') <> 'unchanged'");

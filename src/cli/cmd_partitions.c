@@ -64,7 +64,7 @@ static void list_sql(tarn_buf *b, const char *cat, const tarn_model *m, const ch
                 "t.\"rows\" AS rows, t.snapshot_id AS snapshot, strftime(t.updated_at, "
                 "'%Y-%m-%d %H:%M:%S') AS updated, t.run_id AS run, t.error AS error FROM (SELECT * "
                 "FROM ");
-    quote_qualified(b, cat, NULL, "tarn_partition");
+    quote_prefixed(b, cat, "tarn_partition");
     buf_puts(b, " WHERE model = ");
     quote_literal(b, m->name);
     buf_puts(b, ") AS t FULL OUTER JOIN (SELECT unnest(");
@@ -119,7 +119,7 @@ int cmd_partitions(int argc, char **argv)
     }
     const char *cat = NULL;
     if (cli_project_lake_exists(&cp) && cli_project_attach(&cp) == CLI_OK)
-        cat = tarn_session_catalog_name(cp.s, cp.p->lake_alias);
+        cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
     char *expected = expected_slices(m);
     tarn_buf sql = {0};
     if (cat && cli_catalog_columns(&cp, cat, "tarn_partition", NULL) > 0) {

@@ -84,7 +84,7 @@ static int list_pins(cli_project *cp, const char *cat, render_format fmt)
     tarn_buf q = {0};
     buf_puts(&q, "SELECT snapshot_id AS snapshot, model, note, strftime(pinned_at, '%Y-%m-%d "
                  "%H:%M:%S') AS pinned FROM ");
-    quote_qualified(&q, cat, NULL, "tarn_pin");
+    quote_prefixed(&q, cat, "tarn_pin");
     buf_puts(&q, " ORDER BY snapshot_id");
     int status = cli_project_print(cp, buf_cstr(&q), fmt);
     buf_free(&q);
@@ -165,7 +165,7 @@ int cmd_pin(int argc, char **argv)
         cli_project_close(&cp);
         return CLI_USAGE;
     }
-    const char *cat = tarn_session_catalog_name(cp.s, cp.p->lake_alias);
+    const char *cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
     status = o.target ? change_pin(&cp, cat, &o) : list_pins(&cp, cat, o.fmt);
     cli_project_close(&cp);
     return status;

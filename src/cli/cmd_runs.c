@@ -87,7 +87,7 @@ static void list_sql(tarn_buf *b, const char *cat, int has_trigger, long limit)
                "failed, %s AS occurrence FROM ",
                has_trigger ? "coalesce(\"trigger\", 'manual')" : "'manual'",
                has_trigger ? "occurrence" : "CAST(NULL AS VARCHAR)");
-    quote_qualified(b, cat, NULL, "tarn_run");
+    quote_prefixed(b, cat, "tarn_run");
     buf_printf(b, " ORDER BY run_id DESC LIMIT %ld", limit);
 }
 
@@ -102,7 +102,7 @@ static void show_sql(tarn_buf *b, const char *cat, long run_id, render_format fm
                      "json_extract_string(tests, '$[*].status'), x -> x = 'pass')) AS VARCHAR) "
                      "|| '/' || CAST(json_array_length(tests) AS VARCHAR) || ' passed' END"
                    : "tests");
-    quote_qualified(b, cat, NULL, "tarn_model_run");
+    quote_prefixed(b, cat, "tarn_model_run");
     buf_printf(b, " WHERE run_id = %ld ORDER BY started_at, model", run_id);
 }
 
@@ -117,7 +117,7 @@ static void tests_sql(tarn_buf *b, const char *cat, long run_id, render_format f
                fmt == RENDER_TABLE ? "CASE WHEN length(sample) > 100 THEN sample[1:99] || '…' "
                                      "ELSE sample END"
                                    : "sample");
-    quote_qualified(b, cat, NULL, "tarn_test_result");
+    quote_prefixed(b, cat, "tarn_test_result");
     buf_printf(b, " WHERE run_id = %ld ORDER BY model, line, test", run_id);
 }
 
@@ -127,7 +127,7 @@ static int64_t count_rows(cli_project *cp, const char *cat, const char *table, l
         return 0;
     tarn_buf q = {0};
     buf_puts(&q, "SELECT count(*) FROM ");
-    quote_qualified(&q, cat, NULL, table);
+    quote_prefixed(&q, cat, table);
     buf_printf(&q, " WHERE run_id = %ld", run_id);
     int64_t n = 0;
     if (query_int64(&n, cp->s, buf_cstr(&q)) != 0)
@@ -175,7 +175,7 @@ int cmd_runs(int argc, char **argv)
         return status;
     const char *cat = NULL;
     if (cli_project_lake_exists(&cp) && cli_project_attach(&cp) == CLI_OK)
-        cat = tarn_session_catalog_name(cp.s, cp.p->lake_alias);
+        cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
     if (!cat || cli_catalog_columns(&cp, cat, "tarn_run", NULL) == 0) {
         fprintf(stderr, "tarn: no runs recorded in lake \"%s\" yet\n", cp.p->lake_alias);
         cli_project_close(&cp);
@@ -184,7 +184,7 @@ int cmd_runs(int argc, char **argv)
     tarn_buf sql = {0};
     if (o.show) {
         tarn_buf q = {0};
-        quote_qualified(&q, cat, NULL, "tarn_run");
+        quote_prefixed(&q, cat, "tarn_run");
         char *exists =
             xasprintf("SELECT count(*) FROM %s WHERE run_id = %ld", buf_cstr(&q), o.show_id);
         int64_t n = 0;

@@ -323,14 +323,14 @@ int cmd_schedule(int argc, char **argv)
     qrows q = {0};
     int have = 0;
     if (cli_project_lake_exists(&cp) && cli_project_attach(&cp) == 0) {
-        const char *cat = tarn_session_catalog_name(cp.s, cp.p->lake_alias);
+        const char *cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
         tarn_buf b = {0};
         buf_puts(&b, "SELECT s.model, s.rule, epoch(s.armed_at)::BIGINT, "
                      "epoch(s.last_occurrence)::BIGINT, strftime(s.last_fire_at AT TIME ZONE "
                      "'UTC', '%Y-%m-%dT%H:%M:%SZ'), r.status FROM ");
-        quote_qualified(&b, cat, NULL, "tarn_schedule");
+        quote_prefixed(&b, cat, "tarn_schedule");
         buf_puts(&b, " s LEFT JOIN ");
-        quote_qualified(&b, cat, NULL, "tarn_run");
+        quote_prefixed(&b, cat, "tarn_run");
         buf_puts(&b, " r ON r.run_id = s.last_run_id");
         have = query_rows(&q, cp.s, buf_cstr(&b)) == 0;
         buf_free(&b);

@@ -397,7 +397,7 @@ void cli_project_close(cli_project *cp)
 int64_t cli_catalog_columns(cli_project *cp, const char *cat, const char *table, const char *name)
 {
     tarn_buf sql = {0}, qualified = {0};
-    quote_qualified(&qualified, cat, "main", table);
+    quote_prefixed(&qualified, cat, table);
     buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
     quote_literal(&sql, buf_cstr(&qualified));
     buf_putc(&sql, ')');

@@ -35,7 +35,7 @@ static int slice_states(strlist *keys, strlist *states, tarn_session *s, const c
     quote_literal(&q, m->hash);
     buf_puts(&q, " THEN 'built' WHEN status = 'success' THEN 'stale' WHEN status IN ('failed', "
                  "'cancelled') THEN 'failed' ELSE coalesce(status, 'missing') END FROM ");
-    quote_qualified(&q, cat, NULL, "tarn_partition");
+    quote_prefixed(&q, cat, "tarn_partition");
     buf_puts(&q, " WHERE model = ");
     quote_literal(&q, m->name);
     qrows r;
@@ -95,7 +95,7 @@ int backfill_worklist(backfill_work *out, tarn_session *s, const tarn_project *p
     out->total = all.n;
     out->first = xstrdup(all.items[0]);
     out->last = xstrdup(all.items[all.n - 1]);
-    const char *cat = tarn_session_catalog_name(s, p->lake_alias);
+    const char *cat = tarn_session_catalog_prefix(s, p->lake_alias);
     int exists = 0;
     strlist keys = {0}, states = {0};
     rc = tarn_session_table_exists(s, p->lake_alias, m->schema, m->table, &exists);

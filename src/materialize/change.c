@@ -53,7 +53,7 @@ static void record_columns(change_ctx *cc, const char *table, strlist *out)
     /* pragma_table_info reads the one table (duckdb_columns() binds every
      * view of the lake); a missing table is an error there: no columns */
     tarn_buf q = {0}, name = {0};
-    quote_qualified(&name, cc->cat, "main", table);
+    quote_prefixed(&name, cc->cat, table);
     buf_puts(&q, "SELECT name FROM pragma_table_info(");
     quote_literal(&q, buf_cstr(&name));
     buf_puts(&q, ") ORDER BY cid");
@@ -98,7 +98,7 @@ static int load_runs(change_ctx *cc, tarn_buf *q, const char *also,
 {
     buf_puts(q, " FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY run_id DESC, "
                 "finished_at DESC) AS _rn FROM ");
-    quote_qualified(q, cc->cat, NULL, "tarn_model_run");
+    quote_prefixed(q, cc->cat, "tarn_model_run");
     buf_puts(q, " WHERE status = 'success'");
     if (also)
         buf_puts(q, also);
@@ -187,10 +187,10 @@ static int load_stale(change_ctx *cc, const unsigned char *sel)
     if (strlist_find(&cols, "model_hash") >= 0)
         buf_puts(&q, "p.model_hash, ");
     buf_puts(&q, "(SELECT max(r.model_hash) FROM ");
-    quote_qualified(&q, cc->cat, NULL, "tarn_model_run");
+    quote_prefixed(&q, cc->cat, "tarn_model_run");
     buf_puts(&q, " r WHERE r.run_id = p.run_id AND r.model = p.model AND r.status = 'success'), "
                  "'') FROM ");
-    quote_qualified(&q, cc->cat, NULL, "tarn_partition");
+    quote_prefixed(&q, cc->cat, "tarn_partition");
     buf_puts(&q, " p WHERE p.snapshot_id IS NOT NULL ORDER BY 1, 2");
     strlist_free(&cols);
     qrows r;

@@ -171,8 +171,8 @@ static int recorded_mark(build_state *b, char **out, int *found)
     tarn_buf sql = {0};
     buf_puts(&sql, "SELECT (details::JSON->>'covered_through'), (details::JSON->'covered_through') "
                    "IS NOT NULL FROM ");
-    quote_ident(&sql, b->c->cat);
-    buf_puts(&sql, ".tarn_model_run WHERE model = ");
+    quote_prefixed(&sql, b->c->cat, "tarn_model_run");
+    buf_puts(&sql, " WHERE model = ");
     quote_literal(&sql, b->m->name);
     buf_puts(&sql, " AND status = 'success' AND json_valid(details) AND "
                    "(details::JSON->>'watermark_column') = ");

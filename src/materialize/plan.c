@@ -102,7 +102,7 @@ int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_o
 {
     size_t nm = p->nmodels ? p->nmodels : 1;
     plan_entry *plan = xcalloc(nm, sizeof(plan_entry));
-    const char *cat = lake_attached ? tarn_session_catalog_name(s, p->lake_alias) : NULL;
+    const char *cat = lake_attached ? tarn_session_catalog_prefix(s, p->lake_alias) : NULL;
     change_ctx cc;
     int rc = change_load(&cc, p, s, p->lake_alias, cat, o->selected);
     unsigned char *will_run = xcalloc(nm, 1);

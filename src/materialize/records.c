@@ -15,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* `cat` is the catalog's prefix (tarn_session_catalog_prefix). */
 static void table_name(tarn_buf *b, const char *cat, const char *table)
 {
-    quote_ident(b, cat);
-    buf_putc(b, '.');
-    quote_ident(b, table);
+    quote_prefixed(b, cat, table);
 }
 
 int records_ensure(tarn_session *s, const char *cat)

@@ -43,7 +43,7 @@
 #include "materialize/build.h"
 #include "util/buf.h"
 
-/* Creates the tables in catalog database `cat` if missing. */
+/* Creates the tables in the catalog (`cat`: tarn_session_catalog_prefix) if missing. */
 int records_ensure(tarn_session *s, const char *cat);
 
 /* INSERT of the tarn_run row at the start of a run (status 'running'),

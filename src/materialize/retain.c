@@ -25,7 +25,7 @@ int retain_pins_ensure(tarn_session *s, const char *cat)
 {
     tarn_buf b = {0};
     buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-    quote_qualified(&b, cat, NULL, "tarn_pin");
+    quote_prefixed(&b, cat, "tarn_pin");
     buf_puts(&b, " (snapshot_id BIGINT NOT NULL, model VARCHAR, note VARCHAR, pinned_at "
                  "TIMESTAMPTZ)");
     int rc = query_exec(s, buf_cstr(&b), NULL);
@@ -38,7 +38,7 @@ int retain_pins_ensure(tarn_session *s, const char *cat)
 static int table_exists(tarn_session *s, const char *cat, const char *table)
 {
     tarn_buf b = {0}, t = {0};
-    quote_qualified(&t, cat, "main", table);
+    quote_prefixed(&t, cat, table);
     buf_puts(&b, "SELECT count(*) FROM pragma_table_info(");
     quote_literal(&b, buf_cstr(&t));
     buf_puts(&b, ")");
@@ -65,7 +65,7 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
         buf_puts(b, "SELECT snapshot_id, string_agg(model, ', ' ORDER BY model) AS models FROM "
                     "(SELECT model, snapshot_id, row_number() OVER (PARTITION BY model ORDER BY "
                     "run_id DESC, finished_at DESC) AS rn FROM ");
-        quote_qualified(b, cat, NULL, "tarn_model_run");
+        quote_prefixed(b, cat, "tarn_model_run");
         buf_puts(b, " WHERE status = 'success' AND snapshot_id IS NOT NULL) WHERE rn = 1 GROUP "
                     "BY snapshot_id");
     } else {
@@ -80,7 +80,7 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
                     "' slices, ' || min(\"partition\") || ' … ' || max(\"partition\") ELSE "
                     "string_agg(\"partition\", ', ' ORDER BY \"partition\") END || ')' AS what "
                     "FROM ");
-        quote_qualified(b, cat, NULL, "tarn_partition");
+        quote_prefixed(b, cat, "tarn_partition");
         buf_puts(b, " WHERE snapshot_id IS NOT NULL GROUP BY snapshot_id, model");
     } else {
         buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS what WHERE false");
@@ -90,7 +90,7 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
     if (has_pins) {
         buf_puts(b, "SELECT snapshot_id, string_agg(coalesce(note, model, 'pinned'), '; ') AS "
                     "notes FROM ");
-        quote_qualified(b, cat, NULL, "tarn_pin");
+        quote_prefixed(b, cat, "tarn_pin");
         buf_puts(b, " GROUP BY snapshot_id");
     } else {
         buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS notes WHERE false");
@@ -184,7 +184,7 @@ int retain_pin(tarn_session *s, const char *lake, const char *cat, int64_t snap,
     if (rc)
         return rc;
     buf_puts(&q, "INSERT INTO ");
-    quote_qualified(&q, cat, NULL, "tarn_pin");
+    quote_prefixed(&q, cat, "tarn_pin");
     buf_printf(&q, " (snapshot_id, model, note, pinned_at) VALUES (%lld, ", (long long)snap);
     quote_literal(&q, model);
     buf_puts(&q, ", ");
@@ -202,7 +202,7 @@ int retain_unpin(tarn_session *s, const char *cat, int64_t snap, int *removed)
         return 0;
     tarn_buf q = {0};
     buf_puts(&q, "DELETE FROM ");
-    quote_qualified(&q, cat, NULL, "tarn_pin");
+    quote_prefixed(&q, cat, "tarn_pin");
     buf_printf(&q, " WHERE snapshot_id = %lld", (long long)snap);
     int64_t n = 0;
     int rc = query_exec(s, buf_cstr(&q), &n);
@@ -218,7 +218,7 @@ int retain_last_good(int64_t *snap, tarn_session *s, const char *cat, const char
         return tarn_error_set(TARN_EINVALID, "%s has no build recorded yet", model);
     tarn_buf q = {0};
     buf_puts(&q, "SELECT snapshot_id FROM ");
-    quote_qualified(&q, cat, NULL, "tarn_model_run");
+    quote_prefixed(&q, cat, "tarn_model_run");
     buf_puts(&q, " WHERE status = 'success' AND snapshot_id IS NOT NULL AND model = ");
     quote_literal(&q, model);
     buf_puts(&q, " ORDER BY run_id DESC, finished_at DESC LIMIT 1");

@@ -29,7 +29,7 @@ typedef struct {
     tarn_session *s;
     const build_opts *o;
     const char *lake; /* the lake's alias */
-    const char *cat;  /* its catalog database's name in the session */
+    const char *cat;  /* its catalog prefix in the session (tarn_session_catalog_prefix) */
     build_summary *sum;
     strlist lake_tables; /* "schema.table", lower case: base tables now in the lake */
     strlist lake_views;

@@ -102,7 +102,7 @@ int build_run_config(tarn_project *p, tarn_session *s)
             }
         }
     }
-    if (!tarn_session_catalog_name(s, p->lake_alias))
+    if (!tarn_session_catalog_prefix(s, p->lake_alias))
         return tarn_error_set(TARN_EINVALID, "config/ did not attach lake \"%s\"", p->lake_alias);
     return 0;
 }
@@ -854,7 +854,7 @@ static int prepare_reads(run_ctx *c, const unsigned char *sel)
     if (rc)
         return rc;
     c->lake = p->lake_alias;
-    c->cat = tarn_session_catalog_name(c->s, c->lake);
+    c->cat = tarn_session_catalog_prefix(c->s, c->lake);
     if (!rc)
         rc = tarn_session_snapshot(c->s, c->lake, &sum->start_snapshot);
     if (!rc)
@@ -894,7 +894,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
         return rc;
     tarn_buf sql = {0};
     buf_puts(&sql, "SELECT COALESCE(max(run_id), 0) + 1 FROM ");
-    quote_qualified(&sql, c->cat, NULL, "tarn_run");
+    quote_prefixed(&sql, c->cat, "tarn_run");
     rc = query_int64(&sum->run_id, c->s, buf_cstr(&sql));
     buf_free(&sql);
     if (rc)

@@ -74,7 +74,7 @@ int project_attach_lake(tarn_project *p, tarn_session *s, int read_only)
                 return tarn_error_prefix(rc, "%s:%d", cf->path, cf->stmts[j].line);
         }
     }
-    if (!tarn_session_catalog_name(s, p->lake_alias))
+    if (!tarn_session_catalog_prefix(s, p->lake_alias))
         return tarn_error_set(TARN_ENOTFOUND, "config/ did not attach lake \"%s\"", p->lake_alias);
     return 0;
 }

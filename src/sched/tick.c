@@ -40,7 +40,7 @@ char *sched_rule_text(const tarn_model *m)
 
 static void table(tarn_buf *b, const char *cat, const char *name)
 {
-    quote_qualified(b, cat, NULL, name);
+    quote_prefixed(b, cat, name);
 }
 
 static int run_sql(tarn_session *s, tarn_buf *b)
@@ -289,7 +289,7 @@ int sched_tick(sched_report *out, tarn_project *p, tarn_session *s, int64_t now,
         if (p->models[i].annot.schedule || p->models[i].annot.freshness_line)
             out->lines[out->nlines++].model = i;
     int rc = build_run_config(p, s);
-    const char *cat = rc ? NULL : tarn_session_catalog_name(s, p->lake_alias);
+    const char *cat = rc ? NULL : tarn_session_catalog_prefix(s, p->lake_alias);
     if (!rc)
         rc = records_ensure(s, cat);
     if (!rc)

@@ -473,6 +473,12 @@ const char *tarn_session_catalog_name(tarn_session *s, const char *alias)
     return l ? l->meta_name : NULL;
 }
 
+const char *tarn_session_catalog_prefix(tarn_session *s, const char *alias)
+{
+    lk_lake *l = session_lake(s, alias);
+    return l ? lk_catdb_name(&l->db) : NULL;
+}
+
 int tarn_session_commit_sql(tarn_session *s, const char *alias, const char *sql)
 {
     lk_lake *l = session_lake(s, alias);

@@ -74,6 +74,13 @@ void quote_qualified(tarn_buf *b, const char *catalog, const char *schema, const
     quote_ident(b, name);
 }
 
+void quote_prefixed(tarn_buf *b, const char *prefix, const char *name)
+{
+    buf_puts(b, prefix);
+    buf_putc(b, '.');
+    quote_ident(b, name);
+}
+
 int quote_is_plain_path_segment(const char *name)
 {
     if (!*name)

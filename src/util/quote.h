@@ -20,6 +20,9 @@ void quote_literal(tarn_buf *b, const char *s);
 int quote_unliteral(char **out, const char *sql);
 /* Appends "a"."b" (schema-qualified), or "c"."a"."b" when catalog is set. */
 void quote_qualified(tarn_buf *b, const char *catalog, const char *schema, const char *name);
+/* Appends `prefix` (SQL already: quoted identifiers joined by dots, such as
+ * "catalog"."schema"), a dot and the quoted name. */
+void quote_prefixed(tarn_buf *b, const char *prefix, const char *name);
 /* n identifiers / string literals separated by ", ": column lists and
  * IN (…) lists. */
 void quote_ident_list(tarn_buf *b, char *const *items, size_t n);

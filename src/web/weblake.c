@@ -22,7 +22,7 @@ int web_is_lock_error(const char *msg)
 static int64_t count_columns(tarn_session *s, const char *cat, const char *table)
 {
     tarn_buf q = {0}, sql = {0};
-    quote_qualified(&q, cat, "main", table);
+    quote_prefixed(&q, cat, table);
     buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
     quote_literal(&sql, buf_cstr(&q));
     buf_putc(&sql, ')');
@@ -61,7 +61,7 @@ int web_lake_open(web_lake *l, web_reply *r)
         web_lake_close(l);
         return -1;
     }
-    l->cat = tarn_session_catalog_name(l->s, l->p->lake_alias);
+    l->cat = tarn_session_catalog_prefix(l->s, l->p->lake_alias);
     l->has_runs = l->cat && count_columns(l->s, l->cat, "tarn_run") > 0 &&
                   count_columns(l->s, l->cat, "tarn_model_run") > 0;
     return 0;
@@ -78,7 +78,7 @@ void web_lake_close(web_lake *l)
 void web_records_table(char **out, const web_lake *l, const char *table)
 {
     tarn_buf b = {0};
-    quote_qualified(&b, l->cat, NULL, table);
+    quote_prefixed(&b, l->cat, table);
     *out = buf_detach(&b);
 }
 
