@@ -104,23 +104,28 @@ static void bound_sql(tarn_buf *b, const lk_leaf_stats *l, int want_min, const c
 }
 
 /* Leaf l's bounds and contains_null from the live files and, with `in`,
- * the inlined rows' figures (l itself, computed from them). */
+ * the inlined rows' figures (l itself, computed from them). A mixed write
+ * (txn.h): DuckDB evaluates the bounds (arg_min over TRY_CAST, which a
+ * PostgreSQL catalog has not) at commit, over the batch's rows. */
 static void column_update(const mt_call *c, const lk_table *t, long long s, const char *cond,
                           const lk_leaf_stats *l, const lk_leaf_stats *in)
 {
-    tarn_buf rows = {0}, b = {0};
+    tarn_buf rows = {0}, lo = {0}, hi = {0}, nul = {0}, where = {0};
     leaf_rows_sql(&rows, c, t, s, l, in);
-    buf_printf(&b, "UPDATE %s.ducklake_table_column_stats SET min_value = ", c->lake->meta);
-    bound_sql(&b, l, 1, buf_cstr(&rows));
-    buf_puts(&b, ", max_value = ");
-    bound_sql(&b, l, 0, buf_cstr(&rows));
-    buf_printf(&b, ", contains_null = (SELECT coalesce(bool_or(nnulls > 0), false) FROM %s)",
-               buf_cstr(&rows));
-    buf_printf(&b, " WHERE table_id = %lld AND column_id = %lld AND %s", (long long)t->id,
+    bound_sql(&lo, l, 1, buf_cstr(&rows));
+    bound_sql(&hi, l, 0, buf_cstr(&rows));
+    buf_printf(&nul, "(SELECT coalesce(bool_or(nnulls > 0), false) FROM %s)", buf_cstr(&rows));
+    buf_printf(&where, "table_id = %lld AND column_id = %lld AND %s", (long long)t->id,
                (long long)l->col_id, cond);
-    lk_txn_sql(c->lake->txn, "%s", buf_cstr(&b));
-    buf_free(&b);
+    const char *cols[] = {"min_value", "max_value", "contains_null"};
+    const char *exprs[] = {buf_cstr(&lo), buf_cstr(&hi), buf_cstr(&nul)};
+    lk_txn_update_mixed(c->lake->txn, "ducklake_table_column_stats", cols, exprs, 3,
+                        buf_cstr(&where));
     buf_free(&rows);
+    buf_free(&lo);
+    buf_free(&hi);
+    buf_free(&nul);
+    buf_free(&where);
 }
 
 static void count_update(const mt_call *c, const lk_table *t, long long s, const char *cond,
