@@ -11,6 +11,7 @@
 #include "cli/status.h"
 
 #include "materialize/build.h"
+#include "project/attach.h"
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -60,10 +61,20 @@ static plan_entry *plan_reasons(cli_project *cp, const build_opts *o, int *faile
     /* A local catalog file that does not exist yet: a first run, and no
      * ATTACH (which would create it). */
     int exists = cli_project_lake_exists(cp);
-    if (exists && cli_project_attach(cp) != CLI_OK) {
-        fputs("tarn: plan: cannot read the lake; whether models would run is not shown\n", stderr);
-        tarn_error_clear();
-        return NULL;
+    if (exists && project_attach_read_only(cp->p, cp->s) != 0) {
+        /* a catalog database (PostgreSQL) that holds no lake yet: a first
+         * run too (the read-only ATTACH makes none) */
+        const char *path = cp->p->lake_path;
+        if (tarn_error_code() == TARN_ENOTFOUND && path && strchr(path, ':')) {
+            tarn_error_clear();
+            exists = 0;
+        } else {
+            cli_report(tarn_error_last());
+            fputs("tarn: plan: cannot read the lake; whether models would run is not shown\n",
+                  stderr);
+            tarn_error_clear();
+            return NULL;
+        }
     }
     plan_entry *why = NULL;
     if (build_plan(&why, cp->p, cp->s, o, exists) != 0) {

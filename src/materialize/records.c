@@ -300,10 +300,18 @@ void records_model_values(tarn_buf *out, int64_t run_id, const tarn_model *m, co
     put_int(&b, r->status == MODEL_SUCCESS ? r->rows_deleted : -1, 1);
     buf_puts(&b, ", ");
     if (m->annot.grain) {
-        /* DuckDB renders the list as JSON text. */
-        buf_puts(&b, "CAST(to_json([");
-        quote_literal_list(&b, r->partitions.items, r->partitions.n);
-        buf_puts(&b, "]::VARCHAR[]) AS VARCHAR)");
+        /* the list as JSON text, made here: the statement also goes to a
+         * PostgreSQL catalog, which has no DuckDB list literal */
+        json_t *list = json_array();
+        for (size_t i = 0; i < r->partitions.n; i++)
+            json_array_append_new(list, json_string(r->partitions.items[i]));
+        char *text = json_dumps(list, JSON_COMPACT);
+        if (text)
+            quote_literal(&b, text);
+        else
+            buf_puts(&b, "NULL");
+        free(text);
+        json_decref(list);
     } else {
         buf_puts(&b, "NULL");
     }

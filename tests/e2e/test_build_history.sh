@@ -60,7 +60,7 @@ check_eq "valid_from is the run's start" "true" \
 check_eq "the _current view is a lake view" "dim_customer_current,VIEW" \
     "$(lakeq "$d" "SELECT table_name, table_type FROM information_schema.tables WHERE table_catalog = 'lake' AND table_name = 'dim_customer_current'")"
 check_eq "the _current view: current rows, the query's columns and valid_from" "id,name,city,tier,valid_from" \
-    "$(cd "$d" && "$TARN" sql --format csv -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/'); SELECT * FROM lake.core.dim_customer_current LIMIT 0" | head -n 1)"
+    "$(cd "$d" && "$TARN" sql --format csv -c "$(lake_attach "$d") SELECT * FROM lake.core.dim_customer_current LIMIT 0" | head -n 1)"
 check_eq "run 1 extra info" "history,5,5,0,0,[],keep" \
     "$(last_extra "$d" core.dim_customer "j->>'strategy', j->>'rows_written', j->>'rows_opened', j->>'rows_closed', j->>'rows_deleted', j->>'track', j->>'deletes'" | sed 's/""/"/g')"
 check_eq "data tests ran on the history table and its view, then tarn's own two checks" "4,0,0,truetrue" \

@@ -157,7 +157,7 @@ SELECT * EXCLUDE (ts) FROM raw.events
 SQL
 run_rc "behind a star it fails the build" 1 "$d" run facts.events_log
 contains "it says so on the right line" "models/facts/events_log.sql:2: watermark column ts is not a column of the SELECT; select it, or fix watermark= on line 1" "$ERR"
-rm -rf "$d/lake" "$d/lake.ducklake"
+lake_reset "$d"
 run_rc "the same on a first build" 1 "$d" run facts.events_log
 contains "it names the column and the annotation's line" "watermark column ts is not a column of the SELECT; select it, or fix watermark= on line 1" "$ERR"
 cp "$FIXTURES/projects/feed/models/facts/events_log.sql" "$d/models/facts/events_log.sql"

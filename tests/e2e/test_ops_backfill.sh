@@ -13,9 +13,7 @@ CAT=__ducklake_metadata_lake
 
 d=$(mktempdir)
 mkdir -p "$d/config" "$d/models/facts"
-cat >"$d/config/catalog.sql" <<'SQL'
-ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');
-SQL
+lake_catalog "$d"
 # src.slow: as many rows as TARN_TEST_ROWS (a slow slice); bad_day(): the slice that fails.
 cat >"$d/config/sources.sql" <<'SQL'
 CREATE SCHEMA IF NOT EXISTS src;

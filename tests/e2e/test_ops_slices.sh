@@ -12,9 +12,7 @@ CAT=__ducklake_metadata_lake
 
 d=$(mktempdir)
 mkdir -p "$d/config" "$d/models/facts" "$d/data"
-cat >"$d/config/catalog.sql" <<'SQL'
-ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');
-SQL
+lake_catalog "$d"
 cat >"$d/config/sources.sql" <<'SQL'
 CREATE SCHEMA IF NOT EXISTS raw;
 CREATE OR REPLACE VIEW raw.items AS

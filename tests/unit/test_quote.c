@@ -3,7 +3,8 @@
  * inverse quote_unliteral round-trip every string (quotes, empty, blanks,
  * backslashes kept as DuckDB keeps them), and quote_unliteral refuses what
  * is not exactly one plain '...' literal (expressions, concatenations,
- * E'…' strings, NULL, an unterminated quote).
+ * E'…' strings, NULL, an unterminated quote); quote_prefixed appends a
+ * quoted name to a prefix that is SQL already (a catalog and its schema).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,11 +47,24 @@ static void test_refused(void **state)
     }
 }
 
+static void test_prefixed(void **state)
+{
+    (void)state;
+    tarn_buf b = {0};
+    quote_prefixed(&b, "\"__ducklake_metadata_lake\".\"dl\"", "tarn_run");
+    assert_string_equal(buf_cstr(&b), "\"__ducklake_metadata_lake\".\"dl\".\"tarn_run\"");
+    buf_free(&b);
+    quote_prefixed(&b, "\"m\"", "a\"b");
+    assert_string_equal(buf_cstr(&b), "\"m\".\"a\"\"b\"");
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_prefixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
