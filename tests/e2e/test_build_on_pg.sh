@@ -5,14 +5,14 @@
 # from config/catalog.sql (lakeq reads it there). The checks are the scripts' own, the same as on
 # a DuckDB file (rows, run records, snapshots, messages); each is reported as `SCRIPT: CHECK`.
 #
-# By default (the suite's time budget) four scripts: history / SCD2, partitioned, data tests and
-# tarn test, slices. TARN_PG_BUILD_TESTS=all runs the whole representative set — also table and
+# By default (the suite's time budget) two scripts: data tests and tarn test, history / SCD2.
+# TARN_PG_BUILD_TESTS=all runs the whole representative set — also partitioned, slices, table and
 # view (build_replace), incremental and append, merge, backfills —, or names the scripts itself
 # (without test_ and .sh). Under the sanitizers only the data tests run.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 
-scripts=${TARN_PG_BUILD_TESTS:-build_datatests build_history build_partitioned ops_slices}
+scripts=${TARN_PG_BUILD_TESTS:-build_datatests build_history}
 case $TARN in
 */build-san/*) scripts=${TARN_PG_BUILD_TESTS:-build_datatests} ;;
 esac
