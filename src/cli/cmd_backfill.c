@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 #include "cli/status.h"
+#include "cli/stop.h"
 
 #include "materialize/backfill.h"
 #include "materialize/build.h"
@@ -296,7 +297,7 @@ int cmd_backfill(int argc, char **argv)
             fputs("Try 'tarn backfill --help'.\n", stderr);
         return p > 0 ? CLI_OK : CLI_USAGE;
     }
-    cli_stop_watch_start();
+    cli_stop_watch_start(CLI_STOP_CANCEL);
     cli_project cp;
     int status = cli_project_open(&cp, bc.dir);
     if (status != CLI_OK)

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 #include "cli/status.h"
+#include "cli/stop.h"
 
 #include "materialize/build.h"
 #include "project/select.h"
@@ -18,7 +19,6 @@
 #include "util/clock.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,11 +87,6 @@ typedef struct {
 } run_cli;
 
 /* ---- output ---------------------------------------------------------- */
-
-static const char *signal_label(int sig)
-{
-    return sig == SIGINT ? "Ctrl-C" : "SIGTERM";
-}
 
 static void json_emit(json_t *o)
 {
@@ -329,8 +324,8 @@ static void on_event(void *ctx, const build_event *ev)
                     "tarn: run %lld stopped (%s): %zu succeeded, %zu cancelled and rolled back, "
                     "%zu not run, %zu failed, %zu unchanged in %.1f s; the lake is at its last "
                     "committed snapshot\n",
-                    (long long)s->run_id, signal_label(s->stop_signal), s->succeeded, s->cancelled,
-                    s->not_run, s->failed, s->unchanged, s->duration_ms / 1000.0);
+                    (long long)s->run_id, cli_signal_label(s->stop_signal), s->succeeded,
+                    s->cancelled, s->not_run, s->failed, s->unchanged, s->duration_ms / 1000.0);
             break;
         }
         if (rc->quiet && !s->failed)
@@ -342,69 +337,6 @@ static void on_event(void *ctx, const build_event *ev)
                 s->skipped, s->unchanged, s->duration_ms / 1000.0);
         break;
     }
-}
-
-/* ---- stopping: Ctrl-C, SIGTERM ----------------------------------------
- *
- * SIGINT and SIGTERM are blocked in every thread (before DuckDB starts
- * its own) and taken by one watching thread with sigwait, so that what
- * they do is ordinary code, not a signal handler: the first asks the run
- * to stop (build_cancel) and interrupts the session's running query — the
- * build in flight fails, is rolled back and recorded `cancelled`, the
- * models left are not run, and tarn exits 130 (143 for SIGTERM). The
- * second exits at once: a lake commit is one catalog transaction, so the
- * lake is still at a committed snapshot. */
-
-static sigset_t stop_sigs;
-static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
-static tarn_session *stop_session; /* interrupted on the first signal */
-
-static void *stop_watch(void *arg)
-{
-    (void)arg;
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&stop_sigs, &sig) != 0)
-            continue;
-        if (build_cancel_signal()) {
-            static const char msg[] = "\ntarn: stopped at once; the lake is at its last "
-                                      "committed snapshot\n";
-            if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-                /* nothing more to do: exiting */
-            }
-            _exit(128 + sig);
-        }
-        build_cancel(sig);
-        fprintf(stderr,
-                "\ntarn: %s: stopping the run — the build in flight is rolled back and the "
-                "models left are not run (%s again to stop at once)\n",
-                signal_label(sig), signal_label(sig));
-        pthread_mutex_lock(&stop_mu);
-        if (stop_session)
-            tarn_session_interrupt(stop_session);
-        pthread_mutex_unlock(&stop_mu);
-    }
-    return NULL;
-}
-
-static void stop_watch_start(void)
-{
-    sigemptyset(&stop_sigs);
-    sigaddset(&stop_sigs, SIGINT);
-    sigaddset(&stop_sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
-    pthread_t t;
-    if (pthread_create(&t, NULL, stop_watch, NULL) == 0)
-        pthread_detach(t);
-    else
-        pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* the default: die */
-}
-
-static void stop_watch_session(tarn_session *s)
-{
-    pthread_mutex_lock(&stop_mu);
-    stop_session = s;
-    pthread_mutex_unlock(&stop_mu);
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -521,7 +453,7 @@ int cmd_run(int argc, char **argv)
     }
     if (rc.json)
         rc.tty = rc.color = 0;
-    stop_watch_start();
+    cli_stop_watch_start(CLI_STOP_CANCEL);
     cli_project cp;
     int status = cli_project_open_common(&cp, &rc.common);
     if (status != CLI_OK) {
@@ -549,13 +481,13 @@ int cmd_run(int argc, char **argv)
     rc.o.on_event = on_event;
     rc.o.ctx = &rc;
     build_summary sum;
-    stop_watch_session(cp.s);
+    cli_stop_watch_session(cp.s);
     int r = build_run(&sum, cp.p, cp.s, &rc.o);
-    stop_watch_session(NULL);
+    cli_stop_watch_session(NULL);
     if (build_cancel_signal()) {
         if (r != 0) {
             fprintf(stderr, "tarn: stopped (%s) before any model was built\n",
-                    signal_label(build_cancel_signal()));
+                    cli_signal_label(build_cancel_signal()));
             tarn_error_clear();
         }
         status = 128 + build_cancel_signal();
@@ -573,16 +505,4 @@ int cmd_run(int argc, char **argv)
     cli_project_close(&cp);
     cli_common_free(&rc.common);
     return status;
-}
-
-/* ---- for the other commands that build (backfill) -------------------- */
-
-void cli_stop_watch_start(void)
-{
-    stop_watch_start();
-}
-
-void cli_stop_watch_session(tarn_session *s)
-{
-    stop_watch_session(s);
 }

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 #include "cli/status.h"
+#include "cli/stop.h"
 #include "project/query.h"
 #include "sched/tick.h"
 #include "tarn/error.h"
@@ -56,15 +57,6 @@ const char cmd_schedule_usage[] =
     "\n"
     "Lists each scheduled model: its rule, its next occurrence (UTC), when the scheduler last\n"
     "fired it, and the result of that run.\n";
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-    if (stop_requested)
-        build_cancel(sig); /* the second signal: stop the build in flight too */
-    stop_requested = sig;
-}
 
 static int parse_interval(long *out, const char *s)
 {
@@ -208,7 +200,9 @@ static int one_tick(const sched_opts *o, int64_t now)
     }
     build_opts bo = {.jobs = (int)o->jobs, .tarn_version = TARN_VERSION};
     sched_report r;
+    cli_stop_watch_session(cp.s);
     int rc = sched_tick(&r, cp.p, cp.s, now, (size_t)o->max_fires, &bo);
+    cli_stop_watch_session(NULL);
     int status = CLI_OK;
     if (rc) {
         log_line(now, "tick failed: %s", tarn_error_last());
@@ -227,7 +221,7 @@ static int one_tick(const sched_opts *o, int64_t now)
 /* Sleeps until `until` (epoch seconds) or a stop request. */
 static void sleep_until(int64_t until)
 {
-    while (!stop_requested && (int64_t)time(NULL) < until) {
+    while (!cli_stop_requested() && (int64_t)time(NULL) < until) {
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -254,21 +248,18 @@ int cmd_scheduler(int argc, char **argv)
         cli_errorf("cannot use project folder %s: %s", o.dir, strerror(errno));
         return CLI_USAGE;
     }
-    struct sigaction sa = {.sa_handler = on_stop};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    cli_stop_watch_start(CLI_STOP_AFTER_BUILD);
     if (o.once)
         return one_tick(&o, o.now >= 0 ? o.now : (int64_t)time(NULL));
     fprintf(stderr, "tarn scheduler: every %lds%s; SIGTERM or Ctrl-C ends it\n", o.interval_s,
             o.max_fires ? ", fires capped per tick" : "");
-    while (!stop_requested) {
+    while (!cli_stop_requested()) {
         int64_t now = (int64_t)time(NULL);
         one_tick(&o, now);
         sleep_until(now + o.interval_s);
     }
     fprintf(stderr, "tarn scheduler: stopped (%s)\n",
-            stop_requested == SIGTERM ? "SIGTERM" : "SIGINT");
+            cli_stop_requested() == SIGTERM ? "SIGTERM" : "SIGINT");
     return CLI_OK;
 }
 

@@ -133,13 +133,6 @@ int64_t cli_catalog_columns(cli_project *cp, const char *cat, const char *table,
  * when readable) and the remedy (caller frees); else NULL. */
 char *cli_lock_message(const char *msg);
 
-/* Ctrl-C and SIGTERM for a command that builds, as `tarn run` takes them
- * (cmd_run.c): the first stops the run (the build in flight is rolled
- * back, build_cancel), the second exits at once. Start it before the
- * session opens; name the session whose query the first interrupts. */
-void cli_stop_watch_start(void);
-void cli_stop_watch_session(tarn_session *s);
-
 /* Prints a (possibly multi-line) error as `tarn: …` lines on stderr (a
  * lock error as cli_lock_message says it). */
 void cli_report(const char *msg);

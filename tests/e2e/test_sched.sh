@@ -13,7 +13,8 @@
 #   - `tarn schedule` lists rule, next occurrence, last fire and result; `tarn run` records
 #     trigger 'manual'; `tarn runs` lists runs with their trigger, `tarn runs show ID` a run's models;
 #   - a real `tarn scheduler` process fires a `* * * * *` model within two minutes and stops
-#     cleanly on SIGTERM.
+#     cleanly on SIGTERM; SIGTERM during a build ends the scheduler after that build, recorded;
+#     a second SIGTERM stops that build too (rolled back, recorded cancelled).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 
@@ -142,6 +143,50 @@ check_eq "tarn runs show lists the run's models" "marts.summary,success
 staging.items,success" "$(tail -n +2 <<<"$OUT" | cut -d, -f1-2 | sort)"
 run_rc "tarn runs show of a run that does not exist fails" 1 "$d" runs show 999
 contains "and says so" "no run 999" "$ERR"
+
+# SIGTERM while a fire's build is in flight: the scheduler finishes that build, records it, and
+# only then exits 0. The build reads a fifo with read_text, which opens it once, to read it: so
+# the test knows the build is in flight (opening the fifo for writing returns once the build
+# has opened it) and decides when it ends. The path is split in two literals so that change
+# detection does not fingerprint (read) the fifo itself.
+f=$(project basic)
+mkfifo "$f/feed.txt"
+printf -- '-- schedule "0 6 * * *"\nSELECT length(content) AS n FROM read_text(%s || %s)\n' \
+    "'$f'" "'/feed.txt'" >"$f/models/marts/summary.sql"
+"$TARN" scheduler --once --now 2026-06-01T05:00:00Z -C "$f" >/dev/null 2>&1 </dev/null
+"$TARN" scheduler --once --now 2026-06-01T06:00:00Z -C "$f" >/dev/null 2>"$f/err" </dev/null &
+pid=$!
+exec 3>"$f/feed.txt" # blocks until the build opens the fifo
+kill -TERM "$pid"
+sleep 1
+kill -0 "$pid" 2>/dev/null && ok "after SIGTERM the scheduler waits for the build in flight" ||
+    fail "after SIGTERM the scheduler waits for the build in flight" "$(cat "$f/err")"
+printf 'abc' >&3
+exec 3>&-
+wait "$pid"
+check_eq "then it exits 0" "0" "$?"
+check_eq "the build in flight is committed and its run recorded as a success" "3|scheduler,success" \
+    "$(lakeq "$f" "SELECT n FROM lake.marts.summary")|$(lakeq "$f" "SELECT \"trigger\", status FROM __ducklake_metadata_lake.tarn_run")"
+
+# A second SIGTERM stops the build in flight too: rolled back, recorded as cancelled.
+g=$(project basic)
+mkfifo "$g/feed.txt"
+printf -- '-- schedule "0 6 * * *"\nSELECT length(content) AS n FROM read_text(%s || %s)\n' \
+    "'$g'" "'/feed.txt'" >"$g/models/marts/summary.sql"
+"$TARN" scheduler --once --now 2026-06-01T05:00:00Z -C "$g" >/dev/null 2>&1 </dev/null
+"$TARN" scheduler --once --now 2026-06-01T06:00:00Z -C "$g" >/dev/null 2>"$g/err" </dev/null &
+pid=$!
+exec 3>"$g/feed.txt"
+kill -TERM "$pid"
+for _ in $(seq 1 50); do grep -q "stopping after the build" "$g/err" && break; sleep 0.1; done
+kill -TERM "$pid"
+for _ in $(seq 1 50); do grep -q "stopping the run" "$g/err" && break; sleep 0.1; done
+exec 3>&-
+wait "$pid"
+check_eq "after a second SIGTERM the scheduler exits 0" "0" "$?"
+check_eq "the build in flight is rolled back and the run recorded as cancelled" \
+    "0|cancelled|marts.summary,cancelled" \
+    "$(lakeq "$g" "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'lake' AND table_name = 'summary'")|$(lakeq "$g" "SELECT status FROM __ducklake_metadata_lake.tarn_run")|$(lakeq "$g" "SELECT model, status FROM __ducklake_metadata_lake.tarn_model_run WHERE model = 'marts.summary'")"
 
 # A real scheduler process: a `* * * * *` model arms on the first tick and fires at the next
 # minute, within two minutes; SIGTERM ends the process.
