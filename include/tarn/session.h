@@ -165,4 +165,29 @@ void tarn_reader_interrupt(tarn_reader *r);
  * (a reader cannot see the open transaction). *out: caller frees. */
 int tarn_session_reader_sql(tarn_session *s, const char *sql, char **out);
 
+/* ---- links: tarn's shared tables in a catalog several processes write ----
+ *
+ * A link is a connection of its own to lake `alias`'s catalog database,
+ * for tables of tarn's that processes share there (the job queue of `tarn
+ * worker`): each statement runs at once in its own transaction, on the
+ * database itself (PostgreSQL's SQL: `SELECT … FOR UPDATE SKIP LOCKED`,
+ * RETURNING), beside the session's lake transaction, from any one thread
+ * at a time. Tables are named as in tarn_session_catalog_name's prefix.
+ * Only a PostgreSQL catalog has links: a DuckDB-file catalog is written by
+ * one process (TARN_EINVALID). A link outlives the session it came from. */
+typedef struct tarn_catlink tarn_catlink;
+
+/* *out: whether lake `alias`'s catalog is one several processes may write
+ * at once (PostgreSQL); 0 for a DuckDB file. Fails when no such lake. */
+int tarn_session_catalog_shared(tarn_session *s, const char *alias, int *out);
+int tarn_catlink_open(tarn_catlink **out, tarn_session *s, const char *alias);
+void tarn_catlink_close(tarn_catlink *l);
+/* Brings lake `alias` up to date with what other processes committed
+ * since the session read its catalog (its model and views; nothing when
+ * no one did). Not inside a transaction. */
+int tarn_session_catch_up(tarn_session *s, const char *alias);
+/* Runs one statement; a query's rows (and the changed-row count) go to
+ * `sink` (may be NULL). */
+int tarn_catlink_exec(tarn_catlink *l, const char *sql, const tarn_sink *sink);
+
 #endif

@@ -30,7 +30,9 @@
 const char cmd_run_usage[] =
     "usage: tarn run [SELECTOR...] [--exclude SEL...] [--target NAME] [-j N] [--partition P | "
     "--from A --to B]\n"
-    "                [--full-refresh] [--allow-empty] [--force] [--now TIME] [--json] [-C DIR]\n"
+    "                [--full-refresh] [--allow-empty] [--force] [--now TIME] [--on-workers] "
+    "[--json]\n"
+    "                [-C DIR]\n"
     "\n"
     "Builds the selected models (all by default) into the project's lake, in\n"
     "dependency order, each as one DuckLake snapshot. A failed model stops\n"
@@ -47,6 +49,9 @@ const char cmd_run_usage[] =
     "                      the number of cores); builds still commit one at\n"
     "                      a time, and the lake is the same as with -j 1\n"
     "  --force             build the selected models even when unchanged\n"
+    "  --on-workers        build on `tarn worker` processes that share the lake's\n"
+    "                      PostgreSQL catalog (README: Builds over workers);\n"
+    "                      reported here as without it\n"
     "  --partition P       build slice P of partitioned models\n"
     "  --from A --to B     build every slice from A to B (both included)\n"
     "  --full-refresh      rebuild merge, append and incremental tables from\n"
@@ -361,6 +366,10 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
             rc->o.force = 1;
             continue;
         }
+        if (strcmp(a, "--on-workers") == 0) {
+            rc->o.on_workers = 1;
+            continue;
+        }
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             rc->quiet = 1;
             continue;
@@ -421,6 +430,18 @@ static int opts_parse(run_cli *rc, int argc, char **argv)
     return 0;
 }
 
+/* What the run says besides its events (--on-workers: no worker alive). */
+static void on_notice(void *ctx, const char *msg)
+{
+    run_cli *rc = ctx;
+    if (rc->json) {
+        json_t *o = json_event("notice");
+        json_object_set_new(o, "message", json_string(msg));
+        json_emit(o);
+    }
+    fprintf(stderr, "tarn: %s\n", msg);
+}
+
 static void report_error(run_cli *rc, const char *msg)
 {
     if (rc->json) {
@@ -479,6 +500,7 @@ int cmd_run(int argc, char **argv)
     rc.o.selected = sel;
     rc.o.selectors = seltext;
     rc.o.on_event = on_event;
+    rc.o.on_notice = on_notice;
     rc.o.ctx = &rc;
     build_summary sum;
     cli_stop_watch_session(cp.s);

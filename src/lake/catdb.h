@@ -161,6 +161,10 @@ void lk_catdb_write_free(lk_catdb_write *w);
 /* The catalog is PostgreSQL's: its inlined-data tables have DuckLake's
  * PostgreSQL column types (types.c, scan_inlined.c). */
 int lk_catdb_is_postgres(const lk_catdb *db);
+/* A catalog statement as the backend's database runs it (caller frees):
+ * for PostgreSQL, the lk_catdb_name() prefix turned into its schema; for a
+ * DuckDB file, the statement as it is. */
+char *lk_catdb_backend_sql(const lk_catdb *db, const char *sql);
 /* Whether the catalog's schema holds table `table` (unquoted name). */
 int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table);
 /* The names of the tables in the catalog's schema (one column, table_name). */

@@ -478,3 +478,8 @@ const char *lk_catdb_postgres_conninfo(const char *path)
 {
     return strncmp(path, "postgres:", 9) == 0 ? path + 9 : NULL;
 }
+
+char *lk_catdb_backend_sql(const lk_catdb *db, const char *sql)
+{
+    return lk_catdb_is_postgres(db) ? to_pg(db, sql) : xstrdup(sql);
+}

@@ -47,6 +47,11 @@ void lk_lake_detach(lk_lake *lake, duckdb_connection con);
 /* Reloads lake->cat from the catalog (latest or pinned snapshot) and
  * rebuilds the views. */
 int lk_lake_reload(lk_lake *lake, duckdb_connection con);
+/* Brings the lake up to date with the commits other processes made since
+ * it read its catalog: the model reloaded, and the views their changes
+ * call for rebuilt (catchup.c); nothing when no one committed. Not inside
+ * a transaction. */
+int lk_lake_catch_up(lk_lake *lake, duckdb_connection con);
 /* Runs a statement on the lake's catalog database that is not DuckLake's
  * (tarn's own tables beside the ducklake_* ones: CREATE TABLE, INSERT, …)
  * when that database is not DuckDB's (PostgreSQL): sent there, its tables

@@ -181,9 +181,13 @@ typedef struct {
     const strlist *slices;         /* `tarn backfill`: exactly these slices of the selected
                                       partitioned models, each its own build and snapshot */
     const char *tarn_version;
+    int on_workers; /* --on-workers: build on `tarn worker` processes (queue.h) */
     void (*on_event)(void *ctx, const build_event *ev);
     void (*on_slice)(void *ctx, const build_event *ev); /* each slice of a model built slice by
                                                            slice; may be NULL */
+    /* what the run tells the user besides its events (--on-workers: no
+     * worker is alive to take its jobs); may be NULL */
+    void (*on_notice)(void *ctx, const char *msg);
     void *ctx;
 } build_opts;
 

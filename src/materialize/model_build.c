@@ -680,6 +680,8 @@ static int queue_records(run_ctx *c, const tarn_model *m, model_result *r)
         return rc;
     strlist recs = {0};
     build_records(&recs, c, m, r);
+    if (c->on_commit)
+        c->on_commit(c->commit_ctx, c, r, &recs);
     for (size_t i = 0; i < recs.n && !rc; i++)
         rc = tarn_session_commit_sql(c->s, c->lake, recs.items[i]);
     strlist_free(&recs);

@@ -24,7 +24,9 @@ typedef struct {
     char *schema, *table; /* in the lake, for SRC_LAKE / SRC_LAKE_VIEW */
 } source_entry;
 
-typedef struct {
+typedef struct run_ctx run_ctx;
+
+struct run_ctx {
     tarn_project *p;
     tarn_session *s;
     const build_opts *o;
@@ -44,7 +46,14 @@ typedef struct {
     tarn_buf unchanged_rows;   /* one INSERT of the models skipped as unchanged */
     prefetch *pf;              /* -j > 1: the workers, or NULL */
     unsigned char *from_start; /* per model: a first build of every slice from its start= */
-} run_ctx;
+    /* a worker's build (worker.c): statements it adds to each successful
+     * build's commit (the job's guard and done mark), and the slices of
+     * the model a lost worker committed already in this run (not built
+     * again); NULL for a run in one process */
+    void (*on_commit)(void *ctx, run_ctx *c, const model_result *r, strlist *out);
+    void *commit_ctx;
+    const strlist *committed_slices;
+};
 
 int run_has_table(const run_ctx *c, const char *schema, const char *table);
 
@@ -58,6 +67,27 @@ void run_ctx_close(run_ctx *c);
 /* The run's time, epoch seconds: build_opts.now, else when it started. */
 int64_t run_now(const run_ctx *c);
 const source_entry *run_source(const run_ctx *c, const table_ref *r);
+
+/* The run's steps, for the run over workers (remote.c) and a worker's
+ * build (worker.c), as build_run takes them for each model: */
+/* a model event to o->on_event */
+void run_emit(run_ctx *c, build_event_type type, size_t model, size_t index);
+/* whether model mi builds: 0 when skipped (upstream failed, or unchanged;
+ * recorded and reported), 1 with its run reason set */
+int run_decide(run_ctx *c, size_t mi, size_t index);
+/* a model's result made ready to build for reason `why` (taken) */
+void run_result_prepare(run_ctx *c, size_t mi, char *why);
+/* builds a decided model (slices, one at a time), counts and reports it */
+void run_execute(run_ctx *c, size_t mi, size_t index);
+/* a model the stopped run never started, recorded and reported */
+void run_not_run(run_ctx *c, size_t mi, size_t index);
+/* a result's records written on their own (not in a build's commit) */
+void run_record_alone(run_ctx *c, size_t mi, const model_result *r);
+
+/* The run over `tarn worker` processes (remote.c): every model enqueued,
+ * each decided as build_run decides it once its upstream is done, built by
+ * a worker, followed and reported here. */
+void run_on_workers(run_ctx *c);
 
 /* Builds model `mi` into r (status, figures, error). Returns 0 whether it
  * succeeded or failed; the outcome is r->status. */

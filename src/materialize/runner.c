@@ -8,6 +8,7 @@
  */
 #include "materialize/codegen.h"
 #include "materialize/datatest.h"
+#include "materialize/queue.h"
 #include "materialize/records.h"
 #include "materialize/run_int.h"
 
@@ -377,7 +378,7 @@ static void check_model_reads(run_ctx *c, size_t mi, const unsigned char *sel, d
 
 /* ---- the run --------------------------------------------------------- */
 
-static void emit(run_ctx *c, build_event_type type, size_t model, size_t index)
+void run_emit(run_ctx *c, build_event_type type, size_t model, size_t index)
 {
     if (!c->o->on_event)
         return;
@@ -408,7 +409,7 @@ static int skip_reason(run_ctx *c, size_t mi, const unsigned char *sel, model_re
     return 0;
 }
 
-static void record_alone(run_ctx *c, size_t mi, const model_result *r)
+void run_record_alone(run_ctx *c, size_t mi, const model_result *r)
 {
     strlist recs = {0};
     records_model(&recs, c->cat, c->sum->run_id, &c->p->models[mi], r, "[]");
@@ -418,10 +419,22 @@ static void record_alone(run_ctx *c, size_t mi, const model_result *r)
     strlist_free(&recs);
 }
 
+void run_result_prepare(run_ctx *c, size_t mi, char *why)
+{
+    const tarn_model *m = &c->p->models[mi];
+    model_result *r = &c->sum->results[mi];
+    r->run_reason = why;
+    free(r->warning);
+    r->warning = change_warning(&c->chg, mi);
+    r->config_hash = c->chg.config_hash[mi];
+    r->source_files = c->chg.files_json[mi];
+    r->target_version = change_version(&c->chg, m->schema, m->table);
+}
+
 /* Whether model mi builds: 0 when it is skipped (its upstream failed, or
  * nothing it depends on changed; recorded and reported here), 1 when it
  * builds (its run reason set). */
-static int model_decide(run_ctx *c, size_t mi, size_t index)
+int run_decide(run_ctx *c, size_t mi, size_t index)
 {
     build_summary *out = c->sum;
     const tarn_model *m = &c->p->models[mi];
@@ -443,10 +456,10 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
             records_model_values(&c->unchanged_rows, out->run_id, m, r, "[]");
             out->unchanged++;
         } else {
-            record_alone(c, mi, r);
+            run_record_alone(c, mi, r);
             out->skipped++;
         }
-        emit(c, BUILD_MODEL_FINISH, mi, index);
+        run_emit(c, BUILD_MODEL_FINISH, mi, index);
         return 0;
     }
     if (c->o->slices || c->from_start[mi]) {
@@ -455,12 +468,7 @@ static int model_decide(run_ctx *c, size_t mi, size_t index)
                   ? xstrdup("backfill")
                   : xasprintf("first run (every slice from start=%s)", m->annot.partition_start);
     }
-    r->run_reason = why;
-    free(r->warning);
-    r->warning = change_warning(&c->chg, mi);
-    r->config_hash = c->chg.config_hash[mi];
-    r->source_files = c->chg.files_json[mi];
-    r->target_version = change_version(&c->chg, m->schema, m->table);
+    run_result_prepare(c, mi, why);
     return 1;
 }
 
@@ -538,6 +546,8 @@ static void build_slices(run_ctx *c, size_t mi, model_result *r)
     strlist saved = c->partitions[mi];
     int failed = 0;
     for (size_t i = 0; i < all.n && !(failed && rebuild) && !build_cancel_signal(); i++) {
+        if (c->committed_slices && strlist_find(c->committed_slices, all.items[i]) >= 0)
+            continue; /* a lost worker committed it in this run */
         c->partitions[mi] = (strlist){0};
         strlist_push(&c->partitions[mi], all.items[i]);
         model_result one = {.model = mi,
@@ -568,7 +578,7 @@ static void build_slices(run_ctx *c, size_t mi, model_result *r)
 }
 
 /* Builds model mi, decided to build (its START event already out). */
-static void model_execute(run_ctx *c, size_t mi, size_t index)
+void run_execute(run_ctx *c, size_t mi, size_t index)
 {
     build_summary *out = c->sum;
     const tarn_model *m = &c->p->models[mi];
@@ -589,12 +599,12 @@ static void model_execute(run_ctx *c, size_t mi, size_t index)
     } else {
         out->failed++;
     }
-    emit(c, BUILD_MODEL_FINISH, mi, index);
+    run_emit(c, BUILD_MODEL_FINISH, mi, index);
     r->config_hash = r->source_files = NULL; /* owned by c->chg */
 }
 
 /* A model the stopped run never started: recorded as skipped, not run. */
-static void model_not_run(run_ctx *c, size_t mi, size_t index)
+void run_not_run(run_ctx *c, size_t mi, size_t index)
 {
     model_result *r = &c->sum->results[mi];
     r->status = MODEL_SKIPPED;
@@ -602,21 +612,21 @@ static void model_not_run(run_ctx *c, size_t mi, size_t index)
     r->started_at = clock_epoch_s();
     free(r->error);
     r->error = xstrdup("not run: the run was stopped");
-    record_alone(c, mi, r);
+    run_record_alone(c, mi, r);
     c->sum->not_run++;
-    emit(c, BUILD_MODEL_FINISH, mi, index);
+    run_emit(c, BUILD_MODEL_FINISH, mi, index);
 }
 
 static void run_model(run_ctx *c, size_t mi, size_t index)
 {
     if (build_cancel_signal()) {
-        model_not_run(c, mi, index);
+        run_not_run(c, mi, index);
         return;
     }
-    if (!model_decide(c, mi, index))
+    if (!run_decide(c, mi, index))
         return;
-    emit(c, BUILD_MODEL_START, mi, index);
-    model_execute(c, mi, index);
+    run_emit(c, BUILD_MODEL_START, mi, index);
+    run_execute(c, mi, index);
 }
 
 /* ---- tarn test: data tests on what is published ---------------------- */
@@ -627,7 +637,7 @@ static void test_model(run_ctx *c, size_t mi, size_t index)
 {
     const tarn_model *m = &c->p->models[mi];
     model_result *r = &c->sum->results[mi];
-    emit(c, BUILD_MODEL_START, mi, index);
+    run_emit(c, BUILD_MODEL_START, mi, index);
     r->started_at = clock_epoch_s();
     double t0 = clock_mono_ms();
     int rc = 0;
@@ -658,7 +668,7 @@ static void test_model(run_ctx *c, size_t mi, size_t index)
         c->sum->failed++;
     else
         c->sum->succeeded++;
-    emit(c, BUILD_MODEL_FINISH, mi, index);
+    run_emit(c, BUILD_MODEL_FINISH, mi, index);
 }
 
 /* ---- -j N: queries evaluated ahead (prefetch.h) ---------------------- */
@@ -719,7 +729,7 @@ static void par_decide(run_ctx *c, par_run *pr)
         if (pr->state[mi] != RS_WAITING || !upstream_done(c, pr, mi))
             continue;
         pr->index[mi] = ++pr->next_index;
-        if (model_decide(c, mi, pr->index[mi]))
+        if (run_decide(c, mi, pr->index[mi]))
             pr->state[mi] = RS_READY;
         else
             par_finish(pr, mi);
@@ -751,7 +761,7 @@ static void par_dispatch(run_ctx *c, par_run *pr)
                             : NULL;
         if (prefetch_submit(c->pf, mi, prelude, pinned) == 0) {
             pr->state[mi] = RS_COMPUTING;
-            emit(c, BUILD_MODEL_START, mi, pr->index[mi]);
+            run_emit(c, BUILD_MODEL_START, mi, pr->index[mi]);
         } else {
             tarn_error_clear(); /* the build pins and evaluates it, and reports */
             pr->worker_ok[mi] = 0;
@@ -791,11 +801,11 @@ static void run_parallel(run_ctx *c)
         par_dispatch(c, &pr);
         if (par_first(c, &pr, RS_COMPUTED, &mi)) {
             c->sum->results[mi].prefetch = PREFETCH_FAILED; /* until the build uses it */
-            model_execute(c, mi, pr.index[mi]);
+            run_execute(c, mi, pr.index[mi]);
             prefetch_release(c->pf, mi);
         } else if (par_first(c, &pr, RS_READY, &mi)) {
-            emit(c, BUILD_MODEL_START, mi, pr.index[mi]);
-            model_execute(c, mi, pr.index[mi]);
+            run_emit(c, BUILD_MODEL_START, mi, pr.index[mi]);
+            run_execute(c, mi, pr.index[mi]);
         } else if (prefetch_next_done(c->pf, &mi, 1)) {
             pr.state[mi] = RS_COMPUTED;
             continue;
@@ -811,7 +821,7 @@ static void run_parallel(run_ctx *c)
         if (pr.state[mi] == RS_WAITING)
             run_model(c, mi, ++pr.next_index);
         else if (pr.state[mi] != RS_DONE)
-            model_not_run(c, mi, pr.index[mi]);
+            run_not_run(c, mi, pr.index[mi]);
     }
     free(pr.state);
     free(pr.worker_ok);
@@ -878,14 +888,34 @@ static int prepare_reads(run_ctx *c, const unsigned char *sel)
     return rc;
 }
 
+/* --on-workers: the catalog must take writes from several processes. */
+static int check_shared(run_ctx *c)
+{
+    int shared = 0;
+    int rc = tarn_session_catalog_shared(c->s, c->lake, &shared);
+    if (rc || shared)
+        return rc;
+    return tarn_error_set(TARN_EINVALID,
+                          "--on-workers: lake \"%s\" has its catalog in a DuckDB file, which one "
+                          "process writes at a time, so workers cannot share it; attach the lake "
+                          "with a PostgreSQL catalog in config/ (ATTACH "
+                          "'ducklake:postgres:dbname=… host=…' AS %s (DATA_PATH '…'), README \"A "
+                          "catalog in PostgreSQL\"), or run without --on-workers",
+                          c->lake, c->lake);
+}
+
 static int prepare(run_ctx *c, const unsigned char *sel)
 {
     tarn_project *p = c->p;
     build_summary *sum = c->sum;
     int rc = prepare_reads(c, sel);
+    if (!rc && c->o->on_workers)
+        rc = check_shared(c);
     if (rc)
         return rc;
     rc = records_ensure(c->s, c->cat);
+    if (!rc && c->o->on_workers)
+        rc = queue_ensure(c->s, c->cat);
     if (!rc)
         rc = records_mark_interrupted(c->s, c->cat, &sum->interrupted_runs);
     if (!rc && !c->o->test_only)
@@ -912,7 +942,7 @@ static void start_workers(run_ctx *c)
 {
     int want = c->o->jobs - 1, useful = 0;
     c->sum->jobs = 1;
-    if (c->o->test_only)
+    if (c->o->test_only || c->o->on_workers)
         return;
     for (size_t k = 0; k < c->sum->nrun && !useful; k++)
         useful = prefetchable(c, c->sum->run_order[k]);
@@ -980,10 +1010,12 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         return rc;
     }
     start_workers(&c);
-    emit(&c, BUILD_RUN_START, 0, 0);
+    run_emit(&c, BUILD_RUN_START, 0, 0);
     if (o->test_only)
         for (size_t k = 0; k < out->nrun; k++)
             test_model(&c, out->run_order[k], k + 1);
+    else if (o->on_workers)
+        run_on_workers(&c);
     else if (c.pf)
         run_parallel(&c);
     else
@@ -1002,7 +1034,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     if (query_exec(s, fin, NULL) != 0)
         tarn_error_clear();
     free(fin);
-    emit(&c, BUILD_RUN_FINISH, 0, 0);
+    run_emit(&c, BUILD_RUN_FINISH, 0, 0);
     ctx_free(&c);
     return 0;
 }

@@ -106,3 +106,24 @@ int query_int64(int64_t *out, tarn_session *s, const char *sql)
     free(v);
     return 0;
 }
+
+int link_rows(qrows *out, tarn_catlink *l, const char *sql)
+{
+    memset(out, 0, sizeof(*out));
+    collect c = {.r = out, .count = -1};
+    tarn_sink sink = {.begin = c_begin, .row = c_row, .count = c_count, .ctx = &c};
+    int rc = tarn_catlink_exec(l, sql, &sink);
+    if (rc)
+        qrows_free(out);
+    return rc;
+}
+
+int link_exec(tarn_catlink *l, const char *sql, int64_t *count)
+{
+    collect c = {.count = -1};
+    tarn_sink sink = {.count = c_count, .ctx = &c};
+    int rc = tarn_catlink_exec(l, sql, &sink);
+    if (!rc && count)
+        *count = c.count;
+    return rc;
+}

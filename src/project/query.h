@@ -38,4 +38,9 @@ int query_string(char **out, tarn_session *s, const char *sql);
 /* The same as an integer; TARN_ENOTFOUND when NULL or no row. */
 int query_int64(int64_t *out, tarn_session *s, const char *sql);
 
+/* The same over a link to a catalog (tarn_catlink_exec): rows of a query,
+ * or a statement's changed-row count. */
+int link_rows(qrows *out, tarn_catlink *l, const char *sql);
+int link_exec(tarn_catlink *l, const char *sql, int64_t *count);
+
 #endif

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Builds over workers (`tarn worker`, `tarn run --on-workers`, `tarn workers`) on a PostgreSQL
+# catalog (a throwaway cluster, pg_lib.sh): a small project reported as `tarn run` reports it
+# (text, --json, exit codes, a failure skipping its downstream); the refusals on a DuckDB-file
+# catalog; SIGTERM ending a worker after its build; and a 200-model project built by 4 workers,
+# one of them killed -9 in the middle of a build, giving the same tables and rows as `tarn run -j 1`
+# on a DuckDB-file catalog, every model committed exactly once, the killed build's file an orphan.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
+
+pg_start || {
+    [ -n "$PG_SKIP" ] && skip "workers" "$PG_SKIP"
+    finish
+}
+
+export TARN_QUEUE_POLL_MS=50
+WORKERS=()
+# start_worker LOG ARGS... — a `tarn worker` in the background (its pid appended to WORKERS).
+start_worker() {
+    local log=$1
+    shift
+    "$TARN" worker "$@" >"$log" 2>&1 </dev/null &
+    WORKERS+=($!)
+}
+stop_workers() {
+    local p
+    for p in "${WORKERS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${WORKERS[@]}"; do wait "$p" 2>/dev/null; done
+    WORKERS=()
+}
+at_exit stop_workers
+
+# wait_for FILE TEXT SECONDS — until FILE holds TEXT; 1 on timeout.
+wait_for() {
+    local i
+    for i in $(seq 1 $((${3} * 10))); do
+        grep -q -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# pgq DB SQL — psql's unaligned rows on database DB.
+pgq() { pg_psql "$2" "$1"; }
+
+# normalize — a run's text output without what differs from run to run (times, snapshot ids).
+normalize() {
+    sed -E 's/[0-9.]+ (ms|s)\b/T/g; s/snapshot [0-9]+/snapshot N/g; s/run [0-9]+/run N/g'
+}
+
+# ---- a small project ---------------------------------------------------------------------------
+
+# small DIR ATTACH — three layers and a model that fails (its downstream is skipped).
+small() {
+    mkdir -p "$1/config" "$1/models/raw" "$1/models/mart"
+    echo "$2" >"$1/config/catalog.sql"
+    echo "SELECT range AS id, range % 7 AS g FROM range(1000)" >"$1/models/raw/a.sql"
+    echo "SELECT g, count(*) AS n FROM raw.a GROUP BY g" >"$1/models/mart/b.sql"
+    echo "SELECT sum(n) AS total FROM mart.b" >"$1/models/mart/c.sql"
+    echo "SELECT id, no_such_column FROM raw.a" >"$1/models/mart/bad.sql"
+    echo "SELECT * FROM mart.bad" >"$1/models/mart/after_bad.sql"
+}
+
+pg_createdb small
+s=$(mktempdir)
+small "$s" "ATTACH 'ducklake:postgres:$(pg_conninfo small)' AS lake (DATA_PATH 'data/');"
+f=$(mktempdir)
+small "$f" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
+
+# the run waits for a worker, and says so; the worker started then builds it
+timeout 120 "$TARN" run -C "$s" --on-workers >"$s/run.out" 2>"$s/run.err" </dev/null &
+runpid=$!
+if wait_for "$s/run.err" "waiting for a worker" 30; then
+    ok "--on-workers with no worker alive says so"
+else
+    fail "--on-workers with no worker alive says so" "$(cat "$s/run.err")"
+fi
+start_worker "$s/w1.log" -C "$s" --id w1 --lease 3
+wait $runpid
+check_eq "a small run on one worker exits 1 (a model fails)" 1 $?
+pg_text=$(grep -v "waiting for a worker" "$s/run.err" | normalize)
+run_rc "the same run in one process exits 1" 1 "$f" run -j 1
+file_text=$(printf '%s\n' "$ERR" | normalize)
+check_eq "the run's text output is tarn run's" "$file_text" "$pg_text"
+contains "the failed model's downstream is skipped" "upstream mart.bad failed" "$pg_text"
+
+run_rc "--json run on workers" 1 "$s" run --on-workers --force --json
+pg_json=$(printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    print(e["event"], e.get("model", ""), e.get("status", ""), e.get("rows_written", ""),
+          e.get("error") or "", [u["table"] for u in e.get("upstream", [])])')
+run_rc "--json run in one process" 1 "$f" run --force --json -j 1
+file_json=$(printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    print(e["event"], e.get("model", ""), e.get("status", ""), e.get("rows_written", ""),
+          e.get("error") or "", [u["table"] for u in e.get("upstream", [])])')
+check_eq "the --json events are tarn run's" "$file_json" "$pg_json"
+
+run_ok "an unchanged model is skipped as in tarn run" "$s" run --on-workers raw.a mart.b
+contains "unchanged" "unchanged" "$ERR"
+
+run_ok "tarn workers lists the live worker" "$s" workers
+contains "tarn workers names it" "w1" "$OUT"
+run_ok "tarn workers --json" "$s" workers --json
+check_eq "its JSON says idle, no model" "w1 idle None" \
+    "$(printf '%s\n' "$OUT" | python3 -c 'import json,sys; w=json.load(sys.stdin)[0]; print(w["worker"], w["state"], w["model"])')"
+
+# SIGTERM mid-build: the worker finishes the build, then exits 0
+stop_workers
+TARN_WORKER_TEST_HOLD=mart.c TARN_WORKER_TEST_HOLD_S=2 start_worker "$s/w2.log" -C "$s" --id w2 \
+    --lease 3
+wait_for "$s/w2.log" "ready" 30
+timeout 120 "$TARN" run -C "$s" --on-workers --force mart.c >"$s/run.out" 2>&1 </dev/null &
+runpid=$!
+if wait_for "$s/w2.log" "test hold" 30; then
+    kill -TERM "${WORKERS[0]}"
+    wait "${WORKERS[0]}"
+    check_eq "SIGTERM ends the worker after its build (exit 0)" 0 $?
+    WORKERS=()
+    wait $runpid
+    check_eq "the run it was building completes" 0 $?
+    contains "the build in flight was committed" "mart.c: built" "$(cat "$s/w2.log")"
+else
+    fail "the worker reached the test hold" "$(cat "$s/w2.log")"
+fi
+run_ok "tarn workers --all shows the stopped worker" "$s" workers --all
+contains "as stopped" "stopped" "$OUT"
+run_ok "and without --all no live one" "$s" workers
+contains "none" "no live workers" "$OUT"
+
+# ---- refusals on a DuckDB-file catalog -------------------------------------------------------------
+
+run_rc "--on-workers on a DuckDB-file catalog is refused" 2 "$f" run --on-workers
+contains "naming the remedy" "PostgreSQL catalog" "$ERR"
+before=$(lakeq "$f" "SELECT count(*) FROM ducklake_snapshots('lake')")
+check_eq "the refusal wrote nothing" "$before" "$(lakeq "$f" "SELECT count(*) FROM ducklake_snapshots('lake')")"
+run_rc "tarn worker on a DuckDB-file catalog is refused" 2 "$f" worker --id x
+contains "it names the remedy" "PostgreSQL catalog" "$ERR"
+run_rc "--lease must be a duration" 2 "$s" worker --lease abc
+
+# ---- 200 models, 4 workers, one killed -9 mid-build -------------------------------------------------
+
+# gen DIR ATTACH — 10 layers of 20 models; a model of layer L>0 joins two of layer L-1.
+gen() {
+    local d=$1 l i a b
+    mkdir -p "$d/config"
+    echo "$2" >"$d/config/catalog.sql"
+    for l in 0 1 2 3 4 5 6 7 8 9; do
+        mkdir -p "$d/models/l$l"
+        for i in $(seq 0 19); do
+            if [ "$l" = 0 ]; then
+                echo "SELECT range AS id, (range * $((i + 3))) % 101 AS v, 'm$i-' || (range % 13) AS tag FROM range($((200 + i * 10)))" >"$d/models/l$l/m$i.sql"
+            else
+                a=$i
+                b=$(((i * 7 + l) % 20))
+                echo "SELECT x.id, (x.v + coalesce(y.v, 0) + $l) % 997 AS v, x.tag FROM l$((l - 1)).m$a x LEFT JOIN l$((l - 1)).m$b y ON x.id = y.id" >"$d/models/l$l/m$i.sql"
+            fi
+        done
+    done
+}
+
+pg_createdb big
+B=$(mktempdir)
+gen "$B" "ATTACH 'ducklake:postgres:$(pg_conninfo big)' AS lake (DATA_PATH 'data/');"
+F=$(mktempdir)
+gen "$F" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
+
+TARN_WORKER_TEST_HOLD="l2.*" TARN_WORKER_TEST_HOLD_S=600 start_worker "$B/victim.log" -C "$B" \
+    --id victim --lease 2
+victim=${WORKERS[0]}
+# (the first process to attach a new lake creates its catalog: one at a time)
+wait_for "$B/victim.log" "ready" 60
+start_worker "$B/w.log" -C "$B" --id w --concurrency 3 --lease 2
+wait_for "$B/w.log" "w-3 .*ready" 60
+timeout 400 "$TARN" run -C "$B" --on-workers >"$B/run.out" 2>&1 </dev/null &
+runpid=$!
+held=""
+if wait_for "$B/victim.log" "test hold" 120; then
+    kill -9 "$victim"
+    held=$(sed -n 's/.*test hold: \([^ ]*\) waits.*/\1/p' "$B/victim.log")
+    ok "a worker is killed -9 while its build of $held waits to commit"
+else
+    fail "the victim reached a build of layer 2" "$(tail -5 "$B/victim.log")"
+fi
+wait $runpid
+check_eq "the run completes (exit 0)" 0 $?
+tail -n 3 "$B/run.out" | grep -q "200 succeeded, 0 failed" && ok "200 models succeeded" ||
+    fail "200 models succeeded" "$(tail -n 5 "$B/run.out")"
+contains "another worker built the killed worker's model" "$held: claimed in run 1 (attempt 2)" \
+    "$(cat "$B/w.log")"
+stop_workers
+
+run_ok "the same project with tarn run -j 1 on a DuckDB-file catalog" "$F" run -j 1 -q
+# one process reads every table (200 processes would cost a minute)
+dump_all() { # dump_all DIR — every model table's rows, sorted, in one tarn process
+    local q="" l i
+    for l in 0 1 2 3 4 5 6 7 8 9; do
+        for i in $(seq 0 19); do
+            q="$q SELECT 'l$l.m$i' AS t, * FROM lake.l$l.m$i UNION ALL"
+        done
+    done
+    q=${q% UNION ALL}
+    (cd "$1" && "$TARN" sql --format csv -c "$(cat "$1/config/catalog.sql") SELECT * FROM ($q) ORDER BY ALL")
+}
+check_eq "4 workers (one killed) built the same tables and rows as tarn run -j 1" \
+    "$(dump_all "$F" | md5sum)" "$(dump_all "$B" | md5sum)"
+check_eq "200 models in each dump" "200" "$(dump_all "$B" | grep -o '^l[0-9]\.m[0-9]*' | sort -u | wc -l)"
+
+check_eq "each model committed exactly once (one guard row each)" "200 200" \
+    "$(pgq big "SELECT count(*), count(DISTINCT model) FROM public.tarn_job_commit WHERE run_id = 1" | tr '|' ' ')"
+check_eq "one successful build record per model" "200 200" \
+    "$(pgq big "SELECT count(*), count(DISTINCT model) FROM public.tarn_model_run WHERE run_id = 1 AND status = 'success'" | tr '|' ' ')"
+check_eq "one snapshot per model build (and none for the killed build)" "200" \
+    "$(pgq big "SELECT count(*) FROM public.ducklake_snapshot WHERE snapshot_id > 0")"
+check_eq "every job done, $held on its second attempt" "done|200
+2" "$(pgq big "SELECT state, count(*) FROM public.tarn_job WHERE run_id = 1 GROUP BY 1"
+    pgq big "SELECT attempts FROM public.tarn_job WHERE run_id = 1 AND model = '$held'")"
+files=$(find "$B/data" -name '*.parquet' | wc -l)
+refs=$(pgq big "SELECT count(*) FROM public.ducklake_data_file")
+check_eq "the killed build left one orphan file, no snapshot" "$((refs + 1))" "$files"
+
+finish
