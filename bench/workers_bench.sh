@@ -55,7 +55,10 @@ for n in $WORKERS; do
     gen "$d/w$n" "ATTACH 'ducklake:postgres:$(pg_conninfo "w$n")' AS lake (DATA_PATH 'data/');"
     "$TARN" worker -C "$d/w$n" --id bench --concurrency "$n" >"$d/w$n.log" 2>&1 </dev/null &
     wpid=$!
-    until grep -q "bench-$n .*ready" "$d/w$n.log"; do sleep 0.2; done
+    # one worker keeps its name; N of them are NAME-1 … NAME-N
+    last=bench
+    [ "$n" -gt 1 ] && last="bench-$n"
+    until grep -q "$last .*ready" "$d/w$n.log"; do sleep 0.2; done
     printf '%-40s %8.1f s\n' "tarn run --on-workers, $n worker(s)" \
         "$(secs "$TARN" run -C "$d/w$n" --on-workers)"
     kill -TERM "$wpid"
