@@ -6,6 +6,7 @@
  */
 #include "materialize/queue.h"
 
+#include "materialize/records.h"
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/proc.h"
@@ -35,17 +36,7 @@ int queue_ensure(tarn_session *s, const char *cat)
                         "started_at TIMESTAMPTZ, heartbeat_at TIMESTAMPTZ, state VARCHAR, run_id "
                         "BIGINT, model VARCHAR, concurrency INTEGER, lease_s DOUBLE PRECISION)"},
     };
-    for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
-        tarn_buf b = {0};
-        buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-        table_name(&b, cat, defs[i][0]);
-        buf_printf(&b, " %s", defs[i][1]);
-        int rc = query_exec(s, buf_cstr(&b), NULL);
-        buf_free(&b);
-        if (rc)
-            return tarn_error_prefix(rc, "creating %s", defs[i][0]);
-    }
-    return 0;
+    return records_create_tables(s, cat, defs, sizeof(defs) / sizeof(defs[0]));
 }
 
 void queue_job_free(queue_job *j)

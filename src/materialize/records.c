@@ -21,6 +21,21 @@ static void table_name(tarn_buf *b, const char *cat, const char *table)
     quote_prefixed(b, cat, table);
 }
 
+int records_create_tables(tarn_session *s, const char *cat, const char *const (*defs)[2], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tarn_buf b = {0};
+        buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+        table_name(&b, cat, defs[i][0]);
+        buf_printf(&b, " %s", defs[i][1]);
+        int rc = query_exec(s, buf_cstr(&b), NULL);
+        buf_free(&b);
+        if (rc)
+            return tarn_error_prefix(rc, "creating %s", defs[i][0]);
+    }
+    return 0;
+}
+
 int records_ensure(tarn_session *s, const char *cat)
 {
     static const char *const defs[][2] = {
@@ -48,16 +63,9 @@ int records_ensure(tarn_session *s, const char *cat)
          "BIGINT, examples VARCHAR, sample VARCHAR, sample_rows INTEGER, sample_dropped INTEGER, "
          "snapshot_id BIGINT, recorded_at TIMESTAMPTZ)"},
     };
-    for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
-        tarn_buf b = {0};
-        buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-        table_name(&b, cat, defs[i][0]);
-        buf_printf(&b, " %s", defs[i][1]);
-        int rc = query_exec(s, buf_cstr(&b), NULL);
-        buf_free(&b);
-        if (rc)
-            return tarn_error_prefix(rc, "creating %s", defs[i][0]);
-    }
+    int rc = records_create_tables(s, cat, defs, sizeof(defs) / sizeof(defs[0]));
+    if (rc)
+        return rc;
     /* Columns added after the first release of these tables: a lake built
      * by an older tarn gets them on its next run. */
     static const char *const added[][2] = {
@@ -83,7 +91,7 @@ int records_ensure(tarn_session *s, const char *cat)
         buf_puts(&b, "ALTER TABLE ");
         table_name(&b, cat, added[i][0]);
         buf_printf(&b, " ADD COLUMN IF NOT EXISTS %s", added[i][1]);
-        int rc = query_exec(s, buf_cstr(&b), NULL);
+        rc = query_exec(s, buf_cstr(&b), NULL);
         buf_free(&b);
         if (rc)
             return tarn_error_prefix(rc, "upgrading %s", added[i][0]);

@@ -46,6 +46,10 @@
 /* Creates the tables in the catalog (`cat`: tarn_session_catalog_prefix) if missing. */
 int records_ensure(tarn_session *s, const char *cat);
 
+/* Creates each table defs[i][0] (columns defs[i][1], a parenthesized
+ * column list) in the catalog with prefix `cat` when it is missing. */
+int records_create_tables(tarn_session *s, const char *cat, const char *const (*defs)[2], size_t n);
+
 /* INSERT of the tarn_run row at the start of a run (status 'running'),
  * with what triggered it ("manual" for NULL, "scheduler", "backfill") and,
  * for the scheduler, the occurrences it serves (text, or NULL), and the
