@@ -149,14 +149,20 @@ contains "and says so" "no run 999" "$ERR"
 # the test knows the build is in flight (opening the fifo for writing returns once the build
 # has opened it) and decides when it ends. The path is split in two literals so that change
 # detection does not fingerprint (read) the fifo itself.
+# fire_on_fifo DIR — in a copy of the basic project at DIR, a 06:00 model reading DIR/feed.txt:
+# arms it, starts the 06:00 tick in the background ($pid, stderr in DIR/err) and returns once
+# its build has opened the fifo, held as fd 3.
+fire_on_fifo() {
+    mkfifo "$1/feed.txt"
+    printf -- '-- schedule "0 6 * * *"\nSELECT length(content) AS n FROM read_text(%s || %s)\n' \
+        "'$1'" "'/feed.txt'" >"$1/models/marts/summary.sql"
+    "$TARN" scheduler --once --now 2026-06-01T05:00:00Z -C "$1" >/dev/null 2>&1 </dev/null
+    "$TARN" scheduler --once --now 2026-06-01T06:00:00Z -C "$1" >/dev/null 2>"$1/err" </dev/null &
+    pid=$!
+    exec 3>"$1/feed.txt" # blocks until the build opens the fifo
+}
 f=$(project basic)
-mkfifo "$f/feed.txt"
-printf -- '-- schedule "0 6 * * *"\nSELECT length(content) AS n FROM read_text(%s || %s)\n' \
-    "'$f'" "'/feed.txt'" >"$f/models/marts/summary.sql"
-"$TARN" scheduler --once --now 2026-06-01T05:00:00Z -C "$f" >/dev/null 2>&1 </dev/null
-"$TARN" scheduler --once --now 2026-06-01T06:00:00Z -C "$f" >/dev/null 2>"$f/err" </dev/null &
-pid=$!
-exec 3>"$f/feed.txt" # blocks until the build opens the fifo
+fire_on_fifo "$f"
 kill -TERM "$pid"
 sleep 1
 kill -0 "$pid" 2>/dev/null && ok "after SIGTERM the scheduler waits for the build in flight" ||
@@ -170,13 +176,7 @@ check_eq "the build in flight is committed and its run recorded as a success" "3
 
 # A second SIGTERM stops the build in flight too: rolled back, recorded as cancelled.
 g=$(project basic)
-mkfifo "$g/feed.txt"
-printf -- '-- schedule "0 6 * * *"\nSELECT length(content) AS n FROM read_text(%s || %s)\n' \
-    "'$g'" "'/feed.txt'" >"$g/models/marts/summary.sql"
-"$TARN" scheduler --once --now 2026-06-01T05:00:00Z -C "$g" >/dev/null 2>&1 </dev/null
-"$TARN" scheduler --once --now 2026-06-01T06:00:00Z -C "$g" >/dev/null 2>"$g/err" </dev/null &
-pid=$!
-exec 3>"$g/feed.txt"
+fire_on_fifo "$g"
 kill -TERM "$pid"
 for _ in $(seq 1 50); do grep -q "stopping after the build" "$g/err" && break; sleep 0.1; done
 kill -TERM "$pid"
