@@ -1,6 +1,8 @@
 /*
- * run_int.h — what the runner (runner.c) shares with the per-model build
- * (model_build.c) and the reference rewriting (pin.c). Internal to build/.
+ * run_int.h — what the runner (runner.c and its parts run_reads.c,
+ * run_slices.c, run_steps.c, run_parallel.c) shares with the per-model
+ * build (model_build.c), the reference rewriting (pin.c) and the runs over
+ * workers (remote.c, worker.c). Internal to materialize/.
  */
 #ifndef TARN_MATERIALIZE_RUN_INT_H
 #define TARN_MATERIALIZE_RUN_INT_H
@@ -83,6 +85,21 @@ void run_execute(run_ctx *c, size_t mi, size_t index);
 void run_not_run(run_ctx *c, size_t mi, size_t index);
 /* a result's records written on their own (not in a build's commit) */
 void run_record_alone(run_ctx *c, size_t mi, const model_result *r);
+
+/* What a run reads before it writes (run_reads.c): config/ (unless
+ * o->config_ran), the lake's snapshot and tables, each selected model's
+ * slices, and every table a model reads checked to exist. */
+int run_prepare_reads(run_ctx *c, const unsigned char *sel);
+/* A model with start= and no table yet: every slice from its start to
+ * now (run_slices.c). */
+int run_first_from_start(run_ctx *c, size_t mi, int64_t now);
+/* One model of a run in order: not run when the run was stopped, else
+ * decided and, when it builds, built. */
+void run_one(run_ctx *c, size_t mi, size_t index);
+/* -j N (run_parallel.c): the N-1 prefetch workers started when some
+ * selected model can use one (c->pf, else NULL), and the run with them. */
+void run_start_workers(run_ctx *c);
+void run_parallel(run_ctx *c);
 
 /* The run over `tarn worker` processes (remote.c): every model enqueued,
  * each decided as build_run decides it once its upstream is done, built by
