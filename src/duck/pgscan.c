@@ -662,23 +662,6 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output)
 
 int duck_pg_register(duckdb_connection con)
 {
-    int64_t have = 0;
-    int rc = duck_query_int64(&have, NULL, con,
-                              "SELECT count(*) FROM duckdb_functions() WHERE function_name = "
-                              "'__tarn_pg_scan'");
-    if (rc || have)
-        return rc;
-    duckdb_table_function f = duckdb_create_table_function();
-    duckdb_table_function_set_name(f, "__tarn_pg_scan");
-    duckdb_logical_type v = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-    duckdb_table_function_add_parameter(f, v);
-    duckdb_table_function_add_parameter(f, v);
-    duckdb_destroy_logical_type(&v);
-    duckdb_table_function_set_bind(f, scan_bind_fn);
-    duckdb_table_function_set_init(f, scan_init_fn);
-    duckdb_table_function_set_function(f, scan_fn);
-    if (duckdb_register_table_function(con, f) != DuckDBSuccess)
-        rc = tarn_error_set(TARN_ERROR, "cannot register the function __tarn_pg_scan");
-    duckdb_destroy_table_function(&f);
-    return rc;
+    return duck_table_function_register(con, "__tarn_pg_scan", 2, scan_bind_fn, scan_init_fn,
+                                        scan_fn);
 }

@@ -373,10 +373,8 @@ static duckdb_scalar_function make_function(size_t nargs)
 
 int lk_delmask_register(duckdb_connection con)
 {
-    int64_t have = 0;
-    int rc = duck_query_int64(&have, NULL, con,
-                              "SELECT count(*) FROM duckdb_functions() WHERE function_name = "
-                              "'__tarn_deleted'");
+    int have = 0;
+    int rc = duck_function_exists(&have, con, "__tarn_deleted");
     if (rc || have)
         return rc;
     duckdb_scalar_function_set set = duckdb_create_scalar_function_set("__tarn_deleted");

@@ -85,24 +85,7 @@ static void dv_run(duckdb_function_info info, duckdb_data_chunk output)
 
 int lk_dvec_register(duckdb_connection con)
 {
-    int64_t have = 0;
-    int rc = duck_query_int64(&have, NULL, con,
-                              "SELECT count(*) FROM duckdb_functions() WHERE function_name = "
-                              "'__tarn_dv_positions'");
-    if (rc || have)
-        return rc;
-    duckdb_table_function f = duckdb_create_table_function();
-    duckdb_table_function_set_name(f, "__tarn_dv_positions");
-    duckdb_logical_type t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-    duckdb_table_function_add_parameter(f, t);
-    duckdb_destroy_logical_type(&t);
-    duckdb_table_function_set_bind(f, dv_bind);
-    duckdb_table_function_set_init(f, dv_init);
-    duckdb_table_function_set_function(f, dv_run);
-    if (duckdb_register_table_function(con, f) != DuckDBSuccess)
-        rc = tarn_error_set(TARN_ERROR, "cannot register the function __tarn_dv_positions");
-    duckdb_destroy_table_function(&f);
-    return rc;
+    return duck_table_function_register(con, "__tarn_dv_positions", 1, dv_bind, dv_init, dv_run);
 }
 
 int lk_dvec_file_is(const char *path)
