@@ -293,9 +293,7 @@ int cmd_backfill(int argc, char **argv)
     backfill_cli bc = {0};
     int p = opts_parse(&bc, argc, argv);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn backfill --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "backfill");
     }
     cli_stop_watch_start(CLI_STOP_CANCEL);
     cli_project cp;

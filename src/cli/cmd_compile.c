@@ -165,9 +165,7 @@ int cmd_compile(int argc, char **argv)
     int p = parse(argc, argv, &common, &o);
     if (p != 0) {
         cli_common_free(&common);
-        if (p < 0)
-            fputs("Try 'tarn compile --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "compile");
     }
     cli_project cp;
     int status = cli_project_open_common(&cp, &common);

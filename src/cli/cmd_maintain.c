@@ -75,9 +75,12 @@ static int parse_one(maint_opts *o, int argc, char **argv, int *i)
         const char *name;
         const char **slot;
     } VALUED[] = {
-        {"--lake", &o->lake},           {"--data-path", &o->data_path},
-        {"--older-than", &o->older_than}, {"--versions", &o->versions},
-        {"--table", &o->table},         {"--delete-threshold", &o->threshold},
+        {"--lake", &o->lake},
+        {"--data-path", &o->data_path},
+        {"--older-than", &o->older_than},
+        {"--versions", &o->versions},
+        {"--table", &o->table},
+        {"--delete-threshold", &o->threshold},
     };
     const char *a = argv[*i], *val = NULL;
     int c = cli_opt_common(argc, argv, i, &o->common, 0);
@@ -155,7 +158,7 @@ static int parse(maint_opts *o, int argc, char **argv)
         cli_errorf("--versions applies to expire only");
         return -1;
     }
-        if (o->all && o->older_than) {
+    if (o->all && o->older_than) {
         cli_errorf("--all and --older-than exclude each other");
         return -1;
     }

@@ -144,9 +144,7 @@ int cmd_pin(int argc, char **argv)
     pin_opts o = {.fmt = RENDER_TABLE};
     int p = parse(&o, argc, argv);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn pin --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "pin");
     }
     cli_project cp;
     int status = cli_project_open(&cp, o.dir);

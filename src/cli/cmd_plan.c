@@ -333,10 +333,8 @@ int cmd_plan(int argc, char **argv)
     plan_cli pc = {0};
     int parsed = plan_parse(&pc, argc, argv);
     if (parsed != 0) {
-        if (parsed < 0)
-            fputs("Try 'tarn plan --help'.\n", stderr);
         cli_common_free(&pc.common);
-        return parsed > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(parsed, "plan");
     }
     cli_project cp;
     int status = cli_project_open_common(&cp, &pc.common);

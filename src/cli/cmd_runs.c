@@ -164,9 +164,7 @@ int cmd_runs(int argc, char **argv)
     runs_opts o = {.limit = 50, .fmt = RENDER_TABLE};
     int p = parse(&o, argc, argv);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn runs --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "runs");
     }
     cli_project cp;
     int status = cli_project_open_common(&cp, &o.common);

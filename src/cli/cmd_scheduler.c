@@ -232,9 +232,7 @@ int cmd_scheduler(int argc, char **argv)
     sched_opts o = {.interval_s = 60, .now = -1};
     int p = parse(&o, argc, argv, cmd_scheduler_usage);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn scheduler --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "scheduler");
     }
     if (o.now >= 0 && !o.once) {
         cli_errorf("--now needs --once (a running scheduler follows the clock)");

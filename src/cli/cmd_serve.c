@@ -113,9 +113,7 @@ int cmd_serve(int argc, char **argv)
     serve_opts o = {.host = "127.0.0.1", .port = 8080};
     int p = parse(&o, argc, argv);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn serve --help'.\n", stderr);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "serve");
     }
     /* Loading the project once up front reports a broken project or a
      * missing folder before serving; each request loads it again. */

@@ -274,10 +274,8 @@ int cmd_test(int argc, char **argv)
     test_cli tc = {0};
     int p = opts_parse(&tc, argc, argv);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn test --help'.\n", stderr);
         cli_common_free(&tc.common);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "test");
     }
     cli_project cp;
     int status = cli_project_open_common(&cp, &tc.common);

@@ -193,10 +193,8 @@ int cmd_worker(int argc, char **argv)
     worker_cli o = {.concurrency = 1, .lease_s = 30};
     int p = parse(&o, argc, argv, cmd_worker_usage, 1);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn worker --help'.\n", stderr);
         cli_common_free(&o.common);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "worker");
     }
     int status = cli_project_chdir(o.common.dir);
     if (status != CLI_OK) {
@@ -326,10 +324,8 @@ int cmd_workers(int argc, char **argv)
     worker_cli o = {0};
     int p = parse(&o, argc, argv, cmd_workers_usage, 0);
     if (p != 0) {
-        if (p < 0)
-            fputs("Try 'tarn workers --help'.\n", stderr);
         cli_common_free(&o.common);
-        return p > 0 ? CLI_OK : CLI_USAGE;
+        return cli_parse_result(p, "workers");
     }
     cli_project cp;
     int status = cli_project_open_common(&cp, &o.common);

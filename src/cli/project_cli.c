@@ -33,6 +33,14 @@ int cli_opt_help(const char *arg, const char *usage)
     return 1;
 }
 
+int cli_parse_result(int parsed, const char *cmd)
+{
+    if (parsed > 0)
+        return CLI_OK;
+    fprintf(stderr, "Try 'tarn %s --help'.\n", cmd);
+    return CLI_USAGE;
+}
+
 int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
                   const char **val)
 {

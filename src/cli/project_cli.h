@@ -20,6 +20,10 @@
 
 /* 1 after printing `usage` on stdout when `arg` is -h or --help; else 0. */
 int cli_opt_help(const char *arg, const char *usage);
+/* The exit status of a command whose option parse returned `parsed` (not
+ * 0): CLI_OK after --help (printed), else CLI_USAGE with a pointer to
+ * `tarn CMD --help` on stderr (the error itself reported already). */
+int cli_parse_result(int parsed, const char *cmd);
 
 /* Matches an option with a value at argv[*i], spelled `-x V`, `-xV`,
  * `--long V` or `--long=V` (shrt may be NULL). Returns 1 and sets *val on
