@@ -271,17 +271,75 @@ int lk_conflict_needs_files(const char *const *ours, size_t nours, const char *t
     return needs;
 }
 
-/* The rules, in DuckLake's order; the first conflict's message or NULL. */
-static char *rules(const changes *o, const changes *t, const lk_conflict_info *info)
+/* One rule by table id: our `k` changes against their `tk` changes. */
+typedef struct {
+    kind k, tk;
+    const char *action, *what;
+} id_rule;
+
+static const id_rule DROP_RULES[] = {
+    {K_DROPPED_TABLE, K_DROPPED_TABLE, "drop table", "dropped it already"},
+    {K_DROPPED_VIEW, K_DROPPED_VIEW, "drop view", "dropped it already"},
+    {K_DROPPED_SCALAR_MACRO, K_DROPPED_SCALAR_MACRO, "drop macro", "dropped it already"},
+    {K_DROPPED_TABLE_MACRO, K_DROPPED_TABLE_MACRO, "drop macro", "dropped it already"},
+};
+
+/* Inserts (files, then inlined rows), then deletes; before the data file
+ * check. */
+static const id_rule WRITE_RULES[] = {
+    {K_INSERTED, K_DROPPED_TABLE, "insert into table", "dropped it"},
+    {K_INSERTED, K_ALTERED_TABLE, "insert into table", "altered it"},
+    {K_INSERTED, K_DELETED, "insert into table", "deleted from it"},
+    {K_INSERTED, K_INLINED_DELETE, "insert into table", "deleted inlined data from it"},
+    {K_INLINED_INSERT, K_DROPPED_TABLE, "insert into table", "dropped it"},
+    {K_INLINED_INSERT, K_ALTERED_TABLE, "insert into table", "altered it"},
+    {K_INLINED_INSERT, K_DELETED, "insert into table", "deleted from it"},
+    {K_INLINED_INSERT, K_INLINED_DELETE, "insert into table", "deleted inlined data from it"},
+    {K_DELETED, K_DROPPED_TABLE, "delete from table", "dropped it"},
+    {K_DELETED, K_ALTERED_TABLE, "delete from table", "altered it"},
+    {K_DELETED, K_MERGE, "delete from table", "compacted it"},
+    {K_DELETED, K_REWRITE, "delete from table", "compacted it"},
+    {K_DELETED, K_INSERTED, "delete from table", "inserted into it"},
+    {K_DELETED, K_INLINED_INSERT, "delete from table", "inserted into it"},
+};
+
+/* Inlined deletes, flushes, compactions (merges, then rewrites), alters. */
+static const id_rule LATE_RULES[] = {
+    {K_INLINED_DELETE, K_DROPPED_TABLE, "delete from table", "dropped it"},
+    {K_INLINED_DELETE, K_ALTERED_TABLE, "delete from table", "altered it"},
+    {K_INLINED_DELETE, K_INLINED_DELETE, "delete from table", "deleted from it"},
+    {K_INLINED_DELETE, K_FLUSH, "delete from table", "flushed the inlined data"},
+    {K_INLINED_DELETE, K_INSERTED, "delete from table", "inserted into it"},
+    {K_INLINED_DELETE, K_INLINED_INSERT, "delete from table", "inserted into it"},
+    {K_FLUSH, K_DROPPED_TABLE, "flush inline data", "dropped it"},
+    {K_FLUSH, K_INLINED_DELETE, "flush inline data", "deleted from it"},
+    {K_FLUSH, K_FLUSH, "flush inline data", "flushed it"},
+    {K_MERGE, K_DROPPED_TABLE, "compact table", "dropped it"},
+    {K_MERGE, K_DELETED, "compact table", "deleted from it"},
+    {K_MERGE, K_MERGE, "compact table", "compacted it"},
+    {K_MERGE, K_REWRITE, "compact table", "compacted it"},
+    {K_REWRITE, K_DROPPED_TABLE, "compact table", "dropped it"},
+    {K_REWRITE, K_DELETED, "compact table", "deleted from it"},
+    {K_REWRITE, K_MERGE, "compact table", "compacted it"},
+    {K_REWRITE, K_REWRITE, "compact table", "compacted it"},
+    {K_ALTERED_TABLE, K_DROPPED_TABLE, "alter table", "dropped it"},
+    {K_ALTERED_TABLE, K_ALTERED_TABLE, "alter table", "altered it"},
+    {K_ALTERED_VIEW, K_ALTERED_VIEW, "alter view", "altered it"},
+};
+
+/* The first rule of `r` (in order) that finds a conflict: its message. */
+static char *check_rules(const changes *o, const changes *t, const id_rule *r, size_t n)
 {
     char *m = NULL;
-#define IDS(k, tk, action, what)                                                                   \
-    if ((m = check_ids(o, k, t, tk, action, what)) != NULL)                                        \
-        return m;
-    IDS(K_DROPPED_TABLE, K_DROPPED_TABLE, "drop table", "dropped it already");
-    IDS(K_DROPPED_VIEW, K_DROPPED_VIEW, "drop view", "dropped it already");
-    IDS(K_DROPPED_SCALAR_MACRO, K_DROPPED_SCALAR_MACRO, "drop macro", "dropped it already");
-    IDS(K_DROPPED_TABLE_MACRO, K_DROPPED_TABLE_MACRO, "drop macro", "dropped it already");
+    for (size_t i = 0; i < n && !m; i++)
+        m = check_ids(o, r[i].k, t, r[i].tk, r[i].action, r[i].what);
+    return m;
+}
+
+/* Dropping a schema another dropped or created an entry in; creating a
+ * schema another created. */
+static char *schema_rules(const changes *o, const changes *t, const lk_conflict_info *info)
+{
     for (size_t i = 0; i < o->n; i++) {
         if (o->v[i].k != K_DROPPED_SCHEMA)
             continue;
@@ -301,47 +359,25 @@ static char *rules(const changes *o, const changes *t, const lk_conflict_info *i
                     return by_name("create schema", e->schema,
                                    "created a schema with this name already");
     }
-    if ((m = check_created(o, K_CREATED_TABLE_MACRO, K_CREATED_TABLE_MACRO, t, info)) ||
+    return NULL;
+}
+
+#define NRULES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The rules, in DuckLake's order; the first conflict's message or NULL. */
+static char *rules(const changes *o, const changes *t, const lk_conflict_info *info)
+{
+    char *m = NULL;
+    if ((m = check_rules(o, t, DROP_RULES, NRULES(DROP_RULES))) || (m = schema_rules(o, t, info)) ||
+        (m = check_created(o, K_CREATED_TABLE_MACRO, K_CREATED_TABLE_MACRO, t, info)) ||
         (m = check_created(o, K_CREATED_SCALAR_MACRO, K_CREATED_SCALAR_MACRO, t, info)) ||
-        (m = check_created(o, K_CREATED_TABLE, K_CREATED_VIEW, t, info)))
+        (m = check_created(o, K_CREATED_TABLE, K_CREATED_VIEW, t, info)) ||
+        (m = check_rules(o, t, WRITE_RULES, NRULES(WRITE_RULES))))
         return m;
-    for (int pass = 0; pass < 2; pass++) { /* files, then inlined rows */
-        kind k = pass ? K_INLINED_INSERT : K_INSERTED;
-        IDS(k, K_DROPPED_TABLE, "insert into table", "dropped it");
-        IDS(k, K_ALTERED_TABLE, "insert into table", "altered it");
-        IDS(k, K_DELETED, "insert into table", "deleted from it");
-        IDS(k, K_INLINED_DELETE, "insert into table", "deleted inlined data from it");
-    }
-    IDS(K_DELETED, K_DROPPED_TABLE, "delete from table", "dropped it");
-    IDS(K_DELETED, K_ALTERED_TABLE, "delete from table", "altered it");
-    IDS(K_DELETED, K_MERGE, "delete from table", "compacted it");
-    IDS(K_DELETED, K_REWRITE, "delete from table", "compacted it");
-    IDS(K_DELETED, K_INSERTED, "delete from table", "inserted into it");
-    IDS(K_DELETED, K_INLINED_INSERT, "delete from table", "inserted into it");
     for (size_t i = 0; info && i < info->n_our_files; i++)
         if (has_file(info->their_files, info->n_their_files, info->our_files[i]))
             return by_index("delete from file", info->our_files[i], "deleted from it");
-    IDS(K_INLINED_DELETE, K_DROPPED_TABLE, "delete from table", "dropped it");
-    IDS(K_INLINED_DELETE, K_ALTERED_TABLE, "delete from table", "altered it");
-    IDS(K_INLINED_DELETE, K_INLINED_DELETE, "delete from table", "deleted from it");
-    IDS(K_INLINED_DELETE, K_FLUSH, "delete from table", "flushed the inlined data");
-    IDS(K_INLINED_DELETE, K_INSERTED, "delete from table", "inserted into it");
-    IDS(K_INLINED_DELETE, K_INLINED_INSERT, "delete from table", "inserted into it");
-    IDS(K_FLUSH, K_DROPPED_TABLE, "flush inline data", "dropped it");
-    IDS(K_FLUSH, K_INLINED_DELETE, "flush inline data", "deleted from it");
-    IDS(K_FLUSH, K_FLUSH, "flush inline data", "flushed it");
-    for (int pass = 0; pass < 2; pass++) {
-        kind k = pass ? K_REWRITE : K_MERGE;
-        IDS(k, K_DROPPED_TABLE, "compact table", "dropped it");
-        IDS(k, K_DELETED, "compact table", "deleted from it");
-        IDS(k, K_MERGE, "compact table", "compacted it");
-        IDS(k, K_REWRITE, "compact table", "compacted it");
-    }
-    IDS(K_ALTERED_TABLE, K_DROPPED_TABLE, "alter table", "dropped it");
-    IDS(K_ALTERED_TABLE, K_ALTERED_TABLE, "alter table", "altered it");
-    IDS(K_ALTERED_VIEW, K_ALTERED_VIEW, "alter view", "altered it");
-#undef IDS
-    return NULL;
+    return check_rules(o, t, LATE_RULES, NRULES(LATE_RULES));
 }
 
 int lk_conflict_find(char **msg, const char *const *ours, size_t nours, const char *theirs,
