@@ -6,14 +6,13 @@
  * next_catalog_id, with initial_default for older rows), DROP / RENAME
  * COLUMN, SET / DROP DEFAULT, SET / DROP NOT NULL, SET DATA TYPE (a
  * widening keeps the column id in a new row; a struct evolves field by
- * field, matched by name). RENAME TO ends the ducklake_table row and
- * writes one with the new name; SET / RESET PARTITIONED BY and SORTED BY
- * end the live ducklake_partition_info / ducklake_sort_info row and write
- * the new spec. Every change bumps the schema version (an
- * altered_table:<id> change token) and checks what DuckLake refuses
- * before anything is recorded, so a refused ALTER leaves no row.
+ * field, matched by name). The changes of the table itself — RENAME TO,
+ * SET / RESET PARTITIONED BY and SORTED BY — are ddl_alter_table.c's;
+ * lk_alter_table here routes every ALTER. Every change bumps the schema
+ * version (an altered_table:<id> change token) and checks what DuckLake
+ * refuses before anything is recorded, so a refused ALTER leaves no row.
  */
-#include "lake/ddl.h"
+#include "lake/ddl_alter_int.h"
 #include "lake/ddl_int.h"
 #include "lake/idorder.h"
 #include "lake/macro.h"
@@ -21,7 +20,6 @@
 
 #include "duck/duck.h"
 #include "lake/catdb.h"
-#include "lake/bucket.h"
 #include "lake/colstats.h"
 #include "lake/txn.h"
 #include "lake/types.h"
@@ -136,7 +134,7 @@ static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_tab
  * table inlines, a new inlined-data table with the new columns (DuckLake
  * keeps one inlined table per column layout; default and NOT NULL changes
  * keep the layout; a layout with a GEOMETRY column gets none). */
-static void layout_changed(lk_lake *lake, lk_table *t, int new_columns)
+void ddl_layout_changed(lk_lake *lake, lk_table *t, int new_columns)
 {
     lk_txn *txn = lake->txn;
     int64_t sv = txn->cat.schema_version + 1;
@@ -566,6 +564,141 @@ static int evolve_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_c
     return pending_set_type(lake, con, t, c);
 }
 
+/* DROP COLUMN: refused for the last column and a partition or sort key. */
+static int drop_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_column *c, size_t idx)
+{
+    if (t->ncols == 1)
+        return tarn_error_set(TARN_EINVALID,
+                              "Catalog Error: Cannot drop column: table only has one column "
+                              "remaining!");
+    for (size_t k = 0; k < t->nkeys; k++)
+        if (t->keys[k].column_id == c->id)
+            return tarn_error_set(TARN_EINVALID,
+                                  "Catalog Error: Cannot drop column \"%s\" - the table is "
+                                  "partitioned by this column. Reset or change the "
+                                  "partitioning on this table in order to drop this column",
+                                  c->name);
+    int rc = lk_sort_uses_column(t, c->name);
+    if (rc)
+        return rc < 0 ? rc
+                      : tarn_error_set(TARN_EINVALID,
+                                       "Catalog Error: Cannot drop column \"%s\" - the table "
+                                       "is sorted by this column. Reset or change the sort "
+                                       "order on this table in order to drop this column",
+                                       c->name);
+    end_column_rows(lake, t, c, 1);
+    tarn_buf a = {0};
+    buf_puts(&a, "DROP COLUMN ");
+    quote_ident(&a, c->name);
+    rc = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    if (rc)
+        return rc;
+    lk_column_free(c);
+    memmove(c, c + 1, (t->ncols - idx - 1) * sizeof(lk_column));
+    t->ncols--;
+    return 0;
+}
+
+/* RENAME COLUMN … TO: the pending rows and the sort order follow. */
+static int rename_column(lk_lake *lake, duckdb_connection con, lk_table *t, lk_column *c,
+                         const char *new_name)
+{
+    if (ddl_top_column(t, new_name, NULL))
+        return tarn_error_set(TARN_EINVALID, "Catalog Error: Column with name %s already exists",
+                              new_name);
+    if (check_new_name(lake, con, t, new_name))
+        return tarn_error_code();
+    tarn_buf a = {0};
+    buf_puts(&a, "RENAME COLUMN ");
+    quote_ident(&a, c->name);
+    buf_puts(&a, " TO ");
+    quote_ident(&a, new_name);
+    int rc = alter_pending(lake, con, t, buf_cstr(&a));
+    buf_free(&a);
+    if (!rc)
+        rc = sort_renamed(lake, t, c->name, new_name);
+    if (rc)
+        return rc;
+    free(c->name);
+    c->name = xstrdup(new_name);
+    return 0;
+}
+
+/* SET DATA TYPE: a struct evolves field by field (its own rows); any
+ * other type only widens. 1 when the change wrote its rows itself. */
+static int set_type(lk_lake *lake, duckdb_connection con, lk_table *t, lk_column *c,
+                    const char *shape)
+{
+    lk_column nc;
+    int rc = shape_column(&nc, con, shape);
+    if (rc)
+        return rc;
+    if (lk_type_is_nested(c->type) && lk_type_is_nested(nc.type)) {
+        rc = evolve_column(lake, con, t, c, &nc);
+        return rc ? rc : 1;
+    }
+    if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) || !widening_ok(con, c, &nc)) {
+        tarn_buf a = {0}, b = {0};
+        lk_type_to_sql(&a, c);
+        lk_type_to_sql(&b, &nc);
+        rc = tarn_error_set(TARN_EINVALID,
+                            "Catalog Error: Cannot change type of column %s from %s to %s - "
+                            "only widening type promotions are allowed",
+                            c->name, buf_cstr(&a), buf_cstr(&b));
+        buf_free(&a);
+        buf_free(&b);
+        lk_column_free(&nc);
+        return rc;
+    }
+    free(c->type);
+    c->type = xstrdup(nc.type);
+    lk_column_free(&nc);
+    return pending_set_type(lake, con, t, c);
+}
+
+/* SET DEFAULT: an expression (round(pi()), now()) is kept as one: new
+ * rows evaluate it, old rows keep what they have. DuckLake takes one only
+ * for a column whose live committed row began with the table's (made with
+ * the table, not altered since); for any other it refuses as for ADD
+ * COLUMN. */
+static int set_default(lk_lake *lake, duckdb_connection con, const lk_table *t, lk_column *c,
+                       const char *shape)
+{
+    lk_column nc;
+    int rc = shape_column(&nc, con, shape);
+    if (rc)
+        return rc;
+    if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0 &&
+        (c->begin != t->begin || t->begin >= lake->txn->snapshot_id)) {
+        lk_column_free(&nc);
+        return tarn_error_set(TARN_EUNSUPPORTED,
+                              "Not implemented Error: We cannot add a column with a "
+                              "non-literal default value. Add the column and then explicitly "
+                              "set the default for new values using \"ALTER ... SET DEFAULT\"");
+    }
+    free(c->default_value);
+    free(c->default_value_type);
+    c->default_value = nc.default_value ? xstrdup(nc.default_value) : xstrdup("NULL");
+    c->default_value_type = xstrdup(nc.default_value_type ? nc.default_value_type : "literal");
+    lk_column_free(&nc);
+    return 0;
+}
+
+/* SET / DROP NOT NULL: refused when the column already is so. */
+static int set_nulls(lk_column *c, int allowed)
+{
+    if (!allowed == !c->nulls_allowed)
+        return tarn_error_set(TARN_EINVALID,
+                              allowed ? "Catalog Error: Cannot DROP NULL on column %s - it has "
+                                        "no NOT NULL constraint defined"
+                                      : "Catalog Error: Cannot SET NOT NULL on column %s - it "
+                                        "already has a NOT NULL constraint",
+                              c->name);
+    c->nulls_allowed = allowed;
+    return 0;
+}
+
 static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const lk_alter *op)
 {
     size_t idx = 0;
@@ -577,114 +710,20 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
                               "Binder Error: Table \"%s\" does not have a column with name \"%s\"",
                               t->name, op->column);
     }
-    lk_column nc;
     int rc = 0;
     switch (op->kind) {
     case LK_ALTER_DROP_COLUMN:
-        if (t->ncols == 1)
-            return tarn_error_set(TARN_EINVALID,
-                                  "Catalog Error: Cannot drop column: table only has one column "
-                                  "remaining!");
-        for (size_t k = 0; k < t->nkeys; k++)
-            if (t->keys[k].column_id == c->id)
-                return tarn_error_set(TARN_EINVALID,
-                                      "Catalog Error: Cannot drop column \"%s\" - the table is "
-                                      "partitioned by this column. Reset or change the "
-                                      "partitioning on this table in order to drop this column",
-                                      c->name);
-        rc = lk_sort_uses_column(t, c->name);
-        if (rc)
-            return rc < 0 ? rc
-                          : tarn_error_set(TARN_EINVALID,
-                                           "Catalog Error: Cannot drop column \"%s\" - the table "
-                                           "is sorted by this column. Reset or change the sort "
-                                           "order on this table in order to drop this column",
-                                           c->name);
-        end_column_rows(lake, t, c, 1);
-        {
-            tarn_buf a = {0};
-            buf_puts(&a, "DROP COLUMN ");
-            quote_ident(&a, c->name);
-            rc = alter_pending(lake, con, t, buf_cstr(&a));
-            buf_free(&a);
-            if (rc)
-                return rc;
-        }
-        lk_column_free(c);
-        memmove(c, c + 1, (t->ncols - idx - 1) * sizeof(lk_column));
-        t->ncols--;
-        return 0;
+        return drop_column(lake, con, t, c, idx);
     case LK_ALTER_RENAME_COLUMN:
-        if (ddl_top_column(t, op->new_name, NULL))
-            return tarn_error_set(
-                TARN_EINVALID, "Catalog Error: Column with name %s already exists", op->new_name);
-        if (check_new_name(lake, con, t, op->new_name))
-            return tarn_error_code();
-        {
-            tarn_buf a = {0};
-            buf_puts(&a, "RENAME COLUMN ");
-            quote_ident(&a, c->name);
-            buf_puts(&a, " TO ");
-            quote_ident(&a, op->new_name);
-            rc = alter_pending(lake, con, t, buf_cstr(&a));
-            buf_free(&a);
-            if (rc)
-                return rc;
-        }
-        rc = sort_renamed(lake, t, c->name, op->new_name);
-        if (rc)
-            return rc;
-        free(c->name);
-        c->name = xstrdup(op->new_name);
+        rc = rename_column(lake, con, t, c, op->new_name);
         break;
     case LK_ALTER_SET_TYPE:
-        rc = shape_column(&nc, con, op->shape);
-        if (rc)
-            return rc;
-        if (lk_type_is_nested(c->type) && lk_type_is_nested(nc.type))
-            return evolve_column(lake, con, t, c, &nc);
-        if (lk_type_is_nested(c->type) || lk_type_is_nested(nc.type) || !widening_ok(con, c, &nc)) {
-            tarn_buf a = {0}, b = {0};
-            lk_type_to_sql(&a, c);
-            lk_type_to_sql(&b, &nc);
-            rc = tarn_error_set(TARN_EINVALID,
-                                "Catalog Error: Cannot change type of column %s from %s to %s - "
-                                "only widening type promotions are allowed",
-                                c->name, buf_cstr(&a), buf_cstr(&b));
-            buf_free(&a);
-            buf_free(&b);
-            lk_column_free(&nc);
-            return rc;
-        }
-        free(c->type);
-        c->type = xstrdup(nc.type);
-        lk_column_free(&nc);
-        rc = pending_set_type(lake, con, t, c);
-        if (rc)
-            return rc;
+        rc = set_type(lake, con, t, c, op->shape);
+        if (rc > 0)
+            return 0; /* the struct's evolution wrote its rows */
         break;
     case LK_ALTER_SET_DEFAULT:
-        /* an expression (round(pi()), now()) is kept as one: new rows
-         * evaluate it, old rows keep what they have. DuckLake takes one
-         * only for a column whose live committed row began with the
-         * table's (made with the table, not altered since); for any other
-         * it refuses as for ADD COLUMN. */
-        rc = shape_column(&nc, con, op->shape);
-        if (rc)
-            return rc;
-        if (nc.default_value_type && strcmp(nc.default_value_type, "expression") == 0 &&
-            (c->begin != t->begin || t->begin >= lake->txn->snapshot_id)) {
-            lk_column_free(&nc);
-            return tarn_error_set(TARN_EUNSUPPORTED,
-                                  "Not implemented Error: We cannot add a column with a "
-                                  "non-literal default value. Add the column and then explicitly "
-                                  "set the default for new values using \"ALTER ... SET DEFAULT\"");
-        }
-        free(c->default_value);
-        free(c->default_value_type);
-        c->default_value = nc.default_value ? xstrdup(nc.default_value) : xstrdup("NULL");
-        c->default_value_type = xstrdup(nc.default_value_type ? nc.default_value_type : "literal");
-        lk_column_free(&nc);
+        rc = set_default(lake, con, t, c, op->shape);
         break;
     case LK_ALTER_DROP_DEFAULT:
         free(c->default_value);
@@ -693,147 +732,16 @@ static int alter_column(lk_lake *lake, duckdb_connection con, lk_table *t, const
         c->default_value_type = xstrdup("literal");
         break;
     case LK_ALTER_SET_NOT_NULL:
-        if (!c->nulls_allowed)
-            return tarn_error_set(TARN_EINVALID,
-                                  "Catalog Error: Cannot SET NOT NULL on column %s - it already "
-                                  "has a NOT NULL constraint",
-                                  c->name);
-        c->nulls_allowed = 0;
-        break;
     case LK_ALTER_DROP_NOT_NULL:
-        if (c->nulls_allowed)
-            return tarn_error_set(TARN_EINVALID,
-                                  "Catalog Error: Cannot DROP NULL on column %s - it has no NOT "
-                                  "NULL constraint defined",
-                                  c->name);
-        c->nulls_allowed = 1;
+        rc = set_nulls(c, op->kind == LK_ALTER_DROP_NOT_NULL);
         break;
     default:
         break;
     }
+    if (rc)
+        return rc;
     rewrite_column_row(lake, t, c);
     return 0;
-}
-
-static int rename_table(lk_lake *lake, lk_table *t, const char *new_name)
-{
-    lk_txn *txn = lake->txn;
-    const lk_table *other = lk_catalog_table(&txn->cat, t->schema_id, new_name);
-    if (other && other->id != t->id) /* (itself: a change of case only) */
-        return tarn_error_set(TARN_EINVALID, "Table with name \"%s\" already exists", new_name);
-    ddl_end_rows(lake, "ducklake_table", "table_id", t->id);
-    free(t->name);
-    t->name = xstrdup(new_name);
-    t->begin = txn->snapshot_id;
-    tarn_buf b = {0};
-    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)t->id, t->uuid,
-               (long long)txn->snapshot_id, (long long)t->schema_id);
-    quote_literal(&b, new_name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, t->path);
-    buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");
-    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
-    buf_free(&b);
-    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
-    ddl_token_name(txn, "created_table", sc ? sc->name : "main", new_name);
-    layout_changed(lake, t, 1);
-    return 0;
-}
-
-static int same_spec(const lk_table *t, const int64_t *ids, const lk_alter *op)
-{
-    if (t->nkeys != op->nkeys)
-        return 0;
-    for (size_t i = 0; i < t->nkeys; i++)
-        if (t->keys[i].column_id != ids[i] || strcmp(t->keys[i].transform, op->key_transforms[i]))
-            return 0;
-    return 1;
-}
-
-/* SET PARTITIONED BY / RESET PARTITIONED BY: the live spec ends and a new
- * one begins (RESET writes a spec with no keys). Files keep the spec they
- * were written under. */
-static int set_partition(lk_lake *lake, lk_table *t, const lk_alter *op)
-{
-    lk_txn *txn = lake->txn;
-    int64_t *ids = xcalloc(op->nkeys ? op->nkeys : 1, sizeof(int64_t));
-    for (size_t i = 0; i < op->nkeys; i++) {
-        lk_column *c = ddl_top_column(t, op->key_columns[i], NULL);
-        int32_t buckets = 0; /* bucket(N) hashes a nested value by its text, as DuckLake does */
-        if (!c ||
-            (lk_type_is_nested(c->type) && !lk_bucket_parse(op->key_transforms[i], &buckets))) {
-            free(ids);
-            return tarn_error_set(TARN_EINVALID,
-                                  "cannot partition by \"%s\": not a top-level column of a "
-                                  "primitive type in table %s",
-                                  op->key_columns[i], t->name);
-        }
-        ids[i] = c->id;
-    }
-    if (same_spec(t, ids, op)) {
-        free(ids);
-        return 1; /* identical spec: nothing changes */
-    }
-    lk_txn_sql(txn,
-               "UPDATE %s.ducklake_partition_info SET end_snapshot = %lld WHERE table_id = %lld "
-               "AND end_snapshot IS NULL",
-               lake->meta, (long long)txn->snapshot_id, (long long)t->id);
-    int64_t pid = lk_txn_new_catalog_id(txn);
-    lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
-    lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, pid);
-    lk_txn_row(txn, "ducklake_partition_info", "(%lld, %lld, %lld, NULL)", (long long)pid,
-               (long long)t->id, (long long)txn->snapshot_id);
-    for (size_t i = 0; i < t->nkeys; i++)
-        free(t->keys[i].transform);
-    free(t->keys);
-    t->keys = op->nkeys ? xcalloc(op->nkeys, sizeof(lk_partkey)) : NULL;
-    t->nkeys = op->nkeys;
-    t->partition_id = op->nkeys ? pid : -1;
-    for (size_t i = 0; i < op->nkeys; i++) {
-        t->keys[i].column_id = ids[i];
-        t->keys[i].transform = xstrdup(op->key_transforms[i]);
-        tarn_buf b = {0};
-        buf_printf(&b, "(%lld, %lld, %zu, %lld, ", (long long)pid, (long long)t->id, i,
-                   (long long)ids[i]);
-        quote_literal(&b, op->key_transforms[i]);
-        buf_putc(&b, ')');
-        lk_txn_row(txn, "ducklake_partition_column", "%s", buf_cstr(&b));
-        buf_free(&b);
-    }
-    free(ids);
-    return 0;
-}
-
-/* SET SORTED BY / RESET SORTED BY: the working model takes the new order
- * (keys rendered as DuckDB does, every column checked); the catalog rows
- * are written at commit from the final order (lk_sort_commit), as DuckLake
- * writes only a transaction's last order of a table. Each SET takes a
- * sort id, as DuckLake's does at commit. */
-static int set_sort(lk_lake *lake, lk_table *t, const lk_alter *op)
-{
-    lk_txn *txn = lake->txn;
-    size_t n = op->nsort_keys;
-    lk_sortkey *keys = xcalloc(n ? n : 1, sizeof(lk_sortkey));
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = op->sort_keys[i];
-        keys[i].expr = xstrdup(op->sort_keys[i].expr);
-        keys[i].dialect = (char *)"duckdb";
-    }
-    int rc = lk_sort_normalize(keys, n, t);
-    if (!rc) {
-        int64_t id = -1;
-        if (n) {
-            id = lk_txn_new_catalog_id(txn);
-            lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
-            lk_idorder_entry_id(txn->ids, sc ? sc->name : "main", t->name, id);
-        }
-        lk_table_set_sorts(t, id, keys, n);
-        lk_ids_add(&txn->sort_changed, &txn->nsort_changed, t->id);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(keys[i].expr);
-    free(keys);
-    return rc;
 }
 
 static int check_not_null(lk_lake *lake, duckdb_connection con, const lk_table *t,
@@ -868,7 +776,7 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
                               "of lake \"%s\"",
                               name, schema, lake->alias);
     if (op->kind == LK_ALTER_RENAME_TABLE) {
-        int rc = rename_table(lake, t, op->new_name);
+        int rc = ddl_rename_table(lake, t, op->new_name);
         if (!rc) {
             lk_idorder_entry_renamed(txn->ids, schema, name, op->new_name);
             lk_txn_views_all(txn);
@@ -878,16 +786,16 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
     lk_idorder_entry_touched(txn->ids, schema, name);
     lk_txn_view_dirty(txn, t->id);
     if (op->kind == LK_ALTER_SET_SORT) {
-        int rc = set_sort(lake, t, op);
+        int rc = ddl_set_sort(lake, t, op);
         if (!rc)
             ddl_altered(lake, t);
         return rc;
     }
     if (op->kind == LK_ALTER_SET_PARTITION) {
-        int rc = set_partition(lake, t, op);
+        int rc = ddl_set_partition(lake, t, op);
         if (rc)
             return rc < 0 ? rc : 0;
-        layout_changed(lake, t, 1);
+        ddl_layout_changed(lake, t, 1);
         ddl_altered(lake, t);
         return 0;
     }
@@ -903,7 +811,7 @@ int lk_alter_table(lk_lake *lake, duckdb_connection con, const char *schema, con
         return rc;
     int columns_changed = op->kind == LK_ALTER_ADD_COLUMN || op->kind == LK_ALTER_DROP_COLUMN ||
                           op->kind == LK_ALTER_RENAME_COLUMN || op->kind == LK_ALTER_SET_TYPE;
-    layout_changed(lake, t, columns_changed);
+    ddl_layout_changed(lake, t, columns_changed);
     ddl_altered(lake, t);
     return 0;
 }
