@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/workers_bench.sh — the 200-model project of tests/e2e/test_workers.sh (10 layers of 20; each
+# bench/workers_bench.sh — the 200-model project of tests/e2e/gen_models.sh (10 layers of 20; each
 # model of a layer joins two of the layer before) built on a PostgreSQL catalog by 1, 2 and 4
 # `tarn worker` processes (`tarn run --on-workers`), beside `tarn run -j 1` on a DuckDB-file catalog
 # and on the PostgreSQL catalog: the wall time of each run, each on a fresh lake. A figure, not a
@@ -15,25 +15,10 @@ WORKERS=${WORKERS:-"1 2 4"}
 export TARN_QUEUE_POLL_MS=${TARN_QUEUE_POLL_MS:-50}
 . "$here/../tests/e2e/lib.sh"
 . "$here/../tests/e2e/pg_lib.sh"
+. "$here/../tests/e2e/gen_models.sh"
 pg_start || {
     echo "bench: $PG_SKIP" >&2
     exit 1
-}
-
-gen() { # gen DIR ATTACH
-    local d=$1 l i
-    mkdir -p "$d/config"
-    echo "$2" >"$d/config/catalog.sql"
-    for l in 0 1 2 3 4 5 6 7 8 9; do
-        mkdir -p "$d/models/l$l"
-        for i in $(seq 0 19); do
-            if [ "$l" = 0 ]; then
-                echo "SELECT range AS id, (range * $((i + 3))) % 101 AS v, 'm$i-' || (range % 13) AS tag FROM range($((200 + i * 10)))" >"$d/models/l$l/m$i.sql"
-            else
-                echo "SELECT x.id, (x.v + coalesce(y.v, 0) + $l) % 997 AS v, x.tag FROM l$((l - 1)).m$i x LEFT JOIN l$((l - 1)).m$(((i * 7 + l) % 20)) y ON x.id = y.id" >"$d/models/l$l/m$i.sql"
-            fi
-        done
-    done
 }
 
 secs() { # secs CMD... — the wall time of CMD, seconds
@@ -45,14 +30,14 @@ secs() { # secs CMD... — the wall time of CMD, seconds
 }
 
 d=$(mktempdir)
-gen "$d/file" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
+gen_models "$d/file" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
 printf '%-40s %8.1f s\n' "tarn run -j 1, DuckDB-file catalog" "$(secs "$TARN" run -C "$d/file" -j 1)"
 pg_createdb j1
-gen "$d/pg" "ATTACH 'ducklake:postgres:$(pg_conninfo j1)' AS lake (DATA_PATH 'data/');"
+gen_models "$d/pg" "ATTACH 'ducklake:postgres:$(pg_conninfo j1)' AS lake (DATA_PATH 'data/');"
 printf '%-40s %8.1f s\n' "tarn run -j 1, PostgreSQL catalog" "$(secs "$TARN" run -C "$d/pg" -j 1)"
 for n in $WORKERS; do
     pg_createdb "w$n"
-    gen "$d/w$n" "ATTACH 'ducklake:postgres:$(pg_conninfo "w$n")' AS lake (DATA_PATH 'data/');"
+    gen_models "$d/w$n" "ATTACH 'ducklake:postgres:$(pg_conninfo "w$n")' AS lake (DATA_PATH 'data/');"
     "$TARN" worker -C "$d/w$n" --id bench --concurrency "$n" >"$d/w$n.log" 2>&1 </dev/null &
     wpid=$!
     # one worker keeps its name; N of them are NAME-1 … NAME-N

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/gen_models.sh"
 
 pg_start || {
     [ -n "$PG_SKIP" ] && skip "workers" "$PG_SKIP"
@@ -145,30 +146,12 @@ run_rc "--lease must be a duration" 2 "$s" worker --lease abc
 
 # ---- 200 models, 4 workers, one killed -9 mid-build -------------------------------------------------
 
-# gen DIR ATTACH — 10 layers of 20 models; a model of layer L>0 joins two of layer L-1.
-gen() {
-    local d=$1 l i a b
-    mkdir -p "$d/config"
-    echo "$2" >"$d/config/catalog.sql"
-    for l in 0 1 2 3 4 5 6 7 8 9; do
-        mkdir -p "$d/models/l$l"
-        for i in $(seq 0 19); do
-            if [ "$l" = 0 ]; then
-                echo "SELECT range AS id, (range * $((i + 3))) % 101 AS v, 'm$i-' || (range % 13) AS tag FROM range($((200 + i * 10)))" >"$d/models/l$l/m$i.sql"
-            else
-                a=$i
-                b=$(((i * 7 + l) % 20))
-                echo "SELECT x.id, (x.v + coalesce(y.v, 0) + $l) % 997 AS v, x.tag FROM l$((l - 1)).m$a x LEFT JOIN l$((l - 1)).m$b y ON x.id = y.id" >"$d/models/l$l/m$i.sql"
-            fi
-        done
-    done
-}
-
+# the 200-model project: gen_models (tests/e2e/gen_models.sh)
 pg_createdb big
 B=$(mktempdir)
-gen "$B" "ATTACH 'ducklake:postgres:$(pg_conninfo big)' AS lake (DATA_PATH 'data/');"
+gen_models "$B" "ATTACH 'ducklake:postgres:$(pg_conninfo big)' AS lake (DATA_PATH 'data/');"
 F=$(mktempdir)
-gen "$F" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
+gen_models "$F" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
 
 TARN_WORKER_TEST_HOLD="l2.*" TARN_WORKER_TEST_HOLD_S=600 start_worker "$B/victim.log" -C "$B" \
     --id victim --lease 2
