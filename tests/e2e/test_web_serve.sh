@@ -9,6 +9,7 @@
 # puppeteer-core is missing; scripts/deps.sh installs both.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 
 d=$(project tested)
 # an email that is HTML: the page must show it as text
@@ -23,33 +24,11 @@ run_rc "run 3 fails a relationships test" 1 "$d" run
 (cd "$d" && "$TARN" sql -c "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/'); INSERT INTO lake.core.order_totals VALUES (99, 1)" >/dev/null)
 
 log=$_E2E_TMP/serve.log
-"$TARN" serve -C "$d" --port 0 >"$log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; _e2e_exit' EXIT
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-if [ -z "$port" ]; then
+if ! serve_start "$d" "$log"; then
     fail "tarn serve starts" "$(cat "$log")"
     finish
 fi
 ok "tarn serve starts on a free loopback port"
-base=http://127.0.0.1:$port
-
-# get PATH — the body; $CODE gets the status
-get() {
-    local out
-    out=$(curl -s -w '\n%{http_code}' "${@:2}" "$base$1")
-    CODE=${out##*$'\n'}
-    BODY=${out%$'\n'*}
-}
-# jq_py EXPR — EXPR evaluated by python on the JSON in $BODY as `j`
-jq_py() {
-    python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($1)" <<<"$BODY"
-}
 
 get /api/graph
 check_eq "GET /api/graph answers 200" 200 "$CODE"
@@ -177,24 +156,8 @@ kill $holder
 wait $holder 2>/dev/null
 
 # the browser
-chromium=$(command -v chromium || command -v chromium-browser || true)
-pptr=$REPO/deps/web-test/node_modules/puppeteer-core/package.json
-if [ -z "$chromium" ]; then
-    skip "the pages in a browser" "chromium is not installed: scripts/deps.sh installs it"
-elif ! command -v node >/dev/null || [ ! -f "$pptr" ]; then
-    skip "the pages in a browser" "puppeteer-core is not in deps/web-test: run scripts/deps.sh"
-else
-    shots=${TARN_E2E_LOGS:-$REPO/build/test-logs}/web-screenshots
-    mkdir -p "$shots"
-    out=$(cd "$_E2E_TMP" && HOME=$_E2E_TMP timeout 240 node "$REPO/tests/e2e/web_browser.js" "$base/" "$chromium" "$shots" 2>&1)
-    while IFS= read -r line; do
-        case $line in
-        "ok - "*) ok "browser: ${line#ok - }" ;;
-        "not ok - "*) fail "browser: ${line#not ok - }" ;;
-        "#"*) echo "$line" ;;
-        esac
-    done <<<"$out"
-    grep -q -E "^(not )?ok - " <<<"$out" || fail "the browser test ran" "$out"
+if browser_ready "the pages in a browser"; then
+    browser_report "the browser test ran" "$(browser_run web_browser.js "$base/" "$chromium" "$shots")"
     for f in graph history runs run; do
         [ -s "$shots/$f.png" ] && ok "screenshot $f.png saved" || fail "screenshot $f.png saved" "none in $shots"
     done
@@ -210,14 +173,7 @@ else
     kill $holder
     wait $holder 2>/dev/null
     wait $browser
-    while IFS= read -r line; do
-        case $line in
-        "ok - "*) ok "browser: ${line#ok - }" ;;
-        "not ok - "*) fail "browser: ${line#not ok - }" ;;
-        "#"*) echo "$line" ;;
-        esac
-    done <"$_E2E_TMP/busy.out"
-    grep -q -E "^(not )?ok - " "$_E2E_TMP/busy.out" || fail "the busy-page browser test ran" "$(cat "$_E2E_TMP/busy.out")"
+    browser_report "the busy-page browser test ran" "$(cat "$_E2E_TMP/busy.out")"
 fi
 
 kill $server

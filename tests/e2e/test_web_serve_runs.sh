@@ -7,6 +7,7 @@
 # page get 403, whatever the flags.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
+. "$(dirname "$0")/web_lib.sh"
 
 d=$(project tested)
 cat >"$d/models/core/tier_counts.sql" <<'SQL'
@@ -14,35 +15,11 @@ cat >"$d/models/core/tier_counts.sql" <<'SQL'
 SELECT tier, count(*) AS n FROM core.customers GROUP BY ALL
 SQL
 
-# serve LOG ARGS… — starts `tarn serve -C $d --port 0 ARGS…` in the background ($server) and
-# waits for its address ($base)
+# serve LOG ARGS… — tarn serve on this test's project (serve_start, web_lib.sh)
 serve() {
-    local log=$1
-    shift
-    "$TARN" serve -C "$d" --port 0 "$@" >"$log" 2>&1 &
-    server=$!
-    local port=""
-    for _ in $(seq 1 100); do
-        port=$(sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    base=http://127.0.0.1:$port
-    [ -n "$port" ]
+    serve_start "$d" "$@"
 }
-server=""
-trap '[ -n "$server" ] && kill $server 2>/dev/null; wait 2>/dev/null; _e2e_exit' EXIT
 
-# get PATH [CURL ARGS…] — the body in $BODY, the status in $CODE
-get() {
-    local out
-    out=$(curl -s -w '\n%{http_code}' "${@:2}" "$base$1")
-    CODE=${out##*$'\n'}
-    BODY=${out%$'\n'*}
-}
-jq_py() {
-    python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($1)" <<<"$BODY"
-}
 # status_of MODEL — the model's status in /api/graph
 status_of() {
     get /api/graph
@@ -117,24 +94,8 @@ check_eq "… and started no run" 1 \
     "$(lakeq "$d" "SELECT count(*) FROM __ducklake_metadata_lake.main.tarn_run")"
 
 # ---- --allow-runs: the button builds, in a real browser ----
-chromium=$(command -v chromium || command -v chromium-browser || true)
-pptr=$REPO/deps/web-test/node_modules/puppeteer-core/package.json
-if [ -z "$chromium" ]; then
-    skip "Run now in a browser" "chromium is not installed: scripts/deps.sh installs it"
-elif ! command -v node >/dev/null || [ ! -f "$pptr" ]; then
-    skip "Run now in a browser" "puppeteer-core is not in deps/web-test: run scripts/deps.sh"
-else
-    shots=${TARN_E2E_LOGS:-$REPO/build/test-logs}/web-screenshots
-    mkdir -p "$shots"
-    out=$(cd "$_E2E_TMP" && HOME=$_E2E_TMP timeout 240 node "$REPO/tests/e2e/web_browser_runs.js" "$base/" "$chromium" "$shots" 2>&1)
-    while IFS= read -r line; do
-        case $line in
-        "ok - "*) ok "browser: ${line#ok - }" ;;
-        "not ok - "*) fail "browser: ${line#not ok - }" ;;
-        "#"*) echo "$line" ;;
-        esac
-    done <<<"$out"
-    grep -q -E "^(not )?ok - " <<<"$out" || fail "the browser test ran" "$out"
+if browser_ready "Run now in a browser"; then
+    browser_report "the browser test ran" "$(browser_run web_browser_runs.js "$base/" "$chromium" "$shots")"
     check_eq "the lake records the run the button started" "scheduler success|manual success" \
         "$(lakeq "$d" "SELECT trigger || ' ' || status FROM __ducklake_metadata_lake.main.tarn_run ORDER BY run_id" | grep -v "^$" | paste -sd"|")"
     check_eq "… which built the models not built yet" "core.order_totals|core.orders" \
