@@ -54,6 +54,23 @@ static void where_job(tarn_buf *b, int64_t run_id, const char *model)
     quote_literal(b, model);
 }
 
+/* "UPDATE <tarn_job> SET ": the start of every job update. */
+static void update_jobs(tarn_buf *b, const char *cat)
+{
+    buf_puts(b, "UPDATE ");
+    table_name(b, cat, "tarn_job");
+    buf_puts(b, " SET ");
+}
+
+/* A job's end: "UPDATE … SET state = S, finished_at = now, error = E"
+ * (E NULL: none); the caller adds its other columns and WHERE. */
+static void update_finished(tarn_buf *b, const char *cat, job_state state, const char *error)
+{
+    update_jobs(b, cat);
+    buf_printf(b, "state = '%s', finished_at = clock_timestamp(), error = ", job_state_name(state));
+    quote_literal(b, error);
+}
+
 static int run_sql(tarn_catlink *l, tarn_buf *b, int64_t *changed)
 {
     int rc = link_exec(l, buf_cstr(b), changed);
@@ -84,9 +101,8 @@ int queue_ready(tarn_catlink *l, const char *cat, int64_t run_id, const char *mo
                 const char *run_reason)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_puts(&b, " SET state = 'ready', run_reason = ");
+    update_jobs(&b, cat);
+    buf_puts(&b, "state = 'ready', run_reason = ");
     quote_literal(&b, run_reason);
     where_job(&b, run_id, model);
     buf_puts(&b, " AND state = 'waiting'");
@@ -97,11 +113,7 @@ int queue_settle(tarn_catlink *l, const char *cat, int64_t run_id, const char *m
                  job_state state, const char *error)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_printf(
-        &b, " SET state = '%s', finished_at = clock_timestamp(), error = ", job_state_name(state));
-    quote_literal(&b, error);
+    update_finished(&b, cat, state, error);
     where_job(&b, run_id, model);
     buf_puts(&b, " AND state IN ('waiting', 'ready')");
     return run_sql(l, &b, NULL);
@@ -111,10 +123,7 @@ int queue_abandon(int *changed, tarn_catlink *l, const char *cat, int64_t run_id
                   int attempts, const char *error)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_puts(&b, " SET state = 'failed', finished_at = clock_timestamp(), error = ");
-    quote_literal(&b, error);
+    update_finished(&b, cat, JOB_FAILED, error);
     where_job(&b, run_id, model);
     buf_printf(&b, " AND state = 'running' AND attempts = %d AND lease_until < clock_timestamp()",
                attempts);
@@ -130,9 +139,8 @@ int queue_claim(queue_job *out, int *got, tarn_catlink *l, const char *cat, cons
     memset(out, 0, sizeof(*out));
     *got = 0;
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_puts(&b, " SET state = 'running', worker = ");
+    update_jobs(&b, cat);
+    buf_puts(&b, "state = 'running', worker = ");
     quote_literal(&b, worker);
     buf_printf(&b,
                ", attempts = attempts + 1, claimed_at = clock_timestamp(), lease_until = "
@@ -177,9 +185,8 @@ int queue_renew(int *held, tarn_catlink *l, const char *cat, const queue_job *j,
                 double lease_s)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_printf(&b, " SET lease_until = clock_timestamp() + make_interval(secs => %.3f)", lease_s);
+    update_jobs(&b, cat);
+    buf_printf(&b, "lease_until = clock_timestamp() + make_interval(secs => %.3f)", lease_s);
     where_attempt(&b, j, worker);
     int64_t n = 0;
     int rc = run_sql(l, &b, &n);
@@ -191,16 +198,12 @@ int queue_finish(tarn_catlink *l, const char *cat, const queue_job *j, const cha
                  job_state state, int64_t snapshot_id, const char *error)
 {
     tarn_buf b = {0};
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_printf(&b, " SET state = '%s', finished_at = clock_timestamp(), snapshot_id = ",
-               job_state_name(state));
+    update_finished(&b, cat, state, error);
+    buf_puts(&b, ", snapshot_id = ");
     if (snapshot_id >= 0)
         buf_printf(&b, "%lld", (long long)snapshot_id);
     else
         buf_puts(&b, "NULL");
-    buf_puts(&b, ", error = ");
-    quote_literal(&b, error);
     where_attempt(&b, j, worker);
     return run_sql(l, &b, NULL);
 }
@@ -222,12 +225,8 @@ void queue_commit_sql(strlist *out, const char *cat, const queue_job *j, const c
     strlist_push_owned(out, buf_detach(&b));
     if (!done)
         return;
-    buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_job");
-    buf_printf(&b,
-               " SET state = 'done', finished_at = clock_timestamp(), error = NULL, "
-               "snapshot_id = %lld",
-               (long long)snapshot_id);
+    update_finished(&b, cat, JOB_DONE, NULL);
+    buf_printf(&b, ", snapshot_id = %lld", (long long)snapshot_id);
     where_job(&b, j->run_id, j->model);
     strlist_push_owned(out, buf_detach(&b));
 }
