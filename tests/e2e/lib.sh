@@ -178,6 +178,30 @@ skip() {
     echo "skip - $1 ($2)"
 }
 
+# replay LOG — the ok / not ok lines (and a failure's `#` details) of a script's case that ran in
+# the background, with its output in LOG, reported as this script's own checks, in order.
+replay() {
+    local line name="" details="" pending=0
+    while IFS= read -r line; do
+        case $line in
+        "ok - "* | "not ok - "*)
+            if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
+            pending=0
+            details=""
+            if [ "${line#ok - }" != "$line" ]; then
+                ok "${line#ok - }"
+            else
+                name=${line#not ok - }
+                pending=1
+            fi
+            ;;
+        "#   "*) details+="${details:+$'\n'}${line#\#   }" ;;
+        "#"*) details+="${details:+$'\n'}${line#\#}" ;;
+        esac
+    done <"$1"
+    if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
+}
+
 # finish — print `N passed, N failed` and exit: 0 iff nothing failed and something was checked.
 finish() {
     _E2E_FINISHED=1

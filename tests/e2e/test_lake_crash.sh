@@ -297,29 +297,6 @@ $base_tt" "$(printf '%s\n' "$tail_out" | sed -n 1,11p)"
         "$(catcheck_want $((want_last + 1)))" "$(printf '%s\n' "$tail_out" | sed -n '13,$p')"
 }
 
-# replay LOG — report the ok / not ok lines of a case run in the background.
-replay() {
-    local line name="" details="" pending=0
-    while IFS= read -r line; do
-        case $line in
-        "ok - "* | "not ok - "*)
-            if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
-            pending=0
-            details=""
-            if [ "${line#ok - }" != "$line" ]; then
-                ok "${line#ok - }"
-            else
-                name=${line#not ok - }
-                pending=1
-            fi
-            ;;
-        "#   "*) details+="${details:+$'\n'}${line#\#   }" ;;
-        "#"*) details+="${details:+$'\n'}${line#\#}" ;;
-        esac
-    done <"$1"
-    if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
-}
-
 # The cases run two at a time, each in a subshell with its own output files;
 # their reports are replayed in order.
 jobs_running=0

@@ -153,29 +153,6 @@ snapshot_id,schema_version
 6,2" "$(cat "$OUT")"
 }
 
-# replay LOG — report the ok / not ok lines of a case run in the background.
-replay() {
-    local line name="" details="" pending=0
-    while IFS= read -r line; do
-        case $line in
-        "ok - "* | "not ok - "*)
-            if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
-            pending=0
-            details=""
-            if [ "${line#ok - }" != "$line" ]; then
-                ok "${line#ok - }"
-            else
-                name=${line#not ok - }
-                pending=1
-            fi
-            ;;
-        "#   "*) details+="${details:+$'\n'}${line#\#   }" ;;
-        "#"*) details+="${details:+$'\n'}${line#\#}" ;;
-        esac
-    done <"$1"
-    if [ "$pending" = 1 ]; then fail "$name" "$details"; fi
-}
-
 # Two names at a time, each in a subshell with its own output files.
 running=0
 for k in $(seq "${#names[@]}"); do
