@@ -124,6 +124,25 @@ static void virtual_columns(tarn_buf *b, const char *a, int virt, int64_t sn)
         buf_printf(b, ", %lld::BIGINT AS snapshot_id", (long long)sn);
 }
 
+/* One side of a snapshot's changes: the rows of `from` (ins or del) as
+ * alias `a`; in the change feed, with the snapshot, rowid and change type
+ * — `both` when the row's rowid is also on the `other` side (an update),
+ * else `alone`. */
+static void feed_side(tarn_buf *b, const lk_table *t, int kind, int virt, int64_t sn, const char *a,
+                      const char *from, const char *other, const char *both, const char *alone)
+{
+    buf_puts(b, "SELECT ");
+    if (kind == LK_FEED_CHANGES)
+        buf_printf(b,
+                   "%lld::BIGINT AS snapshot_id, %s.rowid, CASE WHEN %s.rowid IN (SELECT rowid "
+                   "FROM %s) THEN '%s' ELSE '%s' END AS change_type, ",
+                   (long long)sn, a, a, other, both, alone);
+    columns(b, t, a);
+    if (kind != LK_FEED_CHANGES)
+        virtual_columns(b, a, virt, sn);
+    buf_printf(b, " FROM %s %s", from, a);
+}
+
 static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk_table *t,
                         int64_t sn, int kind, int virt)
 {
@@ -140,33 +159,13 @@ static int one_snapshot(tarn_buf *b, duckdb_connection con, lk_lake *l, const lk
     buf_printf(b, "SELECT * FROM (WITH a AS (%s), p AS (%s), ins AS (SELECT x.* FROM a x ANTI JOIN "
                   "p y %s), del AS (SELECT x.* FROM p x ANTI JOIN a y %s) ",
                now, before, key, key);
-    if (kind != LK_FEED_DELETIONS) {
-        /* the insertions/deletions functions give only the table's columns */
-        buf_puts(b, "SELECT ");
-        if (kind == LK_FEED_CHANGES)
-            buf_printf(b, "%lld::BIGINT AS snapshot_id, i.rowid, CASE WHEN i.rowid IN (SELECT "
-                          "rowid FROM del) THEN 'update_postimage' ELSE 'insert' END AS "
-                          "change_type, ",
-                       (long long)sn);
-        columns(b, t, "i");
-        if (kind != LK_FEED_CHANGES)
-            virtual_columns(b, "i", virt, sn);
-        buf_puts(b, " FROM ins i");
-    }
+    /* the insertions/deletions functions give only the table's columns */
+    if (kind != LK_FEED_DELETIONS)
+        feed_side(b, t, kind, virt, sn, "i", "ins", "del", "update_postimage", "insert");
     if (kind == LK_FEED_CHANGES)
         buf_puts(b, " UNION ALL ");
-    if (kind != LK_FEED_INSERTIONS) {
-        buf_puts(b, "SELECT ");
-        if (kind == LK_FEED_CHANGES)
-            buf_printf(b, "%lld::BIGINT AS snapshot_id, d.rowid, CASE WHEN d.rowid IN (SELECT "
-                          "rowid FROM ins) THEN 'update_preimage' ELSE 'delete' END AS "
-                          "change_type, ",
-                       (long long)sn);
-        columns(b, t, "d");
-        if (kind != LK_FEED_CHANGES)
-            virtual_columns(b, "d", virt, sn);
-        buf_puts(b, " FROM del d");
-    }
+    if (kind != LK_FEED_INSERTIONS)
+        feed_side(b, t, kind, virt, sn, "d", "del", "ins", "update_preimage", "delete");
     buf_puts(b, ")");
     free(now);
     free(before);
