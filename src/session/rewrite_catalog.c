@@ -260,6 +260,17 @@ static void table_ddl(tarn_buf *b, tarn_session *s)
                 "c.table_name = v.view_name AND c.column_name <> '" LK_UNBOUND_COLUMN "')");
 }
 
+/* The joined side after "duckdb_views() v JOIN" (or ANTI JOIN): the lake
+ * tables' facts, matched to the DuckDB view that is each lake table, and
+ * the closing parenthesis of the subquery. */
+static int views_of_lake_tables(tarn_buf *b, tarn_session *s)
+{
+    int rc = table_facts(b, s);
+    buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
+                "AND v.view_name = __tarn_l.tbl)");
+    return rc;
+}
+
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
  * the tables they are, with their row counts as estimated_size. */
 static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
@@ -277,9 +288,7 @@ static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, con
                 "index_count, 0::BIGINT AS check_constraint_count, ");
     table_ddl(b, s);
     buf_puts(b, " AS sql FROM duckdb_views() v JOIN ");
-    int rc = table_facts(b, s);
-    buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
-                "AND v.view_name = __tarn_l.tbl)");
+    int rc = views_of_lake_tables(b, s);
     rewrite_alias(next, b, tk, i + 3, "duckdb_tables");
     return rc;
 }
@@ -293,9 +302,7 @@ static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, cons
     if (!bare_call(tk, i, "duckdb_views"))
         return 0;
     buf_puts(b, "(SELECT v.* FROM duckdb_views() v ANTI JOIN ");
-    int rc = table_facts(b, s);
-    buf_puts(b, " ON v.database_name = __tarn_l.cat AND v.schema_name = __tarn_l.sch "
-                "AND v.view_name = __tarn_l.tbl)");
+    int rc = views_of_lake_tables(b, s);
     rewrite_alias(next, b, tk, i + 3, "duckdb_views");
     return rc;
 }
