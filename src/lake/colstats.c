@@ -285,41 +285,66 @@ static int extra_update(tarn_buf *b, const lk_stats_set *s)
     return any;
 }
 
+/* 1 when `part` of leaf l leaves the stored value as it is: no nulls, no
+ * NaN information, or no values for the bounds. */
+static int stats_part_same(const lk_leaf_stats *l, int part)
+{
+    if (part == 0)
+        return l->null_count == 0;
+    if (part == 1)
+        return l->contains_nan < 0;
+    return l->value_count == 0;
+}
+
 /* One UPDATE merges the new stats of all the table's leaves into its
  * stored ones, each column a CASE on column_id: DuckDB costs ~0.3 ms per
  * statement, and a statement per column made a wide table's append slow.
- * The bounds compare as the column's type (TRY_CAST), which only DuckDB
+ * A column no leaf changes is left out (the usual append has no nulls and
+ * no NaN information: half the CASEs DuckDB would bind and evaluate for
+ * nothing), and so is a leaf that keeps a column's value (ELSE). The
+ * bounds compare as the column's type (TRY_CAST), which only DuckDB
  * knows: a mixed write. */
 static void stats_update(lk_txn *txn, int64_t table_id, const lk_stats_set *s)
 {
-    static const char *const COLS[] = {"contains_null", "contains_nan", "min_value", "max_value",
-                                       "extra_stats"};
+    static const char *const ALL_COLS[] = {"contains_null", "contains_nan", "min_value",
+                                           "max_value", "extra_stats"};
+    const char *cols[5];
     tarn_buf e[5] = {{0}};
+    size_t n = 0;
     for (int part = 0; part < 4; part++) {
-        buf_puts(&e[part], "CASE column_id");
+        size_t arms = 0;
         for (size_t i = 0; i < s->n; i++) {
-            buf_printf(&e[part], " WHEN %lld THEN ", (long long)s->leaves[i].col_id);
-            stats_set_value(&e[part], &s->leaves[i], part);
+            if (stats_part_same(&s->leaves[i], part))
+                continue;
+            buf_printf(&e[n], "%s WHEN %lld THEN ", arms++ ? "" : "CASE column_id",
+                       (long long)s->leaves[i].col_id);
+            stats_set_value(&e[n], &s->leaves[i], part);
         }
-        buf_puts(&e[part], " END");
+        if (!arms)
+            continue;
+        buf_printf(&e[n], " ELSE %s END", ALL_COLS[part]);
+        cols[n++] = ALL_COLS[part];
     }
-    size_t n = extra_update(&e[4], s) ? 5 : 4;
-    tarn_buf w = {0};
-    buf_printf(&w, "table_id = %lld AND column_id IN (", (long long)table_id);
-    for (size_t i = 0; i < s->n; i++)
-        buf_printf(&w, "%s%lld", i ? ", " : "", (long long)s->leaves[i].col_id);
-    buf_putc(&w, ')');
-    const char *exprs[5];
-    for (size_t i = 0; i < n; i++)
-        exprs[i] = buf_cstr(&e[i]);
-    lk_txn_update_mixed(txn, "ducklake_table_column_stats", COLS, exprs, n, buf_cstr(&w));
+    if (extra_update(&e[n], s))
+        cols[n++] = ALL_COLS[4];
+    if (n > 0) {
+        tarn_buf w = {0};
+        buf_printf(&w, "table_id = %lld AND column_id IN (", (long long)table_id);
+        for (size_t i = 0; i < s->n; i++)
+            buf_printf(&w, "%s%lld", i ? ", " : "", (long long)s->leaves[i].col_id);
+        buf_putc(&w, ')');
+        const char *exprs[5];
+        for (size_t i = 0; i < n; i++)
+            exprs[i] = buf_cstr(&e[i]);
+        lk_txn_update_mixed(txn, "ducklake_table_column_stats", cols, exprs, n, buf_cstr(&w));
+        buf_free(&w);
+    }
     for (size_t i = 0; i < 5; i++)
         buf_free(&e[i]);
-    buf_free(&w);
 }
 
-void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta,
-                               int64_t table_id, const lk_stats_set *s)
+void lk_stats_merge_into_table(lk_txn *txn, lk_table_delta *d, const char *meta, int64_t table_id,
+                               const lk_stats_set *s)
 {
     if (!d->had_stats_row && !d->stats_inserted) {
         d->stats_inserted = 1;
