@@ -55,11 +55,9 @@ void duck_table_free(duck_table *t);
  * a query with no row is TARN_ENOTFOUND. */
 int duck_query_int64(int64_t *out, int *is_null, duckdb_connection con, const char *sql);
 
-/* tarn's own DuckDB functions (duck_fn.c). *out: whether the database of
- * `con` has a function named `name` already. */
-int duck_function_exists(int *out, duckdb_connection con, const char *name);
-/* Registers the table function `name` of `nargs` VARCHAR arguments with
- * its bind, init and scan callbacks, unless the database has it already. */
+/* tarn's own DuckDB functions (duck_fn.c): registers the table function
+ * `name` of `nargs` VARCHAR arguments with its bind, init and scan
+ * callbacks (again, if the database has it already: that replaces it). */
 int duck_table_function_register(duckdb_connection con, const char *name, size_t nargs,
                                  duckdb_table_function_bind_t bind,
                                  duckdb_table_function_init_t init, duckdb_table_function_t fn);

@@ -373,10 +373,8 @@ static duckdb_scalar_function make_function(size_t nargs)
 
 int lk_delmask_register(duckdb_connection con)
 {
-    int have = 0;
-    int rc = duck_function_exists(&have, con, "__tarn_deleted");
-    if (rc || have)
-        return rc;
+    /* registered on every attach: see duck_fn.c */
+    int rc = 0;
     duckdb_scalar_function_set set = duckdb_create_scalar_function_set("__tarn_deleted");
     for (size_t nargs = 2; nargs <= 3; nargs++) {
         duckdb_scalar_function f = make_function(nargs);

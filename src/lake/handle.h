@@ -75,6 +75,9 @@ typedef struct lk_lake {
     size_t nmade;
     int64_t *broken_ids; /* tables whose view is the failing one of views.c (a data */
     size_t nbroken;      /* file could not be read): a pruned read must not skip it */
+    int alias_macros;    /* views.c made DuckDB macros in the alias database (else a
+                          * refresh need not look for any to drop: duckdb_functions()
+                          * scans every function, 30-100 ms) */
     lk_view_rewriter view_rewrite; /* (NULL: views hold their queries as stored) */
     void *view_ctx;
     struct lk_lake *next;

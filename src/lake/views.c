@@ -63,7 +63,8 @@ static int drop_alias_objects(lk_lake *lake, duckdb_connection con)
         }
         duck_table_free(&t);
     }
-    if (!rc) { /* the lake's macros in main (other schemas went with CASCADE) */
+    if (!rc && lake->alias_macros) { /* the lake's macros in main (other schemas went with
+                                       * CASCADE); only create_macros makes them */
         buf_clear(&b);
         buf_puts(&b, "SELECT DISTINCT function_name, function_type = 'table_macro' FROM "
                      "duckdb_functions() WHERE database_name = ");
@@ -93,6 +94,7 @@ static int create_macros(lk_lake *lake, duckdb_connection con, const lk_catalog 
 {
     if (!cat->nmacros)
         return 0;
+    lake->alias_macros = 1;
     char *saved = NULL;
     int rc = duck_query_string(&saved, con, "SELECT current_setting('search_path')");
     for (size_t i = 0; i < cat->nmacros && !rc; i++) {
