@@ -29,6 +29,14 @@ case $TARN in /*) ;; *) TARN=$PWD/$TARN ;; esac
 TARN_LIBDUCKDB=${TARN_LIBDUCKDB:-$REPO/deps/lib/libduckdb.so}
 export TARN TARN_LIBDUCKDB
 
+# E2E_SAN is 1 when TARN is the sanitized build (build-san/), which runs several times slower: heavy
+# scripts take a smaller size there, through by_build.
+case $TARN in */build-san/*) E2E_SAN=1 ;; *) E2E_SAN=0 ;; esac
+# by_build NORMAL SANITIZED — prints the size for this build (e.g. N=${N:-$(by_build 300 100)}).
+by_build() {
+    if [ "$E2E_SAN" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
 _E2E_PASSED=0
 _E2E_FAILED=0
 _E2E_FINISHED=0

@@ -17,9 +17,10 @@ pg_start || {
 }
 
 d=$(mktempdir)
-# the issue's figures; PG_CONC_WRITERS / PG_CONC_COMMITS make a shorter run (under sanitizers)
-WRITERS=${PG_CONC_WRITERS:-16}
-COMMITS=${PG_CONC_COMMITS:-100}
+# the issue's figures (16 × 100); the sanitized build, several times slower, runs 4 × 25.
+# PG_CONC_WRITERS / PG_CONC_COMMITS set other sizes.
+WRITERS=${PG_CONC_WRITERS:-$(by_build 16 4)}
+COMMITS=${PG_CONC_COMMITS:-$(by_build 100 25)}
 
 # attach DB — the ATTACH statement of database DB's lake (data under DB/)
 attach() { echo "ATTACH 'ducklake:postgres:$(pg_conninfo "$1")' AS lake (DATA_PATH '$1/');"; }
