@@ -425,17 +425,20 @@ static void commit_batch(batch *all, lk_lake *lake, const lk_rebase *rb)
                NULL);
     stats_sql(txn, meta, rb);
     lk_renumber_files_sql(txn, meta, rb);
-    lk_renumber_sql(txn, meta);
+    lk_renumber_sql(txn, meta, moved ? rb->cat_shift : 0);
     batch_statements(all, txn, &lake->db, rb);
     strlist moves = {0};
     lk_rebase_sql(&moves, rb, txn, meta, lk_catdb_own_rows(&lake->db));
+    lk_renumber_names_sql(&moves, txn, meta, moved ? rb->cat_shift : 0, moved ? rb->sv_shift : 0);
     for (size_t i = 0; i < moves.n; i++)
         batch_push(all, xstrdup(moves.items[i]), NULL);
     strlist_free(&moves);
     tarn_buf b = {0};
     buf_printf(&b, "INSERT INTO %s.ducklake_snapshot_changes VALUES (%lld, ", meta,
                (long long)snap);
-    quote_literal(&b, txn->changes.len ? buf_cstr(&txn->changes) : NULL);
+    char *shifted = lk_rebase_changes(rb, txn);
+    quote_literal(&b, shifted ? shifted : txn->changes.len ? buf_cstr(&txn->changes) : NULL);
+    free(shifted);
     buf_puts(&b, ", ");
     quote_literal(&b, txn->author);
     buf_puts(&b, ", ");
@@ -529,6 +532,8 @@ static int commit_attempt(lk_lake *lake, duckdb_connection con, int64_t *failed,
     }
     if (!rc && rb.active) { /* the session's counters become the committed ones */
         txn->snapshot_id = rb.to_snapshot;
+        txn->cat_shift = rb.cat_shift;
+        txn->sv_shift = rb.sv_shift;
         txn->other_changes = rb.theirs;
         rb.theirs = NULL;
         for (size_t i = 0; i < txn->ndeltas; i++)

@@ -516,16 +516,20 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
 }
 
 /* After a commit that renumbered ids the working catalog's ids are stale:
- * read the committed catalog back (a rare path: several objects created in
- * one transaction). */
+ * read the committed catalog back (several objects created in one
+ * transaction, or any created on a catalog several processes write). */
 static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
     /* a rebased commit: its own snapshot, not a newer one (the next
      * transaction must see that others committed, to read their counters) */
     int rc = lk_catalog_load(&fresh, &lake->db, con, txn->rebased ? txn->snapshot_id : -1);
-    if (rc)
+    if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
+        rc = lk_catdb_refresh(&lake->db, con);
+    if (rc) {
+        lk_catalog_free(&fresh);
         return rc;
+    }
     lk_catalog_free(&txn->cat); /* before the tables it borrows go */
     lk_catalog_free(&lake->cat);
     lake->cat = fresh;
@@ -675,8 +679,17 @@ int lk_lake_commit(lk_lake *lake, duckdb_connection con)
         end_uncommitted(lake, con, txn);
         return rc;
     }
-    if (txn->renum.n || txn->rebased) { /* moved ids, others' snapshots: read again */
+    if (txn->rebased) { /* others' snapshots: read again */
         lk_lake_caches_forget(lake);
+        lk_scan_cache_note_renumbered(lake, txn);
+    } else if (txn->renum.n) {
+        /* moved ids: what the cache knows of the transaction's tables
+         * goes, its new inlined-data tables are known under their final
+         * names, the other tables' entries stand */
+        lk_lake_facts_forget(lake);
+        lk_scan_cache_commit(lake, txn);
+        lk_scan_cache_note_renumbered(lake, txn);
+        lake->nrow_ids = 0;
     } else {
         lk_lake_meta_tables_apply(lake, &txn->meta_ops);
         lk_scan_cache_commit(lake, txn);

@@ -17,10 +17,14 @@
  *     INSERT, as the primary key would refuse the provisional ones);
  *   - row ids of a table both inserted into (row_id_start of its new
  *     files, row_id of its new inlined rows) move past the others' rows.
+ *   - new catalog objects (provisional ids, renumber.c) are numbered
+ *     past the ones the newer snapshots made (cat_shift), their change
+ *     tokens with them (lk_rebase_changes).
  * The table stats the commit writes add this transaction's counts to the
- * newest ones (commit.c). A transaction that made new catalog objects
- * while another did too, or maintenance that numbers its own files, is
- * not moved: its commit fails as a conflict, to be run again.
+ * newest ones (commit.c). Maintenance that numbers its own files while
+ * another transaction added files, or an inlined-data table made for an
+ * existing table under a schema version another used, is not moved: its
+ * commit fails as a conflict, to be run again.
  */
 #include "lake/rebase.h"
 
@@ -86,7 +90,7 @@ static int64_t schema_id(void *ctx, const char *name)
 {
     names_ctx *c = ctx;
     lk_schema *s = lk_catalog_schema(&c->txn->cat, name);
-    return s && s->id < c->txn->base_catalog_id ? s->id : -1;
+    return s && s->id < c->txn->final_catalog_id ? s->id : -1;
 }
 
 /* The newer snapshots' changes_made, comma-joined. */
@@ -122,23 +126,24 @@ static int conflict_error(char *msg)
     return rc;
 }
 
-static int has_meta_op(const lk_txn *txn, const char *prefix)
+/* Whether this transaction made an inlined-data table for a table that
+ * was there before it (a new table's are renamed with it: renumber.c). */
+static int made_old_inlined(const lk_txn *txn)
 {
-    for (size_t i = 0; i < txn->meta_ops.n; i++)
-        if (txn->meta_ops.items[i][0] == '+' &&
-            strncmp(txn->meta_ops.items[i] + 1, prefix, strlen(prefix)) == 0)
+    for (size_t i = 0; i < txn->meta_ops.n; i++) {
+        const char *op = txn->meta_ops.items[i];
+        if (op[0] != '+' || strncmp(op + 1, "ducklake_inlined_data_", 22) != 0)
+            continue;
+        if (strtoll(op + 23, NULL, 10) < txn->final_catalog_id)
             return 1;
+    }
     return 0;
 }
 
 /* Why this transaction cannot be moved onto `newest`, or NULL. */
 static const char *not_movable(const lk_txn *txn, const lk_snap_counters *newest, int64_t our_sv)
 {
-    int64_t our_cat = txn->cat.next_catalog_id - txn->base_catalog_id;
-    if (our_cat > 0 && newest->next_catalog_id != txn->base_catalog_id)
-        return "it created catalog entries while another transaction did too";
-    if (our_sv > 0 && newest->schema_version != txn->cat.schema_version &&
-        has_meta_op(txn, "ducklake_inlined_data_"))
+    if (our_sv > 0 && newest->schema_version != txn->cat.schema_version && made_old_inlined(txn))
         return "it made an inlined-data table under a schema version another transaction used";
     int64_t ours = txn->cat.next_file_id + txn->file_id_bumps - txn->base_file_id;
     int maint = txn->nmaintained || txn->nmfiles || txn->nreplaced_files || txn->replaced_inlined.n;
@@ -146,6 +151,60 @@ static const char *not_movable(const lk_txn *txn, const lk_snap_counters *newest
         return "it numbered files of its own (maintenance, registered files) while another "
                "transaction added files";
     return NULL;
+}
+
+/* The id of an id change token ("inserted_into_table:4"), or -1. */
+static int64_t token_id(const char *tok, size_t len)
+{
+    const char *colon = memchr(tok, ':', len);
+    if (!colon || colon + 1 >= tok + len || colon[1] == '"')
+        return -1;
+    return strtoll(colon + 1, NULL, 10);
+}
+
+/* This transaction's change tokens without those of its own new catalog
+ * objects: their ids are numbered past the others' at commit, so they
+ * never meet another transaction's (whose new objects may hold the same
+ * ids now). Pointers into txn->change_tokens. */
+static size_t tokens_to_check(const char **out, const lk_txn *txn)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < txn->nchange_tokens; i++) {
+        const char *tok = txn->change_tokens[i];
+        if (token_id(tok, strlen(tok)) < txn->final_catalog_id)
+            out[n++] = tok;
+    }
+    return n;
+}
+
+char *lk_rebase_changes(const lk_rebase *rb, const lk_txn *txn)
+{
+    if (!rb || !rb->active || !rb->cat_shift || !txn->changes.len)
+        return NULL;
+    const char *list = txn->changes.ptr;
+    tarn_buf b = {0};
+    const char *start = list;
+    int in_quotes = 0;
+    for (const char *p = list;; p++) {
+        if (*p && (in_quotes || *p != ',')) {
+            if (*p == '"')
+                in_quotes = !in_quotes;
+            continue;
+        }
+        size_t len = (size_t)(p - start);
+        int64_t id = token_id(start, len);
+        if (b.len)
+            buf_putc(&b, ',');
+        if (id >= txn->final_catalog_id)
+            buf_printf(&b, "%.*s%lld", (int)((const char *)memchr(start, ':', len) + 1 - start),
+                       start, (long long)(id + rb->cat_shift));
+        else
+            buf_printf(&b, "%.*s", (int)len, start);
+        if (!*p)
+            break;
+        start = p + 1;
+    }
+    return buf_detach(&b);
 }
 
 /* Row counters: a table this transaction inserted into moves past the
@@ -247,8 +306,10 @@ int lk_rebase_prepare(lk_rebase *rb, lk_lake *lake, duckdb_connection con,
     names_ctx nc = {lake, txn};
     lk_conflict_info info = {.schema_name = schema_name, .schema_id = schema_id, .ctx = &nc};
     char *msg = NULL;
-    int conflict = lk_conflict_find(&msg, (const char *const *)txn->change_tokens,
-                                    txn->nchange_tokens, rb->theirs, &info);
+    const char **ours = xmalloc((txn->nchange_tokens + 1) * sizeof(char *));
+    size_t nours = tokens_to_check(ours, txn);
+    int conflict = lk_conflict_find(&msg, ours, nours, rb->theirs, &info);
+    free(ours);
     if (conflict)
         return conflict_error(msg);
     int64_t our_sv = lk_txn_schema_version(txn) - txn->cat.schema_version;
@@ -263,8 +324,9 @@ int lk_rebase_prepare(lk_rebase *rb, lk_lake *lake, duckdb_connection con,
     rb->to_snapshot = newest->snapshot_id + 1;
     rb->sv_shift = our_sv > 0 ? newest->schema_version - txn->cat.schema_version : 0;
     rb->schema_version = newest->schema_version + our_sv;
-    rb->next_catalog_id =
-        newest->next_catalog_id + (txn->cat.next_catalog_id - txn->base_catalog_id);
+    int64_t our_cat = txn->cat.next_catalog_id - txn->final_catalog_id;
+    rb->cat_shift = our_cat > 0 ? newest->next_catalog_id - txn->final_catalog_id : 0;
+    rb->next_catalog_id = newest->next_catalog_id + our_cat;
     int64_t our_files = txn->cat.next_file_id + txn->file_id_bumps - txn->base_file_id;
     rb->file_shift = newest->next_file_id - txn->base_file_id;
     rb->next_file_id = newest->next_file_id + our_files;

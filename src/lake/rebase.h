@@ -19,6 +19,7 @@ typedef struct lk_rebase_s {
     int64_t from_snapshot, to_snapshot;
     int64_t schema_version, next_catalog_id, next_file_id; /* of the new snapshot */
     int64_t sv_shift, file_shift;
+    int64_t cat_shift; /* how far this transaction's new catalog ids move */
     int64_t *row_tables, *row_shifts, *row_bases; /* per table with new rows */
     size_t nrows;
     strlist inlined_tables; /* inlined-data and -delete tables of the changed tables */
@@ -49,6 +50,9 @@ char *lk_rebase_rows(const lk_rebase *rb, const lk_txn *txn, const char *table, 
  * SQL, one per element), to run after the batch. */
 void lk_rebase_sql(strlist *out, const lk_rebase *rb, const lk_txn *txn, const char *meta,
                    const char *own);
+/* changes_made with the ids of this transaction's new catalog objects
+ * moved by cat_shift (malloc'd), or NULL when nothing moves. */
+char *lk_rebase_changes(const lk_rebase *rb, const lk_txn *txn);
 /* The next_row_id the commit writes for delta `d`. */
 int64_t lk_rebase_next_row_id(const lk_rebase *rb, const lk_table_delta *d);
 void lk_rebase_free(lk_rebase *rb);

@@ -14,7 +14,14 @@
  * one. A table created and dropped in one transaction DuckLake never
  * numbers: its ids (txn.h: forgotten) are left out, and next_catalog_id
  * goes back by as many. The renumbering is skipped when the two sets
- * differ otherwise.
+ * differ otherwise (the statement-time ids stand).
+ *
+ * On a catalog several processes write (PostgreSQL) the statement-time
+ * ids are a provisional range of the transaction's own (txn.h), so the
+ * commit always renumbers, onto next_catalog_id as the transaction found
+ * it, or, when other writers made catalog objects meanwhile, past theirs
+ * (the shift rebase.c computes under the commit lock): two writers may
+ * create different tables at once, as DuckLake allows.
  */
 #include "lake/renumber.h"
 
@@ -23,6 +30,7 @@
 #include "lake/txn.h"
 #include "util/buf.h"
 #include "util/quote.h"
+#include "util/strlist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +55,9 @@ static const char *const ID_COLUMNS[][2] = {
     {"ducklake_file_variant_stats", "table_id"},
     {"ducklake_inlined_data_tables", "table_id"},
     {"ducklake_macro", "schema_id"},
+    {"ducklake_macro", "macro_id"},
+    {"ducklake_macro_impl", "macro_id"},
+    {"ducklake_macro_parameters", "macro_id"},
     {"ducklake_partition_column", "partition_id"},
     {"ducklake_partition_column", "table_id"},
     {"ducklake_partition_info", "partition_id"},
@@ -77,35 +88,10 @@ int64_t lk_renumber_id(const lk_txn *txn, int64_t id)
     return id;
 }
 
-int lk_renumber_plan(lk_txn *txn)
+/* Rewrites the id change tokens ("altered_table:3" → "altered_table:4");
+ * name tokens stay. */
+static void rewrite_tokens(lk_txn *txn)
 {
-    int64_t *seq = NULL;
-    size_t n = lk_idorder_sequence(txn->ids, &seq);
-    int64_t base = txn->base_catalog_id, next = txn->cat.next_catalog_id;
-    int64_t count = next - base - (int64_t)txn->nforgotten;
-    int usable = (count > 0 || (count == 0 && txn->nforgotten)) && (int64_t)n == count;
-    for (size_t i = 0; usable && i < txn->nforgotten; i++)
-        usable = txn->forgotten[i] >= base && txn->forgotten[i] < next;
-    for (size_t i = 0; usable && i < n; i++) {
-        usable = seq[i] >= base && seq[i] < next;
-        for (size_t k = 0; usable && k < i; k++)
-            usable = seq[k] != seq[i];
-        for (size_t k = 0; usable && k < txn->nforgotten; k++)
-            usable = txn->forgotten[k] != seq[i];
-    }
-    int moved = 0;
-    for (size_t i = 0; usable && i < n; i++)
-        moved |= seq[i] != base + (int64_t)i;
-    if (usable && txn->nforgotten) /* the ids DuckLake never took */
-        txn->cat.next_catalog_id = base + count;
-    if (!usable || !moved) {
-        free(seq);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++)
-        map_add(&txn->renum, seq[i], base + (int64_t)i);
-    free(seq);
-    /* "altered_table:3" → "altered_table:4"; name tokens stay */
     for (size_t i = 0; i < txn->nchange_tokens; i++) {
         char *tok = txn->change_tokens[i], *colon = strchr(tok, ':'), *end = NULL;
         if (!colon || colon[1] == '"')
@@ -118,6 +104,41 @@ int lk_renumber_plan(lk_txn *txn)
         free(tok);
         txn->change_tokens[i] = re;
     }
+}
+
+int lk_renumber_plan(lk_txn *txn)
+{
+    int64_t *seq = NULL;
+    size_t n = lk_idorder_sequence(txn->ids, &seq);
+    int64_t base = txn->base_catalog_id, next = txn->cat.next_catalog_id;
+    int64_t final = txn->final_catalog_id; /* base, or a provisional range's end (txn.h) */
+    int64_t count = next - base - (int64_t)txn->nforgotten;
+    int usable = (count > 0 || (count == 0 && txn->nforgotten)) && (int64_t)n == count;
+    for (size_t i = 0; usable && i < txn->nforgotten; i++)
+        usable = txn->forgotten[i] >= base && txn->forgotten[i] < next;
+    for (size_t i = 0; usable && i < n; i++) {
+        usable = seq[i] >= base && seq[i] < next;
+        for (size_t k = 0; usable && k < i; k++)
+            usable = seq[k] != seq[i];
+        for (size_t k = 0; usable && k < txn->nforgotten; k++)
+            usable = txn->forgotten[k] != seq[i];
+    }
+    int moved = final != base;
+    for (size_t i = 0; usable && i < n; i++)
+        moved |= seq[i] != final + (int64_t)i;
+    /* next_catalog_id as committed: without the ids DuckLake never took */
+    txn->cat.next_catalog_id = final + (usable && txn->nforgotten ? count : next - base);
+    txn->base_catalog_id = final;
+    if (moved && usable)
+        for (size_t i = 0; i < n; i++)
+            map_add(&txn->renum, seq[i], final + (int64_t)i);
+    else if (moved) /* provisional ids out of DuckLake's order: kept in theirs */
+        for (int64_t id = base; id < next; id++)
+            map_add(&txn->renum, id, final + (id - base));
+    free(seq);
+    if (!txn->renum.n)
+        return 0;
+    rewrite_tokens(txn);
     return 1;
 }
 
@@ -139,41 +160,52 @@ static void update_ids(lk_txn *txn, const char *meta, const char *table, const c
     buf_free(&b);
 }
 
+char *lk_renumber_inlined_name(const lk_txn *txn, const lk_table *t, size_t k, int64_t shift,
+                               int64_t sv_shift)
+{
+    int64_t to = lk_renumber_id(txn, t->id);
+    if (to != t->id)
+        to += shift;
+    if (k == t->ninlined)
+        return xasprintf("ducklake_inlined_delete_%lld", (long long)to);
+    int64_t sv = t->inlined[k].schema_version;
+    if (to != t->id && sv > txn->cat.schema_version)
+        sv += sv_shift;
+    return xasprintf("ducklake_inlined_data_%lld_%lld", (long long)to, (long long)sv);
+}
+
 /* Inlined-data tables are named ducklake_inlined_data_<table>_<version>
  * (and ducklake_inlined_delete_<table>): rename through temporary names,
  * as two renumbered tables may trade names. */
-static void rename_inlined(lk_txn *txn, const char *meta)
+static void rename_inlined(strlist *out, const lk_txn *txn, const char *meta, int64_t shift,
+                           int64_t sv_shift)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < txn->cat.ntables; i++) {
             const lk_table *t = &txn->cat.tables[i];
-            int64_t to = lk_renumber_id(txn, t->id);
-            if (to == t->id)
+            if (lk_renumber_id(txn, t->id) == t->id)
                 continue;
             for (size_t k = 0; k <= t->ninlined; k++) {
-                int64_t sv = k < t->ninlined ? t->inlined[k].schema_version : -1;
-                char *from = sv >= 0 ? xasprintf("ducklake_inlined_data_%lld_%lld",
-                                                 (long long)t->id, (long long)sv)
-                                     : xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
+                char *from = k < t->ninlined
+                                 ? xstrdup(t->inlined[k].name)
+                                 : xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
                 char *tmp = xasprintf("__tarn_renumber_%s", from);
-                char *dest = sv >= 0 ? xasprintf("ducklake_inlined_data_%lld_%lld", (long long)to,
-                                                 (long long)sv)
-                                     : xasprintf("ducklake_inlined_delete_%lld", (long long)to);
+                char *dest = lk_renumber_inlined_name(txn, t, k, shift, sv_shift);
                 tarn_buf b = {0};
                 buf_printf(&b, "ALTER TABLE IF EXISTS %s.", meta);
                 quote_ident(&b, pass == 0 ? from : tmp);
                 buf_puts(&b, " RENAME TO ");
                 quote_ident(&b, pass == 0 ? tmp : dest);
-                lk_txn_sql(txn, "%s", buf_cstr(&b));
-                if (pass == 1 && sv >= 0) {
+                strlist_push(out, buf_cstr(&b));
+                if (pass == 1 && k < t->ninlined) {
                     buf_clear(&b);
                     buf_printf(&b,
                                "UPDATE %s.ducklake_inlined_data_tables SET table_name = ", meta);
                     quote_literal(&b, dest);
-                    /* by provisional id: the id columns move after this */
-                    buf_printf(&b, " WHERE table_id = %lld AND schema_version = %lld",
-                               (long long)t->id, (long long)sv);
-                    lk_txn_sql(txn, "%s", buf_cstr(&b));
+                    buf_printf(&b,
+                               ", schema_version = %s WHERE table_name = ", strrchr(dest, '_') + 1);
+                    quote_literal(&b, from);
+                    strlist_push(out, buf_cstr(&b));
                 }
                 buf_free(&b);
                 free(from);
@@ -184,18 +216,30 @@ static void rename_inlined(lk_txn *txn, const char *meta)
     }
 }
 
-void lk_renumber_sql(lk_txn *txn, const char *meta)
+void lk_renumber_sql(lk_txn *txn, const char *meta, int64_t shift)
 {
     if (!txn->renum.n)
         return;
-    rename_inlined(txn, meta);
+    lk_idmap m = {0};
+    for (size_t i = 0; i < txn->renum.n; i++)
+        map_add(&m, txn->renum.from[i], txn->renum.to[i] + shift);
     for (size_t i = 0; i < sizeof(ID_COLUMNS) / sizeof(ID_COLUMNS[0]); i++)
-        update_ids(txn, meta, ID_COLUMNS[i][0], ID_COLUMNS[i][1], NULL, &txn->renum);
+        update_ids(txn, meta, ID_COLUMNS[i][0], ID_COLUMNS[i][1], NULL, &m);
     /* options scoped to a schema or a table (ducklake_set_option) */
-    update_ids(txn, meta, "ducklake_metadata", "scope_id", "scope IN ('schema', 'table')",
-               &txn->renum);
-    for (size_t i = 0; i < txn->ndeltas; i++)
-        txn->deltas[i].table_id = lk_renumber_id(txn, txn->deltas[i].table_id);
+    update_ids(txn, meta, "ducklake_metadata", "scope_id", "scope IN ('schema', 'table')", &m);
+    for (size_t i = 0; i < txn->ndeltas; i++) {
+        int64_t id = txn->deltas[i].table_id, to = lk_renumber_id(txn, id);
+        txn->deltas[i].table_id = to == id ? id : to + shift;
+    }
+    free(m.from);
+    free(m.to);
+}
+
+void lk_renumber_names_sql(strlist *out, const lk_txn *txn, const char *meta, int64_t shift,
+                           int64_t sv_shift)
+{
+    if (txn->renum.n)
+        rename_inlined(out, txn, meta, shift, sv_shift);
 }
 
 /* ---- data and delete files ---- */

@@ -62,6 +62,11 @@ int lk_scan_virtual_flags(const lk_table *t, int flags);
 struct lk_txn;
 void lk_scan_cache_commit(lk_lake *lake, const struct lk_txn *txn);
 void lk_scan_cache_forget(lk_lake *lake);
+/* After a commit that renumbered its new tables (and the forget that
+ * follows it): their inlined-data tables, under their final names, are
+ * known as lk_scan_cache_commit knows new ones (empty unless rows went in,
+ * no row ended), so their views read no empty catalog table. */
+void lk_scan_cache_note_renumbered(lk_lake *lake, const struct lk_txn *txn);
 void lk_scan_cache_drop(lk_lake *lake, int64_t table_id);
 
 /* Reads into the cache what the views of all of `cat`'s committed tables

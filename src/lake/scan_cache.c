@@ -36,6 +36,7 @@
 
 #include "duck/duck.h"
 #include "lake/catdb.h"
+#include "lake/renumber.h"
 #include "lake/scan_int.h"
 #include "lake/txn.h"
 #include "tarn/error.h"
@@ -338,30 +339,63 @@ static void forget_empty(lk_lake *lake, const lk_txn *txn)
  * ended only by a later snapshot than the one that wrote it), and its
  * columns were named as the committed table's are now — unless the same
  * transaction went on to change an older table's schema. */
+/* Notes inlined table `name`, made by the commit for table t (whose rows
+ * the commit's deltas name table_id). */
+static void note_made_inlined(lk_lake *lake, const lk_txn *txn, const lk_table *t, int64_t table_id,
+                              const char *name)
+{
+    inlined_info *x = scan_inlined_find(lake, name, 1);
+    x->have_ended = 1;
+    x->ended = 0;
+    x->empty = !inlined_into(txn, table_id);
+    /* (lake->cat is still the catalog before the commit) */
+    if (!lk_txn_created_table(lake, txn, t) && schema_changed_by(txn, t->id))
+        return;
+    int64_t *ids = xcalloc(t->ncols ? t->ncols : 1, sizeof(int64_t));
+    char **names = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
+    for (size_t c = 0; c < t->ncols; c++) {
+        ids[c] = t->cols[c].id;
+        names[c] = t->cols[c].name;
+    }
+    scan_inlined_set_names(x, ids, names, t->ncols);
+    free(ids);
+    free(names);
+}
+
 static void note_new_inlined(lk_lake *lake, const lk_txn *txn, const char *name)
 {
     for (size_t i = 0; i < txn->cat.ntables; i++) {
         const lk_table *t = &txn->cat.tables[i];
-        for (size_t k = 0; k < t->ninlined; k++) {
-            if (strcmp(t->inlined[k].name, name) != 0)
-                continue;
-            inlined_info *x = scan_inlined_find(lake, name, 1);
-            x->have_ended = 1;
-            x->ended = 0;
-            x->empty = !inlined_into(txn, t->id);
-            /* (lake->cat is still the catalog before the commit) */
-            if (!lk_txn_created_table(lake, txn, t) && schema_changed_by(txn, t->id))
+        for (size_t k = 0; k < t->ninlined; k++)
+            if (strcmp(t->inlined[k].name, name) == 0) {
+                note_made_inlined(lake, txn, t, t->id, name);
                 return;
-            int64_t *ids = xcalloc(t->ncols ? t->ncols : 1, sizeof(int64_t));
-            char **names = xcalloc(t->ncols ? t->ncols : 1, sizeof(char *));
-            for (size_t c = 0; c < t->ncols; c++) {
-                ids[c] = t->cols[c].id;
-                names[c] = t->cols[c].name;
             }
-            scan_inlined_set_names(x, ids, names, t->ncols);
-            free(ids);
-            free(names);
-            return;
+    }
+}
+
+static int made_here(const lk_txn *txn, const char *name)
+{
+    for (size_t i = 0; i < txn->meta_ops.n; i++)
+        if (txn->meta_ops.items[i][0] == '+' && strcmp(txn->meta_ops.items[i] + 1, name) == 0)
+            return 1;
+    return 0;
+}
+
+void lk_scan_cache_note_renumbered(lk_lake *lake, const lk_txn *txn)
+{
+    for (size_t i = 0; i < txn->cat.ntables; i++) {
+        const lk_table *t = &txn->cat.tables[i];
+        int64_t to = lk_renumber_id(txn, t->id);
+        if (to == t->id)
+            continue;
+        to += txn->cat_shift;
+        for (size_t k = 0; k < t->ninlined; k++) {
+            if (!made_here(txn, t->inlined[k].name))
+                continue;
+            char *name = lk_renumber_inlined_name(txn, t, k, txn->cat_shift, txn->sv_shift);
+            note_made_inlined(lake, txn, t, to, name);
+            free(name);
         }
     }
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 const lk_catalog *lk_txn_catalog(lk_lake *lake)
@@ -64,6 +65,22 @@ static int exec_fmt(duckdb_connection con, const char *fmt, const char *arg)
     return rc;
 }
 
+/* A provisional catalog-id range for a transaction on a catalog several
+ * processes write: 2^40 ids from a random multiple of 2^40 (below 2^61),
+ * so two open transactions almost never share one, and none meets a
+ * committed id. */
+static int64_t provisional_catalog_base(void)
+{
+    static unsigned counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^
+                 (uint64_t)ts.tv_nsec * 0xBF58476D1CE4E5B9ull ^
+                 (uint64_t)(++counter) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return (int64_t)(1 + (x & 0xFFFFF)) << 40;
+}
+
 int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
 {
     if (lake->read_only)
@@ -89,7 +106,9 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
         return rc;
     }
     txn->snapshot_id = txn->cat.snapshot_id + 1;
-    txn->base_catalog_id = txn->cat.next_catalog_id;
+    txn->final_catalog_id = txn->base_catalog_id = txn->cat.next_catalog_id;
+    if (lk_catdb_has_commit_lock(&lake->db))
+        txn->base_catalog_id = txn->cat.next_catalog_id = provisional_catalog_base();
     txn->base_file_id = txn->cat.next_file_id;
     txn->ids = lk_idorder_new();
     txn->explicit_txn = explicit_txn;

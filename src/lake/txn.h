@@ -35,10 +35,10 @@ typedef struct {
     char *path;     /* path relative to the table directory */
     char *abs_path; /* path as read by this session */
     int64_t record_count, file_size, footer_size, row_id_start;
-    int rowids_embedded; /* UPDATE images: the file carries its rows' ids */
-    int has_mapping;     /* a file registered by ducklake_add_data_files: its */
-    int64_t mapping_id;  /* columns by name (namemap.h), and a rollback keeps it */
-    char *del_name, *del_abs;                /* its delete file written at a DELETE, or NULL, */
+    int rowids_embedded;      /* UPDATE images: the file carries its rows' ids */
+    int has_mapping;          /* a file registered by ducklake_add_data_files: its */
+    int64_t mapping_id;       /* columns by name (namemap.h), and a rollback keeps it */
+    char *del_name, *del_abs; /* its delete file written at a DELETE, or NULL, */
     int64_t del_count, del_size, del_footer; /* with its positions and sizes */
 } lk_pending_file;
 
@@ -64,9 +64,9 @@ int lk_ids_add(int64_t **ids, size_t *n, int64_t id);
 /* One entry of the commit batch: a catalog statement, or the rows of one
  * catalog table, written at commit as one multi-row INSERT (txn.c). */
 typedef struct {
-    char *sql;     /* the statement; NULL for a row group */
-    char *table;   /* a row group's catalog table ("ducklake_column") */
-    tarn_buf rows; /* its rows: "(…), (…)" */
+    char *sql;             /* the statement; NULL for a row group */
+    char *table;           /* a row group's catalog table ("ducklake_column") */
+    tarn_buf rows;         /* its rows: "(…), (…)" */
     lk_catdb_write *write; /* a mixed write (sql and table NULL) */
 } lk_txn_stmt;
 
@@ -116,16 +116,26 @@ struct lk_txn {
     int stage_rowid;                     /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */
     int has_message;
-    int options_changed;     /* set_option ran inside the transaction (lk_lake_option_pending) */
-    int64_t base_catalog_id; /* next_catalog_id when the transaction began */
-    struct lk_idorder *ids;  /* DuckLake's catalog-map operations (idorder.h) */
-    lk_idmap renum;          /* commit-time catalog id renumbering (renumber.h) */
-    int64_t base_file_id;    /* next_file_id when the transaction began */
-    int64_t *del_file_ids;   /* delete files written (ids in allocation order) */
+    int options_changed; /* set_option ran inside the transaction (lk_lake_option_pending) */
+    /* The first catalog id this transaction numbers its new objects from.
+     * With one writer (a DuckDB file) it is next_catalog_id when the
+     * transaction began. With several (PostgreSQL) it is a provisional
+     * range of this transaction's own, far above any committed id, so no
+     * row it writes names another writer's new object; the commit numbers
+     * them from final_catalog_id, or from the newest snapshot's
+     * next_catalog_id when another writer committed meanwhile (renumber.c,
+     * rebase.c). */
+    int64_t base_catalog_id;
+    int64_t final_catalog_id;    /* next_catalog_id when the transaction began */
+    int64_t cat_shift, sv_shift; /* how far the commit's move shifted new ids (rebase.h) */
+    struct lk_idorder *ids;      /* DuckLake's catalog-map operations (idorder.h) */
+    lk_idmap renum;              /* commit-time catalog id renumbering (renumber.h) */
+    int64_t base_file_id;        /* next_file_id when the transaction began */
+    int64_t *del_file_ids;       /* delete files written (ids in allocation order) */
     size_t ndel_file_ids;
     int64_t *big_del_files; /* committed files a DELETE statement removed more rows */
     size_t nbig_del_files;  /* of than the inlining limit from (they get a delete file) */
-    lk_idmap file_renum; /* commit-time file id renumbering (renumber.h) */
+    lk_idmap file_renum;    /* commit-time file id renumbering (renumber.h) */
     /* Name mappings this transaction made (ducklake_add_data_files). DuckLake
      * numbers them at commit from next_file_id before the data files, in the
      * order made, so their ids are final when made: base_file_id + k. */

@@ -308,6 +308,36 @@ check_eq "their rows have unique row ids and the stats add up" "182,182,181|182|
     "$(q ok1 "SELECT count(*), count(DISTINCT rowid), max(rowid) FROM lake.c;")|$(pg_psql \
         "SELECT record_count || '|' || next_row_id FROM ducklake_table_stats" ok1)"
 
+# no conflict: two transactions create different tables, and a schema each, at once (DuckLake
+# conflicts on one name made twice only): both commit, each new object numbered past the other's
+pg_createdb ok3
+q ok3 "CREATE TABLE lake.base (a INTEGER);" >/dev/null
+a_start ok3 "CREATE SCHEMA lake.sa; CREATE TABLE lake.sa.t (a INTEGER, b VARCHAR);
+    INSERT INTO lake.sa.t VALUES (1, 'a'), (2, 'b'); CREATE TABLE lake.na AS SELECT x AS i FROM range(100) r(x);
+    INSERT INTO lake.base VALUES (1);"
+q ok3 "CREATE SCHEMA lake.sb; CREATE TABLE lake.sb.t (c DOUBLE); INSERT INTO lake.sb.t VALUES (1.5);
+    CREATE TABLE lake.nb AS SELECT x AS k FROM range(40) r(x); INSERT INTO lake.base VALUES (2);" >/dev/null
+a_go
+check_eq "two transactions creating different tables and schemas at once both commit" "" "$(cat "$d/a.err")"
+check_eq "and a fresh process reads both sides' tables" "2,3|100,4950|1.5|40,780|2,3" \
+    "$(q ok3 "SELECT count(*), sum(a) FROM lake.sa.t;")|$(q ok3 "SELECT count(*), sum(i) FROM lake.na;")|$(q ok3 \
+        "SELECT c FROM lake.sb.t;")|$(q ok3 "SELECT count(*), sum(k) FROM lake.nb;")|$(q ok3 \
+        "SELECT count(*), sum(a) FROM lake.base;")"
+check_eq "their catalog ids are distinct and below next_catalog_id" "5|5|3|3|t" \
+    "$(pg_psql "SELECT count(*) || '|' || count(DISTINCT table_id) FROM ducklake_table" ok3)|$(pg_psql \
+        "SELECT count(*) || '|' || count(DISTINCT schema_id) FROM ducklake_schema" ok3)|$(pg_psql \
+        "SELECT (SELECT max(table_id) FROM ducklake_table) < (SELECT max(next_catalog_id) FROM ducklake_snapshot)" ok3)"
+check_eq "every column, file and stats row names a table of the catalog" "0|0|0" \
+    "$(pg_psql "SELECT count(*) FROM ducklake_column WHERE table_id NOT IN (SELECT table_id FROM ducklake_table)" ok3)|$(pg_psql \
+        "SELECT count(*) FROM ducklake_data_file WHERE table_id NOT IN (SELECT table_id FROM ducklake_table)" ok3)|$(pg_psql \
+        "SELECT count(*) FROM ducklake_table_stats WHERE table_id NOT IN (SELECT table_id FROM ducklake_table)" ok3)"
+check_eq "the inlined-data tables carry their table's id and schema version, and exist" "0" \
+    "$(pg_psql "SELECT count(*) FROM ducklake_inlined_data_tables WHERE table_name <> 'ducklake_inlined_data_' ||
+        table_id || '_' || schema_version OR to_regclass(table_name) IS NULL" ok3)"
+check_eq "the moved commit's changes_made names its own tables' final ids" "1" \
+    "$(pg_psql "SELECT count(*) FROM ducklake_snapshot_changes c, ducklake_table t WHERE t.table_name = 'na'
+        AND c.changes_made LIKE '%inserted_into_table:' || t.table_id || '%' AND c.changes_made LIKE '%created_table:\"main\".\"na\"%'" ok3)"
+
 # a session whose commit moved onto another's snapshot reads the other's rows afterwards
 pg_createdb ok2
 q ok2 "CREATE TABLE lake.t (i INTEGER); CREATE TABLE lake.x (i INTEGER); INSERT INTO lake.t SELECT * FROM range(50) r(i);" >/dev/null
