@@ -88,14 +88,19 @@ typedef struct {
 
 struct lk_catdb {
     const lk_catdb_ops *ops;
-    char *name;     /* "database"[."schema"]: what qualifies a catalog table in SQL */
-    char *raw_name; /* the database's name, unquoted */
-    char *schema;   /* the schema's name, unquoted; NULL: the database's default */
+    char *name;          /* "database"[."schema"]: what qualifies a catalog table in SQL */
+    char *raw_name;      /* the database's name, unquoted */
+    char *schema;        /* the schema's name, unquoted; NULL: the database's default */
     lk_catdb_log_fn log; /* NULL: no log (set by the session while the log is on) */
     void *log_ctx;
-    char *conninfo; /* postgres: libpq's connection string */
+    char *conninfo;         /* postgres: libpq's connection string */
     struct lk_catdb_pg *pg; /* postgres: the connection and the views made (catdb_pg.c) */
     char *pg_name;          /* postgres: the quoted schema qualifying the tables there */
+    /* postgres: inside BEGIN … COMMIT the views are not made or dropped
+     * (the session's DuckDB transaction writes the lake's views, and it may
+     * write one database only); views_behind: a refresh waits for the
+     * next one outside it */
+    int views_held, views_behind;
 };
 
 /* The DuckDB-file backend over a catalog database attached as `database`,

@@ -147,6 +147,10 @@ static int drop_view(lk_catdb *db, duckdb_connection con, const char *table)
  * each new table, none for a dropped one. */
 static int sync_views(lk_catdb *db, duckdb_connection con)
 {
+    if (db->views_held) {
+        db->views_behind = 1;
+        return 0;
+    }
     duck_table t;
     int rc = pg_tables(&t, db, con);
     if (rc)
@@ -167,6 +171,8 @@ static int sync_views(lk_catdb *db, duckdb_connection con)
             strlist_remove(&db->pg->views, i);
         }
     strlist_free(&now);
+    if (!rc)
+        db->views_behind = 0;
     return rc;
 }
 

@@ -613,6 +613,7 @@ int lk_txn_commit(lk_txn **done, lk_lake *lake, duckdb_connection con)
     lk_txn *txn = lake->txn;
     if (!txn)
         return 0;
+    lake->db.views_held = 0; /* the session's DuckDB transaction has ended */
     if (txn->failed)
         return not_committed(done, lake, 0);
     if (txn->conflict)

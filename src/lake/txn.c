@@ -96,11 +96,17 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     int64_t latest = -1;
     int rc = lk_catdb_query_int64(&latest, NULL, &lake->db, con, q);
     free(q);
+    /* Inside BEGIN … COMMIT the session's DuckDB transaction writes the
+     * lake's views, and one DuckDB transaction writes one database: the
+     * catalog's views (catdb.h) are held until the transaction ends. */
+    lake->db.views_held = explicit_txn;
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
-    else if (!rc && (rc = lk_catalog_load(&txn->cat, &lake->db, con, -1)) == 0 &&
-             (rc = lk_catdb_refresh(&lake->db, con)) != 0) /* another process committed: */
-        lk_catalog_free(&txn->cat); /* its inlined-data tables may be newer than the views */
+    else if (!rc && (rc = lk_catalog_load(&txn->cat, &lake->db, con, -1)) == 0)
+        lake->db.views_behind = 1; /* another process committed: its inlined-data tables
+                                    * may be newer than the views */
+    if (!rc && lake->db.views_behind && (rc = lk_catdb_refresh(&lake->db, con)) != 0)
+        lk_catalog_free(&txn->cat);
     if (rc) {
         free(txn);
         return rc;
@@ -422,6 +428,7 @@ lk_txn *lk_txn_discard(lk_lake *lake)
     lk_txn *txn = lake->txn;
     if (!txn)
         return NULL;
+    lake->db.views_held = 0;
     for (size_t i = 0; i < txn->nwritten; i++)
         unlink(txn->written[i]);
     lake->txn = NULL;
