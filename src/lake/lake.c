@@ -129,18 +129,47 @@ static int duckdb_source_id(char **out, duckdb_connection con)
     return duck_query_string(out, con, "SELECT source_id FROM pragma_version()");
 }
 
-static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path)
+static int catalog_exists(lk_lake *lake, duckdb_connection con)
+{
+    return lk_catdb_table_exists(&lake->db, con, "ducklake_metadata");
+}
+
+/* The start of a new catalog's transaction. Two processes attaching the
+ * same new PostgreSQL lake at once would both create its tables (one of
+ * them failing on PostgreSQL's catalog); the commit lock (held until the
+ * COMMIT or ROLLBACK) lets one create while the other waits, then finds
+ * the tables made: *exists = 1, the transaction rolled back. */
+static int create_begin(lk_lake *lake, duckdb_connection con, int *exists)
+{
+    *exists = 0;
+    int rc = lk_catdb_begin(&lake->db, con);
+    if (rc)
+        return rc;
+    rc = lk_catdb_lock_commits(&lake->db, con);
+    if (!rc && lk_catdb_has_commit_lock(&lake->db)) {
+        int found = catalog_exists(lake, con);
+        rc = found < 0 ? found : 0;
+        *exists = found > 0;
+    }
+    if (!rc && !*exists)
+        rc = lk_catdb_prepare_new(&lake->db, con);
+    if (rc || *exists)
+        lk_catdb_rollback(&lake->db, con);
+    return rc;
+}
+
+/* Creates the catalog, or (*exists = 1) finds that another process just
+ * made it. */
+static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data_path, int *exists)
 {
     char *source_id = NULL;
     int rc = duckdb_source_id(&source_id, con);
-    if (rc)
-        return rc;
-    rc = lk_catdb_prepare_new(&lake->db, con);
-    if (rc) {
+    if (!rc)
+        rc = create_begin(lake, con, exists);
+    if (rc || *exists) {
         free(source_id);
-        return tarn_error_prefix(rc, "creating the DuckLake catalog");
+        return rc ? tarn_error_prefix(rc, "creating the DuckLake catalog") : 0;
     }
-    rc = lk_catdb_begin(&lake->db, con);
     for (size_t i = 0; i < NDDL && !rc; i++) {
         char *sql = xasprintf(CATALOG_DDL[i], lake->meta);
         rc = lk_catdb_exec(&lake->db, con, sql);
@@ -175,11 +204,6 @@ static int create_catalog(lk_lake *lake, duckdb_connection con, const char *data
         return tarn_error_prefix(rc, "creating the DuckLake catalog");
     }
     return lk_catdb_commit(&lake->db, con);
-}
-
-static int catalog_exists(lk_lake *lake, duckdb_connection con)
-{
-    return lk_catdb_table_exists(&lake->db, con, "ducklake_metadata");
 }
 
 static int read_metadata(lk_lake *lake, duckdb_connection con, const char *key, char **out)
@@ -408,14 +432,19 @@ int lk_lake_attach(lk_lake **out, duckdb_connection con, const lk_attach_opts *o
         rc = exists;
     } else if (!exists && conninfo) {
         rc = new_pg_refused(lake, opts);
-        if (!rc) {
-            lake->data_path = normalize_data_path(opts->data_path);
-            rc = create_catalog(lake, con, lake->data_path);
-        }
+        char *data_path = rc ? NULL : normalize_data_path(opts->data_path);
+        if (!rc)
+            rc = create_catalog(lake, con, data_path, &exists);
+        if (!rc && exists) /* another process made it meanwhile */
+            rc = check_existing(lake, con, opts);
+        if (!rc && !exists)
+            lake->data_path = data_path;
+        else
+            free(data_path);
     } else if (!exists) {
         lake->data_path =
             opts->data_path ? normalize_data_path(opts->data_path) : default_data_path(opts->path);
-        rc = create_catalog(lake, con, lake->data_path);
+        rc = create_catalog(lake, con, lake->data_path, &exists);
     } else {
         rc = check_existing(lake, con, opts);
     }

@@ -229,6 +229,40 @@ case $out in
 *) fail "a run after tarn maintain skips the unchanged models" "$out" ;;
 esac
 
+# Four processes attaching one new PostgreSQL lake at once (in public, then in a METADATA_SCHEMA
+# that does not exist yet): one creates it, the others wait and attach what it made; every
+# process succeeds and the lake has one set of catalog tables and one initial snapshot.
+for round in public race_schema; do
+    db="race_$round"
+    pg_createdb "$db"
+    opt=""
+    [ "$round" = public ] || opt=", METADATA_SCHEMA '$round'"
+    mkdir -p "$d/$db"
+    pids=""
+    for i in 1 2 3 4; do
+        (cd "$d/$db" && "$TARN" sql --format csv "ATTACH 'ducklake:postgres:$(pg_conninfo "$db")'
+            AS lake (DATA_PATH 'data/'$opt); SELECT count(*) FROM ducklake_snapshots('lake');") \
+            >"$d/$db/out.$i" 2>"$d/$db/err.$i" </dev/null &
+        pids="$pids $!"
+    done
+    failed=""
+    i=0
+    for pid in $pids; do
+        i=$((i + 1))
+        wait "$pid" || failed="$failed $i: $(cat "$d/$db/err.$i")"
+    done
+    sch=$([ "$round" = public ] && echo public || echo "$round")
+    if [ -z "$failed" ]; then
+        ok "4 processes attaching a new PostgreSQL lake at once all succeed ($round)"
+    else
+        fail "4 processes attaching a new PostgreSQL lake at once all succeed ($round)" "$failed"
+    fi
+    check_eq "the racing attaches made one set of catalog tables and one snapshot ($round)" \
+        "28|1|1" "$(pg_psql "SELECT (SELECT count(*) FROM pg_tables WHERE schemaname = '$sch'
+            AND tablename LIKE 'ducklake_%'), (SELECT count(*) FROM $sch.ducklake_snapshot),
+            (SELECT count(*) FROM $sch.ducklake_metadata WHERE key = 'version')" "$db")"
+done
+
 # Errors: a new PostgreSQL lake needs DATA_PATH; a server that is not there is named.
 pg_createdb empty
 err=$(cd "$d" && "$TARN" sql "ATTACH 'ducklake:postgres:$(pg_conninfo empty)' AS l2" 2>&1 >/dev/null)
