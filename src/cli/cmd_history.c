@@ -47,11 +47,11 @@ const char cmd_history_usage[] =
  * and those still recorded 'running' whose process is gone (a read-only
  * command cannot mark them; the next run does). Nothing when the lake's
  * tarn_run predates the process columns. */
-static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *cat)
+static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *alias, const char *cat)
 {
     int64_t *ids = NULL;
     size_t n = 0;
-    if (records_dead_runs(&ids, &n, s, cat) != 0) {
+    if (records_dead_runs(&ids, &n, s, alias, cat) != 0) {
         tarn_error_clear();
         return;
     }
@@ -156,7 +156,7 @@ int cmd_history(int argc, char **argv)
             buf_puts(&sql, " AND model = ");
             quote_literal(&sql, name);
         } else {
-            dead_runs_union(&sql, cp.s, cat);
+            dead_runs_union(&sql, cp.s, cp.p->lake_alias, cat);
         }
         buf_printf(&sql, ") ORDER BY run_id DESC, _at DESC LIMIT %ld", limit);
         status = cli_project_print(&cp, buf_cstr(&sql), fmt);

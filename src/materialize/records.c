@@ -155,38 +155,68 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
     return buf_detach(&b);
 }
 
-int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *cat)
+/* How long a run of another host on a shared catalog may go without a sign
+ * of life (its start, a build it recorded) before it counts as gone:
+ * TARN_RUN_STALE_SECONDS, default a day. */
+static double stale_seconds(void)
+{
+    const char *v = getenv("TARN_RUN_STALE_SECONDS");
+    char *end = NULL;
+    double d = v && *v ? strtod(v, &end) : 0;
+    return v && *v && end && !*end && d > 0 ? d : 86400;
+}
+
+/* Whether the 'running' row r.i is a run that is gone. Its own host's
+ * process table says (pid and start time). Another host's pids cannot be
+ * asked: on a DuckDB file whoever reads the catalog holds its lock, which
+ * a live run would hold, so the run is gone; on a shared (PostgreSQL)
+ * catalog it is gone only when its last sign of life (column 4: seconds
+ * since) is older than stale_seconds(). */
+static int run_gone(const qrows *r, size_t i, int shared)
+{
+    const char *pid = qrows_get(r, i, 2);
+    int alive = proc_alive(qrows_get(r, i, 1), pid ? strtol(pid, NULL, 10) : 0, qrows_get(r, i, 3));
+    if (alive >= 0 || !shared)
+        return alive != 1;
+    const char *idle = qrows_get(r, i, 4);
+    return idle && strtod(idle, NULL) > stale_seconds();
+}
+
+int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *alias, const char *cat)
 {
     *ids = NULL;
     *n = 0;
+    int shared = 0;
+    int rc = tarn_session_catalog_shared(s, alias, &shared);
+    if (rc)
+        return rc;
     tarn_buf q = {0};
-    buf_puts(&q, "SELECT run_id, host, pid, process_start FROM ");
+    buf_puts(&q,
+             "SELECT run_id, host, pid, process_start, epoch(now()) - epoch(greatest(started_at, "
+             "(SELECT max(greatest(m.started_at, m.finished_at)) FROM ");
+    table_name(&q, cat, "tarn_model_run");
+    buf_puts(&q, " m WHERE m.run_id = r.run_id))) FROM ");
     table_name(&q, cat, "tarn_run");
-    buf_puts(&q, " WHERE status = 'running' ORDER BY run_id");
+    buf_puts(&q, " r WHERE status = 'running' ORDER BY run_id");
     qrows r;
-    int rc = query_rows(&r, s, buf_cstr(&q));
+    rc = query_rows(&r, s, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
     *ids = xcalloc(r.nrows ? r.nrows : 1, sizeof(int64_t));
-    for (size_t i = 0; i < r.nrows; i++) {
-        const char *pid = qrows_get(&r, i, 2);
-        /* another host (-1) cannot be asked, but whoever opened the
-         * catalog holds its lock, which a live run would hold */
-        if (proc_alive(qrows_get(&r, i, 1), pid ? strtol(pid, NULL, 10) : 0, qrows_get(&r, i, 3)) !=
-            1)
+    for (size_t i = 0; i < r.nrows; i++)
+        if (run_gone(&r, i, shared))
             (*ids)[(*n)++] = strtoll(qrows_get(&r, i, 0), NULL, 10);
-    }
     qrows_free(&r);
     return 0;
 }
 
-int records_mark_interrupted(tarn_session *s, const char *cat, size_t *marked)
+int records_mark_interrupted(tarn_session *s, const char *alias, const char *cat, size_t *marked)
 {
     int64_t *ids;
     size_t n;
     *marked = 0;
-    int rc = records_dead_runs(&ids, &n, s, cat);
+    int rc = records_dead_runs(&ids, &n, s, alias, cat);
     for (size_t i = 0; !rc && i < n; i++) {
         tarn_buf q = {0};
         buf_puts(&q, "UPDATE ");

@@ -57,15 +57,20 @@ int records_create_tables(tarn_session *s, const char *cat, const char *const (*
 char *records_run_start(const char *cat, const build_summary *sum, const char *selectors,
                         const char *version, const char *trigger, const char *occurrence,
                         const char *target);
-/* The runs recorded 'running' whose process is gone (tarn_run's host,
- * pid and process_start; a run of another host counts as gone, since
- * whoever can read the catalog holds its lock, which a live run holds):
- * *n run ids into *ids (caller frees). A killed run (kill -9, power loss)
- * never reaches records_run_finish. */
-int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *cat);
+/* The runs recorded 'running' whose process is gone: *n run ids into *ids
+ * (caller frees). A killed run (kill -9, power loss) never reaches
+ * records_run_finish. A run of this host is judged by its pid and process
+ * start (tarn_run's host, pid, process_start). Another host's pids cannot
+ * be asked: on a DuckDB-file catalog its run is gone (whoever can read the
+ * catalog holds its lock, which a live run holds); on a catalog several
+ * processes share (PostgreSQL, lake `alias`) it is gone once nothing
+ * of it (its start, the builds it recorded in tarn_model_run) is newer than
+ * TARN_RUN_STALE_SECONDS (default 86400), and left alone until then. */
+int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *alias,
+                      const char *cat);
 /* Marks those runs 'interrupted' (the next run does, before its own);
  * *marked: how many. */
-int records_mark_interrupted(tarn_session *s, const char *cat, size_t *marked);
+int records_mark_interrupted(tarn_session *s, const char *alias, const char *cat, size_t *marked);
 
 /* UPDATE of the tarn_run row at its end. */
 char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_snapshot);

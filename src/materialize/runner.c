@@ -149,7 +149,7 @@ static int prepare(run_ctx *c, const unsigned char *sel)
     if (!rc && c->o->on_workers)
         rc = queue_ensure(c->s, c->cat);
     if (!rc)
-        rc = records_mark_interrupted(c->s, c->cat, &sum->interrupted_runs);
+        rc = records_mark_interrupted(c->s, c->lake, c->cat, &sum->interrupted_runs);
     if (!rc && !c->o->test_only)
         rc = change_load(&c->chg, p, c->s, c->lake, c->cat, sel);
     if (rc)

@@ -122,7 +122,7 @@ static int read_in_flight(sched_entry *e, const sched_report *r, const tarn_proj
 {
     int64_t *dead = NULL;
     size_t ndead = 0;
-    int rc = records_dead_runs(&dead, &ndead, s, cat);
+    int rc = records_dead_runs(&dead, &ndead, s, p->lake_alias, cat);
     if (rc)
         return rc;
     tarn_buf b = {0};
