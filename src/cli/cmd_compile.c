@@ -168,11 +168,9 @@ int cmd_compile(int argc, char **argv)
         return cli_parse_result(p, "compile");
     }
     cli_project cp;
-    int status = cli_project_open_common(&cp, &common);
-    if (status != CLI_OK) {
-        cli_common_free(&common);
+    int status = cli_project_open_or_free(&cp, &common);
+    if (status != CLI_OK)
         return status;
-    }
     unsigned char *sel = NULL;
     char *tmp = NULL;
     int rc = cli_common_select(&sel, &common, cp.p);

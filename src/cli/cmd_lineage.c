@@ -146,6 +146,46 @@ static void print_json(const tarn_project *p, const unsigned char *keep)
     json_decref(root);
 }
 
+/* The models to draw into *keep (caller frees): those the selectors
+ * select, MODEL with everything upstream and downstream of it, or all. */
+static int lineage_keep(unsigned char **keep, cli_project *cp, cli_common *common,
+                        const char *model)
+{
+    if (common->select.n || common->exclude.n)
+        return cli_project_select(keep, cp, common);
+    if (!model) {
+        *keep = xmalloc(cp->p->nmodels ? cp->p->nmodels : 1);
+        memset(*keep, 1, cp->p->nmodels);
+        return CLI_OK;
+    }
+    char *sel = xasprintf("+%s+", model);
+    char *args[] = {sel};
+    int rc = select_models(keep, cp->p, args, 1);
+    free(sel);
+    if (!rc)
+        return CLI_OK;
+    cli_report(tarn_error_last());
+    cli_project_close(cp);
+    cli_common_free(common);
+    return CLI_USAGE;
+}
+
+/* --format's value into *fmt; -1 (reported) for another. */
+static int lineage_format(const char *val, lineage_fmt *fmt)
+{
+    if (strcmp(val, "text") == 0)
+        *fmt = FMT_TEXT;
+    else if (strcmp(val, "dot") == 0)
+        *fmt = FMT_DOT;
+    else if (strcmp(val, "json") == 0)
+        *fmt = FMT_JSON;
+    else {
+        cli_errorf("--format takes text, dot or json, not '%s'", val);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_lineage(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
@@ -162,18 +202,8 @@ int cmd_lineage(int argc, char **argv)
             if (m < 0)
                 goto usage;
         } else if ((m = cli_opt_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
-            if (m < 0)
+            if (m < 0 || lineage_format(val, &fmt) < 0)
                 goto usage;
-            if (strcmp(val, "text") == 0)
-                fmt = FMT_TEXT;
-            else if (strcmp(val, "dot") == 0)
-                fmt = FMT_DOT;
-            else if (strcmp(val, "json") == 0)
-                fmt = FMT_JSON;
-            else {
-                cli_errorf("--format takes text, dot or json, not '%s'", val);
-                goto usage;
-            }
         } else if (cli_opt_dir_model(argc, argv, &i, &dir, &model) < 0) {
             goto usage;
         }
@@ -185,35 +215,12 @@ int cmd_lineage(int argc, char **argv)
         goto usage;
     }
     cli_project cp;
-    int status = cli_project_open_common(&cp, &common);
-    if (status != CLI_OK) {
-        cli_common_free(&common);
-        return status;
-    }
+    int status = cli_project_open_or_free(&cp, &common);
     unsigned char *keep = NULL;
-    if (common.select.n || common.exclude.n) {
-        if (cli_common_select(&keep, &common, cp.p) != 0) {
-            cli_report(tarn_error_last());
-            cli_project_close(&cp);
-            cli_common_free(&common);
-            return CLI_USAGE;
-        }
-    } else if (model) {
-        /* The model with everything upstream and downstream of it. */
-        char *sel = xasprintf("+%s+", model);
-        char *args[] = {sel};
-        int rc = select_models(&keep, cp.p, args, 1);
-        free(sel);
-        if (rc) {
-            cli_report(tarn_error_last());
-            cli_project_close(&cp);
-            cli_common_free(&common);
-            return CLI_USAGE;
-        }
-    } else {
-        keep = xmalloc(cp.p->nmodels ? cp.p->nmodels : 1);
-        memset(keep, 1, cp.p->nmodels);
-    }
+    if (status == CLI_OK)
+        status = lineage_keep(&keep, &cp, &common, model);
+    if (status != CLI_OK)
+        return status;
     if (fmt == FMT_TEXT)
         print_text(cp.p, keep);
     else if (fmt == FMT_DOT)

@@ -337,18 +337,12 @@ int cmd_plan(int argc, char **argv)
         return cli_parse_result(parsed, "plan");
     }
     cli_project cp;
-    int status = cli_project_open_common(&cp, &pc.common);
-    if (status != CLI_OK) {
-        cli_common_free(&pc.common);
+    int status = cli_project_open_or_free(&cp, &pc.common);
+    if (status != CLI_OK)
         return status;
-    }
     unsigned char *sel = NULL;
-    if (cli_common_select(&sel, &pc.common, cp.p) != 0) {
-        cli_report(tarn_error_last());
-        cli_project_close(&cp);
-        cli_common_free(&pc.common);
+    if (cli_project_select(&sel, &cp, &pc.common) != CLI_OK)
         return CLI_USAGE;
-    }
     tarn_project *p = cp.p;
     pc.o.selected = sel;
     int unread = 0;

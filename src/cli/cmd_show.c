@@ -105,11 +105,9 @@ int cmd_show(int argc, char **argv)
         goto usage;
     }
     cli_project cp;
-    int status = cli_project_open_common(&cp, &common);
-    if (status != CLI_OK) {
-        cli_common_free(&common);
+    int status = cli_project_open_or_free(&cp, &common);
+    if (status != CLI_OK)
         return status;
-    }
     const tarn_model *m = show_model(&cp, &common);
     cli_common_free(&common);
     if (!m) {

@@ -278,11 +278,9 @@ int cmd_test(int argc, char **argv)
         return cli_parse_result(p, "test");
     }
     cli_project cp;
-    int status = cli_project_open_common(&cp, &tc.common);
-    if (status != CLI_OK) {
-        cli_common_free(&tc.common);
+    int status = cli_project_open_or_free(&cp, &tc.common);
+    if (status != CLI_OK)
         return status;
-    }
     unsigned char *sel = NULL;
     if (cli_common_select(&sel, &tc.common, cp.p) != 0) {
         cli_report(tarn_error_last());

@@ -374,6 +374,25 @@ int cli_project_open_common(cli_project *cp, const cli_common *c)
     return CLI_OK;
 }
 
+int cli_project_open_or_free(cli_project *cp, cli_common *c)
+{
+    int status = cli_project_open_common(cp, c);
+    if (status != CLI_OK)
+        cli_common_free(c);
+    return status;
+}
+
+int cli_project_select(unsigned char **sel, cli_project *cp, cli_common *c)
+{
+    *sel = NULL;
+    if (cli_common_select(sel, c, cp->p) == 0)
+        return CLI_OK;
+    cli_report(tarn_error_last());
+    cli_project_close(cp);
+    cli_common_free(c);
+    return CLI_USAGE;
+}
+
 int cli_project_lake_exists(const cli_project *cp)
 {
     return project_lake_exists(cp->p);

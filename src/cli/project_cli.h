@@ -110,6 +110,12 @@ typedef struct {
 int cli_project_open(cli_project *cp, const char *dir);
 /* The same with c's folder and target. */
 int cli_project_open_common(cli_project *cp, const cli_common *c);
+/* cli_project_open_common for a command that ends when the project does
+ * not open: frees c on failure (the failure is reported). */
+int cli_project_open_or_free(cli_project *cp, cli_common *c);
+/* The models c selects in cp's project into *sel (caller frees), CLI_OK;
+ * or reports the error, closes cp, frees c and returns CLI_USAGE. */
+int cli_project_select(unsigned char **sel, cli_project *cp, cli_common *c);
 /* Runs only the ATTACH statements of config/ (enough to read the lake:
  * plan, history, show), so that reading does not depend on the sources;
  * the lake is attached READ_ONLY, so that readers work beside each other

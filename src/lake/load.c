@@ -27,6 +27,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -120,27 +121,98 @@ static int load_snapshot(lk_catalog *c, lk_catdb *db, duckdb_connection con, int
     return 0;
 }
 
+/* How one result column fills one field of a model struct. */
+typedef enum {
+    F_I64,          /* int64_t, 0 for NULL */
+    F_STR,          /* char *, never NULL in the catalog */
+    F_STR_OR_EMPTY, /* char *, "" for NULL */
+    F_STR_OR_NULL,  /* char *, NULL for NULL */
+    F_TRUE_OR_NULL, /* int: 'true' or NULL (DuckLake's default) is 1 */
+} field_kind;
+
+typedef struct {
+    size_t col; /* the column of the row */
+    size_t off; /* offsetof the field */
+    field_kind kind;
+} field;
+
+#define FIELD(col, type, member, kind)                                                             \
+    {                                                                                              \
+        col, offsetof(type, member), kind                                                          \
+    }
+
+/* Fills obj's fields from row r, one column each. */
+static void read_fields(void *obj, const field *f, size_t n, const duck_table *t, size_t r)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = duck_table_get(t, r, f[i].col);
+        void *slot = (char *)obj + f[i].off;
+        switch (f[i].kind) {
+        case F_I64:
+            *(int64_t *)slot = to_i64(v, 0);
+            break;
+        case F_STR:
+            *(char **)slot = xstrdup(v);
+            break;
+        case F_STR_OR_EMPTY:
+            *(char **)slot = xstrdup(v ? v : "");
+            break;
+        case F_STR_OR_NULL:
+            *(char **)slot = dup_or_null(v);
+            break;
+        case F_TRUE_OR_NULL:
+            *(int *)slot = is_true_or_null(v);
+            break;
+        }
+    }
+}
+
+/* The columns of each query below, in its SELECT order. */
+static const field SCHEMA_FIELDS[] = {
+    FIELD(0, lk_schema, id, F_I64),           FIELD(1, lk_schema, begin, F_I64),
+    FIELD(2, lk_schema, uuid, F_STR_OR_NULL), FIELD(3, lk_schema, name, F_STR),
+    FIELD(4, lk_schema, path, F_STR_OR_NULL), FIELD(5, lk_schema, path_rel, F_TRUE_OR_NULL),
+};
+static const field TABLE_FIELDS[] = {
+    FIELD(0, lk_table, id, F_I64),
+    FIELD(1, lk_table, begin, F_I64),
+    FIELD(2, lk_table, schema_id, F_I64),
+    FIELD(3, lk_table, uuid, F_STR_OR_NULL),
+    FIELD(4, lk_table, name, F_STR),
+    FIELD(5, lk_table, path, F_STR_OR_NULL),
+    FIELD(6, lk_table, path_rel, F_TRUE_OR_NULL),
+};
+static const field VIEW_FIELDS[] = {
+    FIELD(0, lk_view, id, F_I64),
+    FIELD(1, lk_view, begin, F_I64),
+    FIELD(2, lk_view, schema_id, F_I64),
+    FIELD(3, lk_view, uuid, F_STR_OR_NULL),
+    FIELD(4, lk_view, name, F_STR),
+    FIELD(5, lk_view, sql, F_STR_OR_EMPTY),
+    FIELD(6, lk_view, aliases, F_STR_OR_EMPTY),
+};
+/* column 0 is the table, column 8 the parent (column_row reads both) */
+static const field COLUMN_FIELDS[] = {
+    FIELD(1, lk_column, id, F_I64),
+    FIELD(2, lk_column, begin, F_I64),
+    FIELD(3, lk_column, name, F_STR),
+    FIELD(4, lk_column, type, F_STR),
+    FIELD(5, lk_column, initial_default, F_STR_OR_NULL),
+    FIELD(6, lk_column, default_value, F_STR_OR_NULL),
+    FIELD(7, lk_column, nulls_allowed, F_TRUE_OR_NULL),
+    FIELD(9, lk_column, default_value_type, F_STR_OR_NULL),
+};
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 static void schema_row(lk_catalog *c, const duck_table *t, size_t r)
 {
-    lk_schema *sc = lk_catalog_add_schema(c);
-    sc->id = to_i64(duck_table_get(t, r, 0), 0);
-    sc->begin = to_i64(duck_table_get(t, r, 1), 0);
-    sc->uuid = dup_or_null(duck_table_get(t, r, 2));
-    sc->name = xstrdup(duck_table_get(t, r, 3));
-    sc->path = dup_or_null(duck_table_get(t, r, 4));
-    sc->path_rel = is_true_or_null(duck_table_get(t, r, 5));
+    read_fields(lk_catalog_add_schema(c), SCHEMA_FIELDS, COUNT_OF(SCHEMA_FIELDS), t, r);
 }
 
 static void table_row(lk_catalog *c, const duck_table *t, size_t r)
 {
     lk_table *tb = lk_catalog_add_table(c);
-    tb->id = to_i64(duck_table_get(t, r, 0), 0);
-    tb->begin = to_i64(duck_table_get(t, r, 1), 0);
-    tb->schema_id = to_i64(duck_table_get(t, r, 2), 0);
-    tb->uuid = dup_or_null(duck_table_get(t, r, 3));
-    tb->name = xstrdup(duck_table_get(t, r, 4));
-    tb->path = dup_or_null(duck_table_get(t, r, 5));
-    tb->path_rel = is_true_or_null(duck_table_get(t, r, 6));
+    read_fields(tb, TABLE_FIELDS, COUNT_OF(TABLE_FIELDS), t, r);
     tb->partition_id = -1;
     tb->sort_id = -1;
 }
@@ -160,15 +232,8 @@ static void column_row(lk_catalog *c, const duck_table *t, size_t r)
             return;
         col = push_column(&p->children, &p->nchildren);
     }
-    col->id = to_i64(duck_table_get(t, r, 1), 0);
-    col->begin = to_i64(duck_table_get(t, r, 2), 0);
-    col->name = xstrdup(duck_table_get(t, r, 3));
-    col->type = xstrdup(duck_table_get(t, r, 4));
-    col->initial_default = dup_or_null(duck_table_get(t, r, 5));
-    col->default_value = dup_or_null(duck_table_get(t, r, 6));
-    col->nulls_allowed = is_true_or_null(duck_table_get(t, r, 7));
+    read_fields(col, COLUMN_FIELDS, COUNT_OF(COLUMN_FIELDS), t, r);
     col->parent = parent;
-    col->default_value_type = dup_or_null(duck_table_get(t, r, 9));
 }
 
 static void inlined_row(lk_catalog *c, const duck_table *t, size_t r)
@@ -184,14 +249,7 @@ static void inlined_row(lk_catalog *c, const duck_table *t, size_t r)
 
 static void view_row(lk_catalog *c, const duck_table *t, size_t r)
 {
-    lk_view *v = lk_catalog_add_view(c);
-    v->id = to_i64(duck_table_get(t, r, 0), 0);
-    v->begin = to_i64(duck_table_get(t, r, 1), 0);
-    v->schema_id = to_i64(duck_table_get(t, r, 2), 0);
-    v->uuid = dup_or_null(duck_table_get(t, r, 3));
-    v->name = xstrdup(duck_table_get(t, r, 4));
-    v->sql = xstrdup(duck_table_get(t, r, 5) ? duck_table_get(t, r, 5) : "");
-    v->aliases = xstrdup(duck_table_get(t, r, 6) ? duck_table_get(t, r, 6) : "");
+    read_fields(lk_catalog_add_view(c), VIEW_FIELDS, COUNT_OF(VIEW_FIELDS), t, r);
 }
 
 /* A spec with no key rows (what RESET PARTITIONED BY writes) joins to no
@@ -255,93 +313,99 @@ static void comment_row(lk_catalog *c, const duck_table *t, size_t r)
         replace_comment(&col->comment, v);
 }
 
+/* A query (owned) and what reads its rows. */
+typedef struct {
+    char *sql;
+    row_fn fn;
+} row_query;
+
+/* Runs q[0..n) in their order (each builds on the rows before it), up to
+ * the first failure; frees every query. */
+static int load_queries(lk_catalog *c, lk_catdb *db, duckdb_connection con, row_query *q, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rc)
+            rc = load_rows(c, db, con, q[i].sql, q[i].fn);
+        else
+            free(q[i].sql);
+    }
+    return rc;
+}
+
 static int load_live_rows(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
     const char *m = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
-    int rc = load_rows(
-        c, db, con,
-        xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
-                  "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE " ORDER BY schema_id",
-                  m, s, s),
-        schema_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT table_id, begin_snapshot, schema_id, table_uuid, "
-                                 "table_name, path, path_is_relative FROM %s.ducklake_table "
-                                 "WHERE " VISIBLE " ORDER BY table_id",
-                                 m, s, s),
-                       table_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT table_id, column_id, begin_snapshot, column_name, "
-                                 "column_type, initial_default, default_value, nulls_allowed, "
-                                 "parent_column, default_value_type FROM %s.ducklake_column "
-                                 "WHERE " VISIBLE " ORDER BY table_id, parent_column NULLS "
-                                 "FIRST, column_order, column_id",
-                                 m, s, s),
-                       column_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT table_id, table_name, schema_version FROM "
-                                 "%s.ducklake_inlined_data_tables ORDER BY table_id, "
-                                 "schema_version",
-                                 m),
-                       inlined_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, "
-                                 "\"sql\", column_aliases FROM %s.ducklake_view WHERE " VISIBLE
-                                 " ORDER BY view_id",
-                                 m, s, s),
-                       view_row);
-    return rc;
+    row_query q[] = {
+        {xasprintf("SELECT schema_id, begin_snapshot, schema_uuid, schema_name, path, "
+                   "path_is_relative FROM %s.ducklake_schema WHERE " VISIBLE " ORDER BY schema_id",
+                   m, s, s),
+         schema_row},
+        {xasprintf("SELECT table_id, begin_snapshot, schema_id, table_uuid, "
+                   "table_name, path, path_is_relative FROM %s.ducklake_table "
+                   "WHERE " VISIBLE " ORDER BY table_id",
+                   m, s, s),
+         table_row},
+        {xasprintf("SELECT table_id, column_id, begin_snapshot, column_name, "
+                   "column_type, initial_default, default_value, nulls_allowed, "
+                   "parent_column, default_value_type FROM %s.ducklake_column "
+                   "WHERE " VISIBLE " ORDER BY table_id, parent_column NULLS "
+                   "FIRST, column_order, column_id",
+                   m, s, s),
+         column_row},
+        {xasprintf("SELECT table_id, table_name, schema_version FROM "
+                   "%s.ducklake_inlined_data_tables ORDER BY table_id, "
+                   "schema_version",
+                   m),
+         inlined_row},
+        {xasprintf("SELECT view_id, begin_snapshot, schema_id, view_uuid, view_name, "
+                   "\"sql\", column_aliases FROM %s.ducklake_view WHERE " VISIBLE
+                   " ORDER BY view_id",
+                   m, s, s),
+         view_row},
+    };
+    return load_queries(c, db, con, q, COUNT_OF(q));
 }
 
 static int load_table_extras(lk_catalog *c, lk_catdb *db, duckdb_connection con)
 {
     const char *m = lk_catdb_name(db);
     long long s = (long long)c->snapshot_id;
-    int rc = load_rows(
-        c, db, con,
-        xasprintf("SELECT m.macro_id, m.begin_snapshot, m.schema_id, m.macro_name, i.impl_id, "
-                  "i.\"sql\", i.\"type\", p.column_id, p.parameter_name, p.parameter_type, "
-                  "p.default_value, p.default_value_type FROM %s.ducklake_macro m JOIN "
-                  "%s.ducklake_macro_impl i ON i.macro_id = m.macro_id LEFT JOIN "
-                  "%s.ducklake_macro_parameters p ON p.macro_id = i.macro_id AND p.impl_id = "
-                  "i.impl_id WHERE %lld >= m.begin_snapshot AND (%lld < m.end_snapshot OR "
-                  "m.end_snapshot IS NULL) ORDER BY m.macro_id, i.impl_id, p.column_id",
-                  m, m, m, s, s),
-        lk_catalog_add_macro_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT p.table_id, p.partition_id, k.column_id, k.\"transform\" "
-                                 "FROM %s.ducklake_partition_info p JOIN "
-                                 "%s.ducklake_partition_column k USING (partition_id) WHERE %lld "
-                                 ">= p.begin_snapshot AND (%lld < p.end_snapshot OR "
-                                 "p.end_snapshot IS NULL) ORDER BY p.table_id, "
-                                 "k.partition_key_index",
-                                 m, m, s, s),
-                       partition_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT i.table_id, i.sort_id, e.expression, e.dialect, "
-                                 "e.sort_direction, e.null_order FROM %s.ducklake_sort_info i "
-                                 "JOIN %s.ducklake_sort_expression e USING (sort_id) WHERE %lld "
-                                 ">= i.begin_snapshot AND (%lld < i.end_snapshot OR "
-                                 "i.end_snapshot IS NULL) ORDER BY i.table_id, i.sort_id, "
-                                 "e.sort_key_index",
-                                 m, m, s, s),
-                       sort_row);
-    if (!rc)
-        rc = load_rows(c, db, con,
-                       xasprintf("SELECT object_id, NULL::BIGINT, \"value\" FROM %s.ducklake_tag "
-                                 "WHERE \"key\" = 'comment' AND " VISIBLE " UNION ALL SELECT "
-                                 "table_id, column_id, \"value\" FROM %s.ducklake_column_tag "
-                                 "WHERE \"key\" = 'comment' AND " VISIBLE,
-                                 m, s, s, m, s, s),
-                       comment_row);
-    return rc;
+    row_query q[] = {
+        {xasprintf("SELECT m.macro_id, m.begin_snapshot, m.schema_id, m.macro_name, i.impl_id, "
+                   "i.\"sql\", i.\"type\", p.column_id, p.parameter_name, p.parameter_type, "
+                   "p.default_value, p.default_value_type FROM %s.ducklake_macro m JOIN "
+                   "%s.ducklake_macro_impl i ON i.macro_id = m.macro_id LEFT JOIN "
+                   "%s.ducklake_macro_parameters p ON p.macro_id = i.macro_id AND p.impl_id = "
+                   "i.impl_id WHERE %lld >= m.begin_snapshot AND (%lld < m.end_snapshot OR "
+                   "m.end_snapshot IS NULL) ORDER BY m.macro_id, i.impl_id, p.column_id",
+                   m, m, m, s, s),
+         lk_catalog_add_macro_row},
+        {xasprintf("SELECT p.table_id, p.partition_id, k.column_id, k.\"transform\" "
+                   "FROM %s.ducklake_partition_info p JOIN "
+                   "%s.ducklake_partition_column k USING (partition_id) WHERE %lld "
+                   ">= p.begin_snapshot AND (%lld < p.end_snapshot OR "
+                   "p.end_snapshot IS NULL) ORDER BY p.table_id, "
+                   "k.partition_key_index",
+                   m, m, s, s),
+         partition_row},
+        {xasprintf("SELECT i.table_id, i.sort_id, e.expression, e.dialect, "
+                   "e.sort_direction, e.null_order FROM %s.ducklake_sort_info i "
+                   "JOIN %s.ducklake_sort_expression e USING (sort_id) WHERE %lld "
+                   ">= i.begin_snapshot AND (%lld < i.end_snapshot OR "
+                   "i.end_snapshot IS NULL) ORDER BY i.table_id, i.sort_id, "
+                   "e.sort_key_index",
+                   m, m, s, s),
+         sort_row},
+        {xasprintf("SELECT object_id, NULL::BIGINT, \"value\" FROM %s.ducklake_tag "
+                   "WHERE \"key\" = 'comment' AND " VISIBLE " UNION ALL SELECT "
+                   "table_id, column_id, \"value\" FROM %s.ducklake_column_tag "
+                   "WHERE \"key\" = 'comment' AND " VISIBLE,
+                   m, s, s, m, s, s),
+         comment_row},
+    };
+    return load_queries(c, db, con, q, COUNT_OF(q));
 }
 
 int lk_catalog_load(lk_catalog *out, lk_catdb *db, duckdb_connection con, int64_t snapshot)

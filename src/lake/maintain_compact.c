@@ -10,7 +10,8 @@
  * (deletions stored in the catalog), ducklake_file_partition_value (files
  * of one partition compact together), ducklake_schema_versions (files
  * written under one schema compact together). The rows of the new file
- * and the ended sources are written by the calling compaction.
+ * and the ended sources are written by the calling compaction, inside the
+ * frame of mt_compact_tables.
  */
 #include "duck/duck.h"
 #include "lake/dvec.h"
@@ -37,6 +38,42 @@ void mt_cands_free(cand_list *l)
     }
     free(l->v);
     memset(l, 0, sizeof(*l));
+}
+
+int mt_groups_load(mt_groups *it, const mt_call *c, const lk_table *t, const char *size_filter)
+{
+    memset(it, 0, sizeof(*it));
+    int rc = mt_load_cands(c, t, size_filter, &it->l);
+    it->g = xcalloc(it->l.n ? it->l.n : 1, sizeof(cand *));
+    it->done = xcalloc(it->l.n ? it->l.n : 1, 1);
+    return rc;
+}
+
+int mt_groups_next(mt_groups *it, size_t *ng, mt_keep_fn keep, const void *arg)
+{
+    const cand_list *l = &it->l;
+    while (it->next < l->n && it->done[it->next])
+        it->next++;
+    if (it->next >= l->n)
+        return 0;
+    const char *group = l->v[it->next].group;
+    *ng = 0;
+    for (size_t k = it->next; k < l->n; k++) {
+        cand *f = &l->v[k];
+        if (it->done[k] || strcmp(f->group, group) != 0)
+            continue;
+        it->done[k] = 1;
+        if (keep(f, arg))
+            it->g[(*ng)++] = f;
+    }
+    return 1;
+}
+
+void mt_groups_free(mt_groups *it)
+{
+    free(it->done);
+    free(it->g);
+    mt_cands_free(&it->l);
 }
 
 static int64_t opt_i64(const char *v)
@@ -71,8 +108,7 @@ static char *dir_of(const char *path, const char *rel)
  * DuckLake considers them. The group (files that may merge: one schema
  * version, one partition) is compared as text only: string_agg, which
  * PostgreSQL has too. */
-int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
-                      cand_list *out)
+int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter, cand_list *out)
 {
     const char *m = c->lake->meta;
     long long tid = (long long)t->id, s = (long long)c->lake->txn->cat.snapshot_id;
@@ -92,13 +128,15 @@ int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter,
         "x.path_is_relative, ",
         m, tid, m, m);
     if (inline_deletes_exist(c, t->id))
-        buf_printf(&q, "(SELECT count(*) FROM %s.ducklake_inlined_delete_%lld i WHERE i.file_id = "
-                       "d.data_file_id AND i.begin_snapshot <= %lld)",
+        buf_printf(&q,
+                   "(SELECT count(*) FROM %s.ducklake_inlined_delete_%lld i WHERE i.file_id = "
+                   "d.data_file_id AND i.begin_snapshot <= %lld)",
                    m, tid, s);
     else
         buf_puts(&q, "0");
     buf_printf(&q,
-               ", d.mapping_id FROM %s.ducklake_data_file d LEFT JOIN sr ON d.begin_snapshot >= sr.begin_snapshot "
+               ", d.mapping_id FROM %s.ducklake_data_file d LEFT JOIN sr ON d.begin_snapshot >= "
+               "sr.begin_snapshot "
                "AND d.begin_snapshot < sr.end_snapshot LEFT JOIN (SELECT * FROM "
                "%s.ducklake_delete_file WHERE table_id = %lld AND %lld >= begin_snapshot AND (%lld "
                "< end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = d.data_file_id "
@@ -299,8 +337,9 @@ static void source_sql(tarn_buf *b, const mt_call *c, const lk_table *tv, int64_
     }
     if (inline_deletes_exist(c, table_id)) {
         buf_puts(&del, parts++ ? " UNION ALL " : "");
-        buf_printf(&del, "SELECT m.p AS f, x.row_id AS pos FROM %s.ducklake_inlined_delete_%lld x "
-                         "JOIN ",
+        buf_printf(&del,
+                   "SELECT m.p AS f, x.row_id AS pos FROM %s.ducklake_inlined_delete_%lld x "
+                   "JOIN ",
                    c->lake->meta, (long long)table_id);
         file_values(&del, src, n);
         buf_printf(&del, " ON x.file_id = m.i WHERE x.begin_snapshot <= %lld",
@@ -325,8 +364,8 @@ static int layout_at(const mt_call *c, int64_t table_id, int64_t snap, lk_catalo
     if (*tv)
         return 0;
     lk_catalog_free(cat);
-    return tarn_error_set(TARN_ERROR, "table %lld not found at snapshot %lld",
-                          (long long)table_id, (long long)snap);
+    return tarn_error_set(TARN_ERROR, "table %lld not found at snapshot %lld", (long long)table_id,
+                          (long long)snap);
 }
 
 static int partition_values(const mt_call *c, int64_t file_id, duck_table *out)
@@ -359,8 +398,8 @@ void mt_change(const mt_call *c, const char *kind, int64_t table_id)
 
 /* Writes the new file of one compaction (rewrite: without deleted rows)
  * and registers it; *created tells whether any row was left to write. */
-int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n,
-                           int rewrite, int *created)
+int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n, int rewrite,
+                       int *created)
 {
     /* A merged file keeps the snapshots of its rows, so it keeps their
      * layout too; a rewritten file is data of the commit's snapshot and
@@ -400,10 +439,16 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
     if (lk_sort_order_by(&order, t, tv))
         buf_puts(&order, ", ");
     buf_puts(&order, "__o, __n");
-    mt_file_spec sp = {.t = tv, .cur = t, .source = buf_cstr(&s), .order_by = buf_cstr(&order),
-                       .with_rid = rewrite || !adjacent, .with_snap = !rewrite,
-                       .subdir = src[0]->subdir, .partition_id = -1,
-                       .part_values = parts.cells, .nparts = parts.nrows,
+    mt_file_spec sp = {.t = tv,
+                       .cur = t,
+                       .source = buf_cstr(&s),
+                       .order_by = buf_cstr(&order),
+                       .with_rid = rewrite || !adjacent,
+                       .with_snap = !rewrite,
+                       .subdir = src[0]->subdir,
+                       .partition_id = -1,
+                       .part_values = parts.cells,
+                       .nparts = parts.nrows,
                        .begin_snapshot = rewrite ? c->lake->txn->snapshot_id : src[0]->begin,
                        .partial_max = rewrite ? -1 : partial,
                        .row_id_start = rewrite || !adjacent ? -1 : src[0]->row_id_start};
@@ -439,3 +484,30 @@ const char *mt_table_arg(const mt_call *c)
 const char *const MT_COMPACT_NAMES[4] = {"schema_name", "table_name", "files_processed",
                                          "files_created"};
 const char *const MT_COMPACT_TYPES[4] = {"VARCHAR", "VARCHAR", "BIGINT", "BIGINT"};
+
+int mt_compact_tables(char **out, const mt_call *c, const mt_compaction *k)
+{
+    int rc = mt_write_begin(c);
+    if (rc)
+        return rc;
+    mt_result res = {4, MT_COMPACT_NAMES, MT_COMPACT_TYPES, {0}, 0};
+    const lk_table **tables = NULL;
+    size_t n = 0;
+    rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (!mt_auto_compact(c, tables[i]) || mt_checkpoint_skips(c, tables[i], 0))
+            continue;
+        size_t mark = 0;
+        if (k->options)
+            rc = k->options(c, tables[i], k->st);
+        if (!rc)
+            rc = mt_table_begin(c, tables[i], &mark);
+        if (!rc)
+            rc = k->table(c, tables[i], k->st, &res);
+        mt_table_end(c, tables[i], mark);
+    }
+    free(tables);
+    rc = mt_write_end(c, rc);
+    *out = mt_result_sql(&res);
+    return rc;
+}

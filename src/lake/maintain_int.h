@@ -79,14 +79,14 @@ int mt_restats(const mt_call *c, const lk_table *t);
 /* A data file to write: the rows of `source`, a SELECT whose columns are
  * named like t's columns plus __rid and __snap (row id, snapshot id). */
 typedef struct {
-    const lk_table *t;     /* the layout written (names, types, field ids) */
-    const lk_table *cur;   /* the table now (its directory) */
+    const lk_table *t;   /* the layout written (names, types, field ids) */
+    const lk_table *cur; /* the table now (its directory) */
     const char *source;
-    const char *order_by;  /* ORDER BY of the rows in the file */
+    const char *order_by; /* ORDER BY of the rows in the file */
     int with_rid, with_snap;
-    const char *subdir;    /* hive directories under the table's, or "" */
-    int64_t partition_id;  /* -1: none */
-    char **part_values;    /* one per partition key (NULL value: NULL) */
+    const char *subdir;   /* hive directories under the table's, or "" */
+    int64_t partition_id; /* -1: none */
+    char **part_values;   /* one per partition key (NULL value: NULL) */
     size_t nparts;
     int64_t begin_snapshot;
     int64_t partial_max;   /* -1: NULL */
@@ -145,14 +145,14 @@ void mt_file_path_joins(tarn_buf *b, const lk_lake *lake, const char *f);
 
 typedef struct {
     int64_t id, record_count, row_id_start, begin, partial_max, size; /* -1: NULL */
-    char *group;   /* schema version, partition spec and values */
-    char *path;    /* as read */
-    char *subdir;  /* hive directories of a relative path, or "" */
-    int ever_deleted;           /* has or had a delete file */
-    int64_t del_id, del_count;  /* live delete file, -1 none */
+    char *group;               /* schema version, partition spec and values */
+    char *path;                /* as read */
+    char *subdir;              /* hive directories of a relative path, or "" */
+    int ever_deleted;          /* has or had a delete file */
+    int64_t del_id, del_count; /* live delete file, -1 none */
     char *del_path;
-    int64_t inlined_deleted;    /* positions in ducklake_inlined_delete_T */
-    int64_t mapping_id;         /* a registered file's name mapping, -1 none */
+    int64_t inlined_deleted; /* positions in ducklake_inlined_delete_T */
+    int64_t mapping_id;      /* a registered file's name mapping, -1 none */
 } cand;
 
 typedef struct {
@@ -164,11 +164,26 @@ typedef struct {
  * `d`), in the order DuckLake considers them. */
 int mt_load_cands(const mt_call *c, const lk_table *t, const char *size_filter, cand_list *out);
 void mt_cands_free(cand_list *l);
+/* A table's live files taken group by group (files of one group compact
+ * together), in their order. */
+typedef struct {
+    cand_list l;
+    cand **g;    /* the current group's files that the compaction keeps */
+    char *done;  /* files already in a group */
+    size_t next; /* where the next group starts its search */
+} mt_groups;
+typedef int (*mt_keep_fn)(const cand *f, const void *arg);
+/* mt_load_cands into it (mt_groups_free it whatever this returns). */
+int mt_groups_load(mt_groups *it, const mt_call *c, const lk_table *t, const char *size_filter);
+/* The next group: its files that keep(f, arg) accepts into it->g, their
+ * number into *ng. 0 when no group is left. */
+int mt_groups_next(mt_groups *it, size_t *ng, mt_keep_fn keep, const void *arg);
+void mt_groups_free(mt_groups *it);
 /* Writes the new file of one compaction of sources src[0..n) (rewrite:
  * without their deleted rows) and registers it; *created tells whether
  * any row was left to write. */
-int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n,
-                       int rewrite, int *created);
+int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, size_t n, int rewrite,
+                       int *created);
 /* A result row (schema, table, files processed, files created). */
 void mt_compact_result(mt_result *res, const mt_call *c, const lk_table *t, size_t processed,
                        int created);
@@ -176,6 +191,19 @@ extern const char *const MT_COMPACT_NAMES[4];
 extern const char *const MT_COMPACT_TYPES[4];
 /* The table named by a compaction's second argument, or NULL. */
 const char *mt_table_arg(const mt_call *c);
+/* One compaction's steps on one table: `options` reads the table's options
+ * before its work starts (NULL: none), `table` does the work. */
+typedef struct {
+    int (*options)(const mt_call *c, const lk_table *t, void *st);
+    int (*table)(const mt_call *c, const lk_table *t, void *st, mt_result *res);
+    void *st;
+} mt_compaction;
+/* The frame both compactions share, after their arguments are checked:
+ * opens the write, runs `k` on each table the call names that
+ * auto_compact and the checkpoint leave to it (options, then
+ * mt_table_begin, the work, mt_table_end), ends the write and sets *out to
+ * the result rows. */
+int mt_compact_tables(char **out, const mt_call *c, const mt_compaction *k);
 /* Records change token kind:table_id. */
 void mt_change(const mt_call *c, const char *kind, int64_t table_id);
 

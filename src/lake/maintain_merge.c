@@ -65,35 +65,26 @@ static int merge_runs(const mt_call *c, const lk_table *t, cand **g, size_t n, m
     return rc;
 }
 
+/* A file merges when it is under the target size and has no deletions. */
+static int merge_keep(const cand *f, const void *arg)
+{
+    const merge_opts *o = arg;
+    return f->size < o->target && !f->ever_deleted && f->inlined_deleted <= 0;
+}
+
 static int merge_table(const mt_call *c, const lk_table *t, merge_opts *o, mt_result *res)
 {
-    char *filter = xasprintf("AND d.file_size_bytes < %lld AND d.file_size_bytes >= %lld",
-                             (long long)(o->max_size > 0 ? o->max_size : o->target),
-                             (long long)o->min_size);
-    cand_list l = {0};
-    int rc = mt_load_cands(c, t, filter, &l);
+    char *filter =
+        xasprintf("AND d.file_size_bytes < %lld AND d.file_size_bytes >= %lld",
+                  (long long)(o->max_size > 0 ? o->max_size : o->target), (long long)o->min_size);
+    mt_groups it;
+    int rc = mt_groups_load(&it, c, t, filter);
     free(filter);
-    cand **g = xcalloc(l.n ? l.n : 1, sizeof(cand *));
-    char *done = xcalloc(l.n ? l.n : 1, 1);
-    for (size_t i = 0; !rc && i < l.n && o->compacted < o->max_files; i++) {
-        if (done[i])
-            continue;
-        size_t ng = 0;
-        for (size_t k = i; k < l.n; k++) {
-            cand *f = &l.v[k];
-            if (done[k] || strcmp(f->group, l.v[i].group) != 0)
-                continue;
-            done[k] = 1;
-            if (f->size >= o->target || f->ever_deleted || f->inlined_deleted > 0)
-                continue;
-            g[ng++] = f;
-        }
+    size_t ng = 0;
+    while (!rc && o->compacted < o->max_files && mt_groups_next(&it, &ng, merge_keep, o))
         if (ng >= 2)
-            rc = merge_runs(c, t, g, ng, o, res);
-    }
-    free(done);
-    free(g);
-    mt_cands_free(&l);
+            rc = merge_runs(c, t, it.g, ng, o, res);
+    mt_groups_free(&it);
     return rc;
 }
 
@@ -111,9 +102,17 @@ static int64_t parse_size(const char *v, int64_t dflt)
     static const struct {
         const char *unit;
         double mult;
-    } UNITS[] = {{"", 1},         {"b", 1},          {"bytes", 1},      {"kb", 1e3},
-                 {"mb", 1e6},     {"gb", 1e9},       {"tb", 1e12},      {"kib", 1024.0},
-                 {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+    } UNITS[] = {{"", 1},
+                 {"b", 1},
+                 {"bytes", 1},
+                 {"kb", 1e3},
+                 {"mb", 1e6},
+                 {"gb", 1e9},
+                 {"tb", 1e12},
+                 {"kib", 1024.0},
+                 {"mib", 1048576.0},
+                 {"gib", 1073741824.0},
+                 {"tib", 1099511627776.0}};
     for (size_t i = 0; i < sizeof(UNITS) / sizeof(UNITS[0]); i++)
         if (strcasecmp(end, UNITS[i].unit) == 0)
             return (int64_t)llround(n * UNITS[i].mult);
@@ -166,42 +165,36 @@ static int merge_options(const mt_call *c, merge_opts *o)
     return rc;
 }
 
+/* A table's target size: the session's ducklake_target_file_size comes
+ * before the lake's option. */
+static int merge_table_options(const mt_call *c, const lk_table *t, void *st)
+{
+    merge_opts *o = st;
+    o->compacted = 0; /* max_compacted_files holds per table, as in DuckLake */
+    o->target = lk_setting_target_file_size(c->con);
+    if (o->target < 0) {
+        char *v = mt_option(c, "target_file_size", t->schema_id, t->id);
+        o->target = parse_size(v, (int64_t)1 << 29);
+        free(v);
+    }
+    return 0;
+}
+
+static int merge_table_step(const mt_call *c, const lk_table *t, void *st, mt_result *res)
+{
+    return merge_table(c, t, st, res);
+}
+
 int mt_merge_adjacent(char **out, const mt_call *c)
 {
-    static const char *const NAMED[] = {"schema", "min_file_size", "max_file_size",
-                                        "max_compacted_files", "dry_run", NULL};
+    static const char *const NAMED[] = {
+        "schema", "min_file_size", "max_file_size", "max_compacted_files", "dry_run", NULL};
     merge_opts o = {0};
     int rc = mt_check_named(c, NAMED);
     if (!rc)
         rc = merge_options(c, &o);
-    if (!rc)
-        rc = mt_write_begin(c);
     if (rc)
         return rc;
-    mt_result res = {4, MT_COMPACT_NAMES, MT_COMPACT_TYPES, {0}, 0};
-    const lk_table **tables = NULL;
-    size_t n = 0;
-    rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
-    for (size_t i = 0; !rc && i < n; i++) {
-        if (!mt_auto_compact(c, tables[i]) || mt_checkpoint_skips(c, tables[i], 0))
-            continue;
-        o.compacted = 0; /* max_compacted_files holds per table, as in DuckLake */
-        /* the session's ducklake_target_file_size comes before the lake's option */
-        o.target = lk_setting_target_file_size(c->con);
-        if (o.target < 0) {
-            char *v = mt_option(c, "target_file_size", tables[i]->schema_id, tables[i]->id);
-            o.target = parse_size(v, (int64_t)1 << 29);
-            free(v);
-        }
-        size_t mark = 0;
-        rc = mt_table_begin(c, tables[i], &mark);
-        if (!rc)
-            rc = merge_table(c, tables[i], &o, &res);
-        mt_table_end(c, tables[i], mark);
-    }
-    free(tables);
-    rc = mt_write_end(c, rc);
-    *out = mt_result_sql(&res);
-    return rc;
+    mt_compaction k = {merge_table_options, merge_table_step, &o};
+    return mt_compact_tables(out, c, &k);
 }
-

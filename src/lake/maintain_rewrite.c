@@ -46,11 +46,13 @@ static int rewrite_group(const mt_call *c, const lk_table *t, cand *const *src, 
     int rc = mt_write_compacted(c, t, src, n, 1, &created);
     for (size_t i = 0; !rc && i < n; i++) {
         if (src[i]->del_id >= 0)
-            lk_txn_sql(txn, "UPDATE %s.ducklake_delete_file SET end_snapshot = %lld WHERE "
-                            "delete_file_id = %lld",
+            lk_txn_sql(txn,
+                       "UPDATE %s.ducklake_delete_file SET end_snapshot = %lld WHERE "
+                       "delete_file_id = %lld",
                        c->lake->meta, (long long)txn->snapshot_id, (long long)src[i]->del_id);
-        lk_txn_sql(txn, "UPDATE %s.ducklake_data_file SET end_snapshot = %lld WHERE data_file_id "
-                        "= %lld",
+        lk_txn_sql(txn,
+                   "UPDATE %s.ducklake_data_file SET end_snapshot = %lld WHERE data_file_id "
+                   "= %lld",
                    c->lake->meta, (long long)txn->snapshot_id, (long long)src[i]->id);
     }
     if (!rc) {
@@ -60,66 +62,49 @@ static int rewrite_group(const mt_call *c, const lk_table *t, cand *const *src, 
     return rc;
 }
 
+/* A file is rewritten when at least `threshold` of its rows are deleted. */
+static int rewrite_keep(const cand *f, const void *arg)
+{
+    double threshold = *(const double *)arg;
+    int64_t deleted = f->del_count + f->inlined_deleted;
+    double ratio = f->record_count > 0 ? (double)deleted / (double)f->record_count : 0;
+    return deleted > 0 && ratio >= threshold;
+}
+
 static int rewrite_table(const mt_call *c, const lk_table *t, double threshold, mt_result *res)
 {
-    cand_list l = {0};
-    int rc = mt_load_cands(c, t, "", &l);
-    cand **g = xcalloc(l.n ? l.n : 1, sizeof(cand *));
-    char *done = xcalloc(l.n ? l.n : 1, 1);
+    mt_groups it;
+    int rc = mt_groups_load(&it, c, t, "");
     int rewrote = 0;
-    for (size_t i = 0; !rc && i < l.n; i++) {
-        if (done[i])
-            continue;
-        size_t ng = 0;
-        for (size_t k = i; k < l.n; k++) {
-            cand *f = &l.v[k];
-            if (done[k] || strcmp(f->group, l.v[i].group) != 0)
-                continue;
-            done[k] = 1;
-            int64_t deleted = f->del_count + f->inlined_deleted;
-            double ratio = f->record_count > 0 ? (double)deleted / (double)f->record_count : 0;
-            if (deleted > 0 && ratio >= threshold)
-                g[ng++] = f;
-        }
+    size_t ng = 0;
+    while (!rc && mt_groups_next(&it, &ng, rewrite_keep, &threshold))
         if (ng) {
-            rc = rewrite_group(c, t, g, ng, res);
+            rc = rewrite_group(c, t, it.g, ng, res);
             rewrote = 1;
         }
-    }
     if (!rc && rewrote)
         rc = mt_restats(c, t);
-    free(done);
-    free(g);
-    mt_cands_free(&l);
+    mt_groups_free(&it);
     return rc;
+}
+
+static int rewrite_table_options(const mt_call *c, const lk_table *t, void *st)
+{
+    return delete_threshold(c, t, st);
+}
+
+static int rewrite_table_step(const mt_call *c, const lk_table *t, void *st, mt_result *res)
+{
+    return rewrite_table(c, t, *(double *)st, res);
 }
 
 int mt_rewrite_files(char **out, const mt_call *c)
 {
     static const char *const NAMED[] = {"schema", "delete_threshold", "dry_run", NULL};
     int rc = mt_check_named(c, NAMED);
-    if (!rc)
-        rc = mt_write_begin(c);
     if (rc)
         return rc;
-    mt_result res = {4, MT_COMPACT_NAMES, MT_COMPACT_TYPES, {0}, 0};
-    const lk_table **tables = NULL;
-    size_t n = 0;
-    rc = mt_tables(c, lk_args_named(c->a, "schema"), mt_table_arg(c), &tables, &n);
-    for (size_t i = 0; !rc && i < n; i++) {
-        double threshold = 0;
-        if (!mt_auto_compact(c, tables[i]) || mt_checkpoint_skips(c, tables[i], 0))
-            continue;
-        size_t mark = 0;
-        rc = delete_threshold(c, tables[i], &threshold);
-        if (!rc)
-            rc = mt_table_begin(c, tables[i], &mark);
-        if (!rc)
-            rc = rewrite_table(c, tables[i], threshold, &res);
-        mt_table_end(c, tables[i], mark);
-    }
-    free(tables);
-    rc = mt_write_end(c, rc);
-    *out = mt_result_sql(&res);
-    return rc;
+    double threshold = 0;
+    mt_compaction k = {rewrite_table_options, rewrite_table_step, &threshold};
+    return mt_compact_tables(out, c, &k);
 }
