@@ -85,6 +85,14 @@ void ddl_changed(lk_txn *txn, const char *kind, int64_t id)
     free(tok);
     txn->catalog_changed = 1;
 }
+void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
+                    const char *name)
+{
+    buf_printf(b, "(%lld, '%s', %lld, NULL, ", (long long)id, uuid, (long long)begin);
+    if (schema_id >= 0)
+        buf_printf(b, "%lld, ", (long long)schema_id);
+    quote_literal(b, name);
+}
 
 int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_not_exists)
 {
@@ -106,9 +114,7 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     s->path = dir_for(name, s->uuid);
     s->path_rel = 1;
     tarn_buf b = {0};
-    buf_printf(&b, "(%lld, '%s', %lld, NULL, ", (long long)s->id, s->uuid,
-               (long long)txn->snapshot_id);
-    quote_literal(&b, name);
+    ddl_object_row(&b, s->id, s->uuid, txn->snapshot_id, -1, name);
     buf_puts(&b, ", ");
     quote_literal(&b, s->path);
     buf_puts(&b, ", true)");
@@ -406,8 +412,9 @@ static int check_shape(duckdb_connection con, const char *shape_name)
         rc = tarn_error_set(TARN_EUNSUPPORTED,
                             "Not implemented Error: DuckLake does not support generated columns");
     else if (sql && strstr(sql, " COLLATE "))
-        rc = tarn_error_set(TARN_EUNSUPPORTED,
-                            "Invalid Input Error: Collations are not supported in DuckLake storage");
+        rc =
+            tarn_error_set(TARN_EUNSUPPORTED,
+                           "Invalid Input Error: Collations are not supported in DuckLake storage");
     duck_table_free(&r);
     return rc;
 }
@@ -555,9 +562,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.path_rel = 1;
     int64_t sv = txn->cat.schema_version + 1;
     tarn_buf b = {0};
-    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)nt.id, nt.uuid,
-               (long long)txn->snapshot_id, (long long)s->id);
-    quote_literal(&b, name);
+    ddl_object_row(&b, nt.id, nt.uuid, txn->snapshot_id, s->id, name);
     buf_puts(&b, ", ");
     quote_literal(&b, nt.path);
     buf_puts(&b, ", true)");

@@ -34,9 +34,7 @@ int ddl_rename_table(lk_lake *lake, lk_table *t, const char *new_name)
     t->name = xstrdup(new_name);
     t->begin = txn->snapshot_id;
     tarn_buf b = {0};
-    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)t->id, t->uuid,
-               (long long)txn->snapshot_id, (long long)t->schema_id);
-    quote_literal(&b, new_name);
+    ddl_object_row(&b, t->id, t->uuid, txn->snapshot_id, t->schema_id, new_name);
     buf_puts(&b, ", ");
     quote_literal(&b, t->path);
     buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");

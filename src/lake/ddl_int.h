@@ -10,6 +10,7 @@
 #include "lake/lake.h"
 #include "lake/model.h"
 #include "lake/txn.h"
+#include "util/buf.h"
 
 /* "kind:<schema>" or "kind:<schema>.<name>" (name NULL: the schema alone),
  * identifiers quoted as DuckLake writes its change tokens; malloc'd. */
@@ -25,6 +26,12 @@ lk_schema *ddl_schema_to_create_in(lk_lake *lake, const char *schema);
 /* Ends the live rows of catalog table `table` whose `key` column is `id`
  * at the transaction's snapshot. */
 void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id);
+/* Opens in b the row of a new version of a schema, table or view as its
+ * catalog table (ducklake_schema, _table, _view) lays it out:
+ * "(id, 'uuid', begin, NULL, schema_id, 'name'" (schema_id < 0: a schema's
+ * row, which has none). The caller adds the rest and the ')'. */
+void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
+                    const char *name);
 
 /* The columns of DuckDB table `shape` (`SELECT * FROM shape`, quoted by the
  * caller) become t's columns, with fresh column ids from 1. */

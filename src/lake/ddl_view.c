@@ -93,9 +93,7 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->sql = xstrdup(sql);
     v->aliases = xstrdup(aliases);
     tarn_buf b = {0};
-    buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)v->id, v->uuid,
-               (long long)txn->snapshot_id, (long long)s->id);
-    quote_literal(&b, name);
+    ddl_object_row(&b, v->id, v->uuid, txn->snapshot_id, s->id, name);
     buf_puts(&b, ", 'duckdb', ");
     quote_literal(&b, sql);
     buf_puts(&b, ", ");
@@ -212,9 +210,7 @@ int lk_rename_view(lk_lake *lake, const char *schema, const char *name, const ch
     } else {
         ddl_end_rows(lake, "ducklake_view", "view_id", v->id);
         tarn_buf b = {0};
-        buf_printf(&b, "(%lld, '%s', %lld, NULL, %lld, ", (long long)v->id, v->uuid,
-                   (long long)txn->snapshot_id, (long long)v->schema_id);
-        quote_literal(&b, new_name);
+        ddl_object_row(&b, v->id, v->uuid, txn->snapshot_id, v->schema_id, new_name);
         buf_puts(&b, ", 'duckdb', ");
         quote_literal(&b, v->sql);
         buf_puts(&b, ", ");

@@ -273,12 +273,8 @@ static int views_of_lake_tables(tarn_buf *b, tarn_session *s)
 
 /* duckdb_tables(): lake tables are DuckDB views underneath; list them as
  * the tables they are, with their row counts as estimated_size. */
-static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                                 size_t i)
+static int duckdb_tables_sql(tarn_buf *b, tarn_session *s)
 {
-    *next = i;
-    if (!bare_call(tk, i, "duckdb_tables"))
-        return 0;
     buf_puts(b, "(SELECT * FROM duckdb_tables() WHERE true");
     hidden_catalogs(b, s, "database_name");
     buf_puts(b, " UNION ALL BY NAME SELECT v.database_name, "
@@ -288,58 +284,61 @@ static int rewrite_duckdb_tables(size_t *next, tarn_buf *b, tarn_session *s, con
                 "index_count, 0::BIGINT AS check_constraint_count, ");
     table_ddl(b, s);
     buf_puts(b, " AS sql FROM duckdb_views() v JOIN ");
-    int rc = views_of_lake_tables(b, s);
-    rewrite_alias(next, b, tk, i + 3, "duckdb_tables");
-    return rc;
+    return views_of_lake_tables(b, s);
 }
 
 /* duckdb_views(): only the lake's own views, not the views that read its
  * tables. */
-static int rewrite_duckdb_views(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                                size_t i)
+static int duckdb_views_sql(tarn_buf *b, tarn_session *s)
 {
-    *next = i;
-    if (!bare_call(tk, i, "duckdb_views"))
-        return 0;
     buf_puts(b, "(SELECT v.* FROM duckdb_views() v ANTI JOIN ");
-    int rc = views_of_lake_tables(b, s);
-    rewrite_alias(next, b, tk, i + 3, "duckdb_views");
-    return rc;
+    return views_of_lake_tables(b, s);
 }
 
 /* duckdb_columns(): a lake view that does not bind has no columns, as in
  * DuckLake (its DuckDB view holds only the error it fails with). */
-static int rewrite_duckdb_columns(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                                  size_t i)
+static int duckdb_columns_sql(tarn_buf *b, tarn_session *s)
 {
-    *next = i;
-    if (!bare_call(tk, i, "duckdb_columns"))
-        return 0;
     buf_puts(b, "(SELECT * FROM duckdb_columns() WHERE column_name <> '" LK_UNBOUND_COLUMN "')");
-    rewrite_alias(next, b, tk, i + 3, "duckdb_columns");
     return 0;
 }
 
-/* duckdb_databases(): a lake carries its data path as tag data_path, and
- * the catalog databases DuckLake hides are not listed. */
-static int rewrite_duckdb_databases(size_t *next, tarn_buf *b, tarn_session *s,
-                                    const sql_tokens *tk, size_t i)
+/* Opens "(SELECT d.* REPLACE (CASE WHEN d.database_name = <lake> THEN
+ * <then(lake)> …" over the session's lakes; the caller adds the ELSE. */
+static void replace_per_lake(tarn_buf *b, tarn_session *s, void (*then)(tarn_buf *b, lk_lake *l))
 {
-    *next = i;
-    if (!bare_call(tk, i, "duckdb_databases"))
-        return 0;
     buf_puts(b, "(SELECT d.* REPLACE (CASE ");
     for (lk_lake *l = s->lakes; l; l = l->next) {
         buf_puts(b, "WHEN d.database_name = ");
         quote_literal(b, l->alias);
-        buf_puts(b, " THEN map_concat(d.tags, MAP {'data_path': ");
-        quote_literal(b, l->data_abs);
-        buf_puts(b, "}) ");
+        buf_puts(b, " THEN ");
+        then(b, l);
+        buf_putc(b, ' ');
     }
+}
+
+static void data_path_tags(tarn_buf *b, lk_lake *l)
+{
+    buf_puts(b, "map_concat(d.tags, MAP {'data_path': ");
+    quote_literal(b, l->data_abs);
+    buf_puts(b, "})");
+}
+
+static void lake_size(tarn_buf *b, lk_lake *l)
+{
+    buf_puts(b, "format_bytes(");
+    lk_info_size_sql(b, l);
+    buf_puts(b, "::BIGINT)");
+}
+
+/* duckdb_databases(): a lake carries its data path as tag data_path, and
+ * the catalog databases DuckLake hides are not listed. */
+static int duckdb_databases_sql(tarn_buf *b, tarn_session *s)
+{
+    replace_per_lake(b, s, data_path_tags);
     buf_puts(b, "ELSE d.tags END AS tags) FROM duckdb_databases() d WHERE true");
     hidden_catalogs(b, s, "d.database_name");
     buf_putc(b, ')');
-    rewrite_alias(next, b, tk, i + 3, "duckdb_databases");
     return 0;
 }
 
@@ -363,22 +362,10 @@ static int rewrite_show_all_tables(size_t *next, tarn_buf *b, tarn_session *s, c
 
 /* pragma_database_size(): a lake's size is that of its live data and
  * delete files, as DuckLake reports it. */
-static int rewrite_database_size(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
-                                 size_t i)
+static int database_size_sql(tarn_buf *b, tarn_session *s)
 {
-    *next = i;
-    if (!bare_call(tk, i, "pragma_database_size"))
-        return 0;
-    buf_puts(b, "(SELECT d.* REPLACE (CASE ");
-    for (lk_lake *l = s->lakes; l; l = l->next) {
-        buf_puts(b, "WHEN d.database_name = ");
-        quote_literal(b, l->alias);
-        buf_puts(b, " THEN format_bytes(");
-        lk_info_size_sql(b, l);
-        buf_puts(b, "::BIGINT) ");
-    }
+    replace_per_lake(b, s, lake_size);
     buf_puts(b, "ELSE d.database_size END AS database_size) FROM pragma_database_size() d)");
-    rewrite_alias(next, b, tk, i + 3, "pragma_database_size");
     return 0;
 }
 
@@ -413,15 +400,38 @@ static int rewrite_duckdb_logs(size_t *next, tarn_buf *b, tarn_session *s, const
     return 0;
 }
 
+/* DuckDB's catalog functions called bare (`name()`), each replaced by a
+ * subquery over the lake's facts, under the function's name as alias. */
+static const struct {
+    const char *name;
+    int (*sql)(tarn_buf *b, tarn_session *s);
+} BARE_CALLS[] = {
+    {"duckdb_tables", duckdb_tables_sql},       {"duckdb_views", duckdb_views_sql},
+    {"duckdb_columns", duckdb_columns_sql},     {"pragma_database_size", database_size_sql},
+    {"duckdb_databases", duckdb_databases_sql},
+};
+
+static int rewrite_bare_call(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
+                             size_t i)
+{
+    *next = i;
+    for (size_t k = 0; k < sizeof(BARE_CALLS) / sizeof(BARE_CALLS[0]); k++) {
+        if (!bare_call(tk, i, BARE_CALLS[k].name))
+            continue;
+        int rc = BARE_CALLS[k].sql(b, s);
+        rewrite_alias(next, b, tk, i + 3, BARE_CALLS[k].name);
+        return rc;
+    }
+    return 0;
+}
+
 /* The rewriters of DuckDB's catalog views and functions over the lake's
  * tables, tried in this order at each token. */
 typedef int (*catalog_rewriter)(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk,
                                 size_t i);
 static const catalog_rewriter CATALOG_REWRITERS[] = {
-    rewrite_info_columns,  rewrite_info_tables,      rewrite_info_views,
-    rewrite_duckdb_tables, rewrite_duckdb_views,     rewrite_duckdb_columns,
-    rewrite_database_size, rewrite_duckdb_databases, rewrite_show_all_tables,
-    rewrite_duckdb_logs,
+    rewrite_info_columns, rewrite_info_tables,     rewrite_info_views,
+    rewrite_bare_call,    rewrite_show_all_tables, rewrite_duckdb_logs,
 };
 
 int rewrite_catalog(size_t *next, tarn_buf *b, tarn_session *s, const sql_tokens *tk, size_t i)
