@@ -70,6 +70,77 @@ static void dead_runs_union(tarn_buf *sql, tarn_session *s, const char *alias, c
     free(ids);
 }
 
+/* The name of the model MODEL selects (caller frees); MODEL itself when
+ * it selects none: a model removed from the project still has its
+ * history. */
+static char *history_model(const tarn_project *p, const char *model)
+{
+    unsigned char *sel = NULL;
+    char *args[] = {(char *)model};
+    if (select_models(&sel, p, args, 1) != 0) {
+        tarn_error_clear();
+        return xstrdup(model);
+    }
+    char *name = NULL;
+    for (size_t i = 0; i < p->nmodels && !name; i++)
+        if (sel[i])
+            name = xstrdup(p->models[i].name);
+    free(sel);
+    return name;
+}
+
+/* Attaches the lake and sets *cat to its catalog's prefix; *cat stays
+ * NULL (said on stderr) when no build has been recorded yet. */
+static int history_catalog(const char **cat, cli_project *cp)
+{
+    int exists = cli_project_lake_exists(cp);
+    int status = exists ? cli_project_attach(cp) : CLI_OK;
+    *cat =
+        status == CLI_OK && exists ? tarn_session_catalog_prefix(cp->s, cp->p->lake_alias) : NULL;
+    if (!exists)
+        fprintf(stderr,
+                "tarn: no builds recorded in lake \"%s\" yet (its catalog %s does not "
+                "exist)\n",
+                cp->p->lake_alias, cp->p->lake_path);
+    /* the catalog database is left out of duckdb_tables() (DuckLake hides
+     * it): ask for the table's columns instead */
+    if (*cat && cli_catalog_columns(cp, *cat, "tarn_model_run", NULL) == 0) {
+        fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp->p->lake_alias);
+        *cat = NULL;
+    }
+    return status;
+}
+
+/* The query of the builds shown: name's only, or every model's with the
+ * runs that died (dead_runs_union); `all` keeps the unchanged ones. */
+static void history_sql(tarn_buf *sql, cli_project *cp, const char *cat, const char *name, int all,
+                        long limit)
+{
+    /* A lake last built by an older tarn has no run_reason column yet. */
+    int has_reason = cli_catalog_columns(cp, cat, "tarn_model_run", "run_reason") > 0;
+    buf_printf(sql,
+               "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
+               "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
+               "rows_written AS rows, CAST(round(duration_ms) AS BIGINT) AS ms, partitions, "
+               "%s AS reason, %s AS tests, coalesce(error, note) AS message, started_at AS "
+               "_at FROM ",
+               has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)",
+               cli_catalog_columns(cp, cat, "tarn_model_run", "tests") > 0
+                   ? TESTS_SUMMARY
+                   : "CAST(NULL AS VARCHAR)");
+    quote_prefixed(sql, cat, "tarn_model_run");
+    buf_puts(sql, " WHERE true");
+    if (!all)
+        buf_puts(sql, " AND coalesce(note, '') <> 'unchanged'");
+    if (name) {
+        buf_puts(sql, " AND model = ");
+        quote_literal(sql, name);
+    } else {
+        dead_runs_union(sql, cp->s, cp->p->lake_alias, cat);
+    }
+    buf_printf(sql, ") ORDER BY run_id DESC, _at DESC LIMIT %ld", limit);
+}
+
 int cmd_history(int argc, char **argv)
 {
     const char *dir = NULL, *model = NULL;
@@ -104,64 +175,15 @@ int cmd_history(int argc, char **argv)
     cli_common_free(&common);
     if (status != CLI_OK)
         return status;
-    char *name = NULL;
-    if (model) {
-        unsigned char *sel = NULL;
-        char *args[] = {(char *)model};
-        if (select_models(&sel, cp.p, args, 1) != 0) {
-            /* A model removed from the project still has its history. */
-            tarn_error_clear();
-            name = xstrdup(model);
-        } else {
-            for (size_t i = 0; i < cp.p->nmodels && !name; i++)
-                if (sel[i])
-                    name = xstrdup(cp.p->models[i].name);
-            free(sel);
-        }
-    }
-    int exists = cli_project_lake_exists(&cp);
-    status = exists ? cli_project_attach(&cp) : CLI_OK;
-    const char *cat =
-        status == CLI_OK && exists ? tarn_session_catalog_prefix(cp.s, cp.p->lake_alias) : NULL;
-    if (!exists)
-        fprintf(stderr,
-                "tarn: no builds recorded in lake \"%s\" yet (its catalog %s does not "
-                "exist)\n",
-                cp.p->lake_alias, cp.p->lake_path);
-    /* the catalog database is left out of duckdb_tables() (DuckLake hides
-     * it): ask for the table's columns instead */
-    if (cat && cli_catalog_columns(&cp, cat, "tarn_model_run", NULL) == 0) {
-        fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp.p->lake_alias);
-        cat = NULL;
-    }
-    /* A lake last built by an older tarn has no run_reason column yet. */
-    int has_reason = cat && cli_catalog_columns(&cp, cat, "tarn_model_run", "run_reason") > 0;
-    tarn_buf sql = {0};
+    char *name = model ? history_model(cp.p, model) : NULL;
+    const char *cat = NULL;
+    status = history_catalog(&cat, &cp);
     if (cat) {
-        buf_printf(&sql,
-                   "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
-                   "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
-                   "rows_written AS rows, CAST(round(duration_ms) AS BIGINT) AS ms, partitions, "
-                   "%s AS reason, %s AS tests, coalesce(error, note) AS message, started_at AS "
-                   "_at FROM ",
-                   has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)",
-                   cli_catalog_columns(&cp, cat, "tarn_model_run", "tests") > 0
-                       ? TESTS_SUMMARY
-                       : "CAST(NULL AS VARCHAR)");
-        quote_prefixed(&sql, cat, "tarn_model_run");
-        buf_puts(&sql, " WHERE true");
-        if (!all)
-            buf_puts(&sql, " AND coalesce(note, '') <> 'unchanged'");
-        if (name) {
-            buf_puts(&sql, " AND model = ");
-            quote_literal(&sql, name);
-        } else {
-            dead_runs_union(&sql, cp.s, cp.p->lake_alias, cat);
-        }
-        buf_printf(&sql, ") ORDER BY run_id DESC, _at DESC LIMIT %ld", limit);
+        tarn_buf sql = {0};
+        history_sql(&sql, &cp, cat, name, all, limit);
         status = cli_project_print(&cp, buf_cstr(&sql), fmt);
+        buf_free(&sql);
     }
-    buf_free(&sql);
     free(name);
     cli_project_close(&cp);
     return status;

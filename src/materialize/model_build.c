@@ -688,6 +688,103 @@ static int queue_records(run_ctx *c, const tarn_model *m, model_result *r)
     return rc;
 }
 
+/* A build that changed something: the commit message with its extra
+ * information, the run records queued in the transaction, COMMIT, and the
+ * snapshot it made. */
+static int commit_build(build_state *b, double t0)
+{
+    run_ctx *c = b->c;
+    const tarn_model *m = b->m;
+    model_result *r = b->r;
+    char *extra = extra_info(b, clock_mono_ms() - t0);
+    char *msg = xasprintf("tarn: build %s (%s)", m->name, annot_strategy_label(&m->annot));
+    char *sql = cg_commit_message(c->lake, msg, extra);
+    int rc = query_exec(c->s, sql, NULL);
+    free(sql);
+    free(msg);
+    free(extra);
+    if (!rc) {
+        r->status = MODEL_SUCCESS;
+        r->duration_ms = clock_mono_ms() - t0 + b->worker_ms;
+        rc = queue_records(c, m, r);
+    }
+    if (!rc)
+        rc = query_exec(c->s, "COMMIT", NULL);
+    if (!rc)
+        rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+    return rc;
+}
+
+/* A build that changed nothing: rolled back, and recorded as a success at
+ * the current snapshot. */
+static int record_unchanged(build_state *b, double t0)
+{
+    run_ctx *c = b->c;
+    model_result *r = b->r;
+    int rc = query_exec(c->s, "ROLLBACK", NULL);
+    r->status = MODEL_SUCCESS;
+    if (!rc)
+        rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
+    r->duration_ms = clock_mono_ms() - t0 + b->worker_ms;
+    if (!rc) {
+        strlist recs = {0};
+        build_records(&recs, c, b->m, r);
+        for (size_t i = 0; i < recs.n && !rc; i++)
+            rc = query_exec(c->s, recs.items[i], NULL);
+        strlist_free(&recs);
+    }
+    return rc;
+}
+
+/* A failed or stopped build: its error (the user's, where recover_error
+ * finds it), rolled back, and recorded on its own, outside the
+ * rolled-back transaction. */
+static void record_failure(build_state *b, int began)
+{
+    run_ctx *c = b->c;
+    const tarn_model *m = b->m;
+    model_result *r = b->r;
+    int stopped = build_cancel_signal() != 0;
+    r->no_change = 0;
+    r->status = stopped ? MODEL_CANCELLED : MODEL_FAILED;
+    r->snapshot_id = -1;
+    r->error = stopped ? xstrdup("cancelled: the run was stopped, the build rolled back")
+                       : xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");
+    tarn_error_clear();
+    if (began)
+        query_exec(c->s, "ROLLBACK", NULL);
+    tarn_error_clear();
+    char *real = m->annot.strategy != STRAT_MANUAL && !stopped ? recover_error(b, r->error) : NULL;
+    if (real) {
+        free(r->error);
+        r->error = real;
+    }
+    cleanup_temps(b);
+    strlist recs = {0};
+    build_records(&recs, c, m, r);
+    for (size_t i = 0; i < recs.n; i++)
+        if (query_exec(c->s, recs.items[i], NULL) != 0)
+            tarn_error_clear();
+    strlist_free(&recs);
+}
+
+/* A built model: its snapshot, and its table and schema known to the run
+ * from now on. */
+static void note_built(build_state *b)
+{
+    run_ctx *c = b->c;
+    const tarn_model *m = b->m;
+    cleanup_temps(b);
+    c->built_snapshot[b->mi] = b->r->snapshot_id;
+    if (!run_has_table(c, m->schema, m->table))
+        strlist_push_owned(&c->lake_tables, change_table_key(m->schema, m->table));
+    char *skey = change_table_key(m->schema, "");
+    skey[strlen(skey) - 1] = 0;
+    if (strlist_find(&c->lake_schemas, skey) < 0)
+        strlist_push(&c->lake_schemas, skey);
+    free(skey);
+}
+
 int model_build(run_ctx *c, size_t mi, model_result *r)
 {
     const tarn_model *m = &c->p->models[mi];
@@ -716,76 +813,13 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
      * between two queries, so the build is checked before its commit. */
     if (!rc && build_cancel_signal())
         rc = tarn_error_set(TARN_ERROR, "stopped");
-    char *extra = NULL;
-    if (!rc && !r->no_change) {
-        extra = extra_info(&b, clock_mono_ms() - t0);
-        char *msg = xasprintf("tarn: build %s (%s)", m->name, annot_strategy_label(&m->annot));
-        char *sql = cg_commit_message(c->lake, msg, extra);
-        rc = query_exec(c->s, sql, NULL);
-        free(sql);
-        free(msg);
-    }
-    if (!rc && !r->no_change) {
-        r->status = MODEL_SUCCESS;
-        r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
-        rc = queue_records(c, m, r);
-    }
-    if (!rc && r->no_change) {
-        rc = query_exec(c->s, "ROLLBACK", NULL);
-        r->status = MODEL_SUCCESS;
-        if (!rc)
-            rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
-        r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
-        if (!rc) {
-            strlist recs = {0};
-            build_records(&recs, c, m, r);
-            for (size_t i = 0; i < recs.n && !rc; i++)
-                rc = query_exec(c->s, recs.items[i], NULL);
-            strlist_free(&recs);
-        }
-    } else if (!rc) {
-        rc = query_exec(c->s, "COMMIT", NULL);
-        if (!rc)
-            rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
-    }
+    if (!rc)
+        rc = r->no_change ? record_unchanged(&b, t0) : commit_build(&b, t0);
     r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
-    if (rc) {
-        int stopped = build_cancel_signal() != 0;
-        r->no_change = 0;
-        r->status = stopped ? MODEL_CANCELLED : MODEL_FAILED;
-        r->snapshot_id = -1;
-        r->error = stopped ? xstrdup("cancelled: the run was stopped, the build rolled back")
-                           : xstrdup(*tarn_error_last() ? tarn_error_last() : "the build failed");
-        tarn_error_clear();
-        if (began)
-            query_exec(c->s, "ROLLBACK", NULL);
-        tarn_error_clear();
-        char *real =
-            m->annot.strategy != STRAT_MANUAL && !stopped ? recover_error(&b, r->error) : NULL;
-        if (real) {
-            free(r->error);
-            r->error = real;
-        }
-        cleanup_temps(&b);
-        /* Recorded on its own, outside the rolled-back transaction. */
-        strlist recs = {0};
-        build_records(&recs, c, m, r);
-        for (size_t i = 0; i < recs.n; i++)
-            if (query_exec(c->s, recs.items[i], NULL) != 0)
-                tarn_error_clear();
-        strlist_free(&recs);
-    } else {
-        cleanup_temps(&b);
-        c->built_snapshot[mi] = r->snapshot_id;
-        if (!run_has_table(c, m->schema, m->table))
-            strlist_push_owned(&c->lake_tables, change_table_key(m->schema, m->table));
-        char *skey = change_table_key(m->schema, "");
-        skey[strlen(skey) - 1] = 0;
-        if (strlist_find(&c->lake_schemas, skey) < 0)
-            strlist_push(&c->lake_schemas, skey);
-        free(skey);
-    }
-    free(extra);
+    if (rc)
+        record_failure(&b, began);
+    else
+        note_built(&b);
     free(b.target);
     free(b.last_query);
     free(b.watermark_sql);
