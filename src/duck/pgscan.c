@@ -33,15 +33,21 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static duck_pg *registry;
 static unsigned long next_handle = 1;
 
-/* PostgreSQL's message without its "ERROR:  " prefix and trailing newline. */
+/* PostgreSQL's message without its "ERROR:  " prefix and trailing newline,
+ * with the key a unique violation names (its detail: "Key (a, b)=(1, x)
+ * already exists."). */
 static int pg_error(PGconn *conn, const PGresult *res, const char *what)
 {
     const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
     char *msg = xstrdup(m ? m : PQerrorMessage(conn));
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
-    int rc = tarn_error_set(TARN_ERROR, "PostgreSQL %s: %s", what, msg);
+    int unique = state && strcmp(state, "23505") == 0 && detail;
+    int rc = tarn_error_set(TARN_ERROR, "PostgreSQL %s: %s%s%s", what, msg, unique ? ": " : "",
+                            unique ? detail : "");
     free(msg);
     return rc;
 }

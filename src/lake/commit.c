@@ -476,6 +476,48 @@ static int retries_exhausted(int64_t max, const char *cause)
                           (long long)max, (long long)max * 10, cause);
 }
 
+/* The constraint a PostgreSQL unique violation names ("…" after `unique
+ * constraint `), or NULL; *len its length. */
+static const char *violated_constraint(const char *msg, size_t *len)
+{
+    const char *p = msg ? strstr(msg, "unique constraint \"") : NULL;
+    if (!p)
+        return NULL;
+    p += strlen("unique constraint \"");
+    const char *end = strchr(p, '"');
+    *len = end ? (size_t)(end - p) : strlen(p);
+    return p;
+}
+
+/* A catalog statement of the commit failed. A clash of DuckLake's ids or
+ * rows with another writer's is worth another attempt (*retry). A
+ * duplicate key in a table of the caller's own (tarn_session_commit_sql's
+ * rows, such as a build's guard row) is not: another process committed
+ * that row first, and any attempt would fail again. */
+static int statement_failed(int rc, int *retry)
+{
+    const char *m = tarn_error_last();
+    size_t n = 0;
+    const char *c = violated_constraint(m, &n);
+    if (c && strncmp(c, "ducklake_", 9) != 0) {
+        *retry = 0;
+        char *cause = xstrdup(m);
+        rc = tarn_error_set(TARN_ECONFLICT,
+                            "another process committed a row this commit adds first, so nothing "
+                            "was committed (%s)",
+                            cause);
+        free(cause);
+        return rc;
+    }
+    char *low = xstrdup(m ? m : "");
+    for (char *p = low; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    *retry = strstr(low, "primary key") || strstr(low, "unique") || strstr(low, "conflict") ||
+             strstr(low, "concurrent");
+    free(low);
+    return rc;
+}
+
 /* One attempt of the catalog transaction. *failed counts the attempts
  * that failed so far (DuckLake's retry counter); a newer snapshot found
  * under the lock is a failed first attempt, as it is for DuckLake. Sets
@@ -512,15 +554,8 @@ static int commit_attempt(lk_lake *lake, duckdb_connection con, int64_t *failed,
     if (!rc) {
         commit_batch(&all, lake, &rb);
         rc = run_statements(&lake->db, con, &all);
-        if (rc) {
-            const char *m = tarn_error_last();
-            char *low = xstrdup(m ? m : "");
-            for (char *p = low; *p; p++)
-                *p = (char)tolower((unsigned char)*p);
-            *retry = strstr(low, "primary key") || strstr(low, "unique") ||
-                     strstr(low, "conflict") || strstr(low, "concurrent");
-            free(low);
-        }
+        if (rc)
+            rc = statement_failed(rc, retry);
     }
     if (!rc)
         rc = lk_rebase_check_files(&rb, lake, con);
