@@ -29,6 +29,14 @@ int records_create_tables(tarn_session *s, const char *cat, const char *const (*
         table_name(&b, cat, defs[i][0]);
         buf_printf(&b, " %s", defs[i][1]);
         int rc = query_exec(s, buf_cstr(&b), NULL);
+        /* Two processes creating it at once on PostgreSQL: the one that
+         * waited fails on PostgreSQL's catalog once the other committed,
+         * and then finds the table there. */
+        for (int again = 0; rc && again < 3 && strstr(tarn_error_last(), "already exists");
+             again++) {
+            tarn_error_clear();
+            rc = query_exec(s, buf_cstr(&b), NULL);
+        }
         buf_free(&b);
         if (rc)
             return tarn_error_prefix(rc, "creating %s", defs[i][0]);
