@@ -1,5 +1,7 @@
 /*
  * args.c — reading and freeing a function call's arguments (see args.h).
+ *
+ * Catalog rows: none (it reads a call's arguments, not the catalog).
  */
 #include "lake/args.h"
 

@@ -3,6 +3,10 @@
  * backend shares, and the DuckDB-file backend, whose catalog is a database
  * attached in the session's DuckDB instance, so its statements run on the
  * session's connection as they are.
+ *
+ * Catalog rows: none of its own. It runs the catalog queries and statements
+ * that the other lake files build; each of those says which rows it reads
+ * and writes.
  */
 #include "lake/catdb.h"
 

@@ -2,6 +2,8 @@
  * colstats_set.c — freeing a set of column statistics (see colstats_set.h);
  * apart from colstats.c so that the transaction's state, which holds such
  * sets, does not depend on the code that computes them.
+ *
+ * Catalog rows: none (the statistics are written by colstats.c).
  */
 #include "lake/colstats_set.h"
 

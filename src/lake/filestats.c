@@ -4,6 +4,9 @@
  * through the C API's data chunks: column_statistics is a MAP(VARCHAR,
  * MAP(VARCHAR, VARCHAR)), i.e. a LIST of STRUCT(key, value) whose value is
  * again a LIST of STRUCT(key, value).
+ *
+ * Catalog rows: none (it decodes what COPY wrote; write_files.c records
+ * the rows).
  */
 #include "lake/filestats.h"
 

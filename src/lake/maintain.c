@@ -5,6 +5,10 @@
  * rewriting function commits, the tables it applies to). The functions
  * themselves live in maintain_flush.c, maintain_merge.c and
  * maintain_expire.c; the file writing they share in maintain_files.c.
+ *
+ * Catalog rows read: ducklake_metadata (the lake's options, by scope),
+ * ducklake_snapshot; the rows each function changes are listed in its own
+ * file.
  */
 #include "lake/maintain.h"
 

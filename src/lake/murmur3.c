@@ -21,6 +21,8 @@
  * times, timestamps and short DECIMALs as a 64-bit little-endian integer;
  * floating point as the bits of the double; strings and blobs as their
  * bytes. The bucket of a hash is (hash & INT32_MAX) % N, never negative.
+ *
+ * Catalog rows: none.
  */
 #include "lake/murmur3.h"
 

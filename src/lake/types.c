@@ -6,6 +6,9 @@
  * date, time, timetz, timestamp (+ _s/_ms/_ns), timestamptz, interval,
  * uuid, json, geometry, variant. The SQL direction uses DuckDB's spelling
  * of the same types.
+ *
+ * Catalog rows: none (the type names it maps are those ducklake_column
+ * stores).
  */
 #include "lake/types.h"
 

@@ -11,6 +11,9 @@
  * A view's statement is remembered per table so an unchanged one is not
  * rebuilt. Views hold no session state (the snapshot is a literal), so
  * other connections of the same database read them too.
+ *
+ * Catalog rows: none. The views are made from the catalog model (model.h)
+ * that load.c reads, in the session's DuckDB, never in the catalog.
  */
 #include "lake/views.h"
 
