@@ -197,14 +197,17 @@ static void rename_inlined(strlist *out, const lk_txn *txn, const char *meta, in
                 buf_puts(&b, " RENAME TO ");
                 quote_ident(&b, pass == 0 ? tmp : dest);
                 strlist_push(out, buf_cstr(&b));
-                if (pass == 1 && k < t->ninlined) {
+                /* the listing row goes through the temporary name too: two
+                 * tables trading names must not both match the second */
+                if (k < t->ninlined) {
                     buf_clear(&b);
                     buf_printf(&b,
                                "UPDATE %s.ducklake_inlined_data_tables SET table_name = ", meta);
-                    quote_literal(&b, dest);
-                    buf_printf(&b,
-                               ", schema_version = %s WHERE table_name = ", strrchr(dest, '_') + 1);
-                    quote_literal(&b, from);
+                    quote_literal(&b, pass == 0 ? tmp : dest);
+                    if (pass == 1)
+                        buf_printf(&b, ", schema_version = %s", strrchr(dest, '_') + 1);
+                    buf_puts(&b, " WHERE table_name = ");
+                    quote_literal(&b, pass == 0 ? from : tmp);
                     strlist_push(out, buf_cstr(&b));
                 }
                 buf_free(&b);
