@@ -27,7 +27,8 @@
 # TARN_GOLDEN_TIMEOUT (seconds per tarn run in the golden suite, default 60; doubled under SAN),
 # TARN_GOLDEN_SUITE_TIMEOUT (seconds for one whole golden run, default 900),
 # TARN_UNIT_TIMEOUT / TARN_E2E_TIMEOUT (seconds per unit binary / e2e script, default 300),
-# TARN_E2E_JOBS (e2e scripts run side by side, default 2; the logs' e2e-times has each one's seconds),
+# TARN_E2E_JOBS (e2e scripts run side by side, default 2; the logs' e2e-times has each one's seconds;
+#   a script with a `# e2e: long` line among its first 40 starts before the others),
 # TARN_SKIP_SAN=1 (only the normal build: quicker local runs; CI never sets it).
 set -uo pipefail
 
@@ -212,12 +213,17 @@ e2e_one() {
 # reported in name order once all have ended). LOGDIR/e2e-times gets each script's seconds.
 run_e2e() {
     local tarn=$1 logs=$2 script name log rc npass nfail nskip found=0 times=$2/e2e-times
-    local -a scripts=()
+    local -a scripts=() long=() rest=()
     for script in tests/e2e/test_*.sh; do
         [ -e "$script" ] && scripts+=("$script")
     done
-    : >"$times.new"
+    # Scripts marked `# e2e: long` (the few that take minutes) start first, so that none of them
+    # starts last and runs alone on one core while the other idles.
     for script in "${scripts[@]}"; do
+        if head -n 40 "$script" | grep -q '^# e2e: long'; then long+=("$script"); else rest+=("$script"); fi
+    done
+    : >"$times.new"
+    for script in "${long[@]}" "${rest[@]}"; do
         while [ "$(jobs -rp | wc -l)" -ge "$E2E_JOBS" ]; do
             wait -n
         done

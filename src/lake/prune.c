@@ -396,9 +396,29 @@ static int prune_cached(scan_input *in, lk_lake *lake, duckdb_connection con, co
     return 1;
 }
 
+/* Keeps of the committed files of `in` those in p->only_files. */
+static void keep_only(scan_input *in, const lk_prune *p)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        scan_file *f = &in->files[i];
+        int keep = f->pending;
+        for (size_t k = 0; k < p->nonly && !keep; k++)
+            keep = p->only_files[k] == f->id;
+        if (!keep) {
+            scan_file_free(f);
+            continue;
+        }
+        in->files[kept++] = *f;
+    }
+    in->n = kept;
+}
+
 void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const lk_table *t,
                     int64_t s, const lk_prune *p)
 {
+    if (p && p->only_set)
+        keep_only(in, p);
     if (p && p->order_column)
         order_files(in, lake, con, t, p);
     if (!p || !p->n || prune_cached(in, lake, con, t, s, p))

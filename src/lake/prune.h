@@ -35,6 +35,13 @@ typedef struct {
     /* The query's block ends with LIMIT or OFFSET after its WHERE: when
      * pruning leaves one file, the scan reads it alone (see scan.c). */
     int limited;
+    /* With only_set, the scan keeps of the committed files only those whose
+     * ids are in only_files (pending ones stay): the change feed of one
+     * snapshot reads the files that snapshot touched, since every other
+     * file reads the same just before it and at it. */
+    const int64_t *only_files;
+    size_t nonly;
+    int only_set;
 } lk_prune;
 
 /* Appends a term; takes `values` (malloc'd array of malloc'd strings). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_build_bad_projects.sh — the corpus of malformed projects in tests/fixtures/bad-projects/:
 # each case is laid over a copy of tests/fixtures/projects/basic whose lake was built first, and
 # `tarn run` must fail with the exit status and the messages (file:line, fix) of its `expect`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_build_history.sh — the history strategy (SCD type 2: `-- materialize key=id history
 # [track=…] [deletes=close]`) end to end on tests/fixtures/projects/scd, whose CSV source is
 # rewritten between runs: the table's exact contents after each run (versions labelled by the run

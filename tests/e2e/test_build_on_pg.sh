@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_build_on_pg.sh — build tests run a second time with every project's catalog in PostgreSQL,
 # on one throwaway cluster (pg_lib.sh): each script runs with TARN_TEST_PG_HOST set, so
 # build_lib.sh's project() / lake_catalog give each project a database of its own and attach it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_build_parallel.sh — `tarn run -j N`: workers evaluate models' queries while the session
 # builds. A project with every strategy (replace, merge, append, history and a reader of its
 # current view, partitioned daily with tarn_partition() and {partition}, partitioned dynamic, a

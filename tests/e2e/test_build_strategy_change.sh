@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_build_strategy_change.sh — a change of strategy on a table that has rows is refused when it
 # would lose or duplicate some (tests/fixtures/projects/trust and scd): a removed merge annotation
 # (merge → replace), a removed history annotation (history → replace), a changed key=, append and

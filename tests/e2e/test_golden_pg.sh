@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # The DuckLake golden cases (../shared/ducklake-golden, or $TARN_SHARED/ducklake-golden) run a
 # second time with their catalog in PostgreSQL, on one throwaway cluster (pg_lib.sh), a database
 # per case: golden_pg.py checks that each prints the recorded output and that the ducklake_* rows

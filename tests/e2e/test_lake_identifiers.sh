@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # tests/e2e/test_lake_identifiers.sh — hostile identifiers in a lake.
 #
 # For each hostile name (quotes, spaces, dots, unicode, "..", "/",

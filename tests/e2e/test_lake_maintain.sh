@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # tests/e2e/test_lake_maintain.sh — DuckLake maintenance, end to end:
 #
 #   - a lake of many tiny files (one single-row INSERT each, inlining off,

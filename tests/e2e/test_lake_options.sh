@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # tests/e2e/test_lake_options.sh — set_option and ducklake_options as DuckLake has them.
 #
 #   - set_option stores DuckLake's form of a value: codecs in lower case, parquet_version as V1/V2,

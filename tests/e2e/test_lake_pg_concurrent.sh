@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # Several writer processes on one PostgreSQL catalog (pg_lib.sh's throwaway cluster): 16 tarn
 # processes × 100 autocommit INSERTs into one table and into 16 tables commit every snapshot with
 # unique row ids and consistent counters, and a fresh process reads every row back; the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # tests/e2e/test_lake_property.sh — the schema-evolution property test (tests/e2e/lake_property.py):
 # seeded random sequences of column operations (add with/without default, drop, rename, widen,
 # add a struct field) interleaved with inlined and Parquet inserts, deletes and updates; after every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_lake_pruning.sh — a query whose WHERE clause the files' column
 # statistics (ducklake_file_column_stats) exclude reads only the files that
 # can match (EXPLAIN ANALYZE's "Total Files Read"), and returns exactly what

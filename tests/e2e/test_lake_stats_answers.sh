@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # test_lake_stats_answers.sh — what a lake table's statistics answer
 # without reading every file:
 #   - COUNT(*), MIN(col), MAX(col) of a whole table come from the catalog

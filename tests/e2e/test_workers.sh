@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: long (tests/run.sh starts it among the first)
 # Builds over workers (`tarn worker`, `tarn run --on-workers`, `tarn workers`) on a PostgreSQL
 # catalog (a throwaway cluster, pg_lib.sh): a small project reported as `tarn run` reports it
 # (text, --json, exit codes, a failure skipping its downstream); the refusals on a DuckDB-file
