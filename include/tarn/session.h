@@ -18,7 +18,6 @@
 
 typedef struct tarn_session tarn_session;
 
-
 /* Receives one statement's result. Every callback is optional. Cells are
  * DuckDB's CAST(x AS VARCHAR) of each value, NULL for SQL NULL; they are
  * only valid during the call. */
@@ -189,5 +188,10 @@ int tarn_session_catch_up(tarn_session *s, const char *alias);
 /* Runs one statement; a query's rows (and the changed-row count) go to
  * `sink` (may be NULL). */
 int tarn_catlink_exec(tarn_catlink *l, const char *sql, const tarn_sink *sink);
+/* An SQL expression for the snapshot the commit it runs in makes, for a
+ * row the commit carries (tarn_session_commit_sql) on a catalog several
+ * processes write: a commit moved onto others' snapshots gets another id
+ * than `provisional`. Tables qualified by prefix `cat`. Malloc'd. */
+char *tarn_session_commit_snapshot_sql(const char *cat, int64_t provisional);
 
 #endif

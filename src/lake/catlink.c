@@ -8,6 +8,7 @@
 #include "duck/pgscan.h"
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/quote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +61,13 @@ int lk_catlink_query(duck_table *out, lk_catlink *l, const char *sql)
     int rc = duck_pg_query(out, l->pg, q);
     free(q);
     return rc;
+}
+
+char *lk_catlink_commit_snapshot_sql(const char *cat, int64_t provisional)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "COALESCE((SELECT max(snapshot_id) FROM ");
+    quote_prefixed(&b, cat, "ducklake_snapshot");
+    buf_printf(&b, "), %lld)", (long long)provisional);
+    return buf_detach(&b);
 }

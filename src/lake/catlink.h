@@ -10,7 +10,8 @@
  * Only a catalog that several processes write at once has one: PostgreSQL
  * (a DuckDB-file catalog has one writer process). SQL is written as the
  * lake layer writes catalog SQL, qualified by lk_catdb_name(); the link
- * turns that prefix into the PostgreSQL schema. Reads no ducklake_* row.
+ * turns that prefix into the PostgreSQL schema. Reads ducklake_snapshot only
+ * (lk_catlink_commit_snapshot_sql).
  */
 #ifndef TARN_LAKE_CATLINK_H
 #define TARN_LAKE_CATLINK_H
@@ -31,5 +32,13 @@ void lk_catlink_close(lk_catlink *l);
  * from one thread at a time. */
 int lk_catlink_exec(lk_catlink *l, const char *sql, int64_t *changed);
 int lk_catlink_query(duck_table *out, lk_catlink *l, const char *sql);
+
+/* An SQL expression for the snapshot the catalog transaction it runs in
+ * commits (the newest snapshot row: a commit writes its own first, under
+ * the commit lock), `provisional` when there is none; tables qualified
+ * by prefix `cat` (quote_prefixed). A statement a commit carries for its
+ * caller names its snapshot with it: a commit moved onto other writers'
+ * snapshots (rebase.c) gets another id than it was given. Malloc'd. */
+char *lk_catlink_commit_snapshot_sql(const char *cat, int64_t provisional);
 
 #endif

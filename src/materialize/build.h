@@ -97,6 +97,7 @@ typedef struct {
     int no_change;           /* succeeded without changing the table: no snapshot */
     char *tests_json;        /* data test results: JSON array, or NULL */
     char *error;             /* why it failed, or why it was skipped */
+    int conflict;            /* it failed on a conflict of its commit with another's */
     /* history: versions opened (new and changed keys) and closed (changed
      * keys, and missing keys with deletes=close); rows_written counts the
      * opened ones. valid_at is this build's valid_from/valid_to. */
@@ -215,15 +216,15 @@ void build_details_merge(struct json_t *o, const tarn_model *m, const model_resu
 
 /* For `tarn plan`, what a run would do with one selected model. */
 typedef struct {
-    char *reason;  /* why it would run, or NULL: skipped as unchanged */
-    char *fails;   /* why it would fail before writing ("strategy changed (history →
-                      replace)"), or NULL */
-    char *skip;    /* why it would be skipped although changed (an upstream would fail) */
-    char *warning; /* what the run would warn about, or NULL */
-    char *cost;    /* what a full rebuild would take ("would rebuild 366 slices"), or NULL */
-    char *range;   /* what it would read or build: a partitioned model's slices when they are
-                      more than the current one (a first run from start=, a lookback), an
-                      incremental model's range; or NULL */
+    char *reason;   /* why it would run, or NULL: skipped as unchanged */
+    char *fails;    /* why it would fail before writing ("strategy changed (history →
+                       replace)"), or NULL */
+    char *skip;     /* why it would be skipped although changed (an upstream would fail) */
+    char *warning;  /* what the run would warn about, or NULL */
+    char *cost;     /* what a full rebuild would take ("would rebuild 366 slices"), or NULL */
+    char *range;    /* what it would read or build: a partitioned model's slices when they are
+                       more than the current one (a first run from start=, a lookback), an
+                       incremental model's range; or NULL */
     strlist slices; /* a time-partitioned model's slices (a first run: every one from start=) */
 } plan_entry;
 

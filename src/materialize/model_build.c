@@ -739,12 +739,13 @@ static int record_unchanged(build_state *b, double t0)
 /* A failed or stopped build: its error (the user's, where recover_error
  * finds it), rolled back, and recorded on its own, outside the
  * rolled-back transaction. */
-static void record_failure(build_state *b, int began)
+static void record_failure(build_state *b, int began, int rc)
 {
     run_ctx *c = b->c;
     const tarn_model *m = b->m;
     model_result *r = b->r;
     int stopped = build_cancel_signal() != 0;
+    r->conflict = !stopped && rc == TARN_ECONFLICT;
     r->no_change = 0;
     r->status = stopped ? MODEL_CANCELLED : MODEL_FAILED;
     r->snapshot_id = -1;
@@ -817,7 +818,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
         rc = r->no_change ? record_unchanged(&b, t0) : commit_build(&b, t0);
     r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
     if (rc)
-        record_failure(&b, began);
+        record_failure(&b, began, rc);
     else
         note_built(&b);
     free(b.target);

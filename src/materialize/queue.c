@@ -208,6 +208,15 @@ int queue_finish(tarn_catlink *l, const char *cat, const queue_job *j, const cha
     return run_sql(l, &b, NULL);
 }
 
+/* The snapshot the build's commit makes (another than the id the build
+ * was given when another worker committed meanwhile). */
+static void commit_snapshot(tarn_buf *b, const char *cat, int64_t provisional)
+{
+    char *e = tarn_session_commit_snapshot_sql(cat, provisional);
+    buf_puts(b, e);
+    free(e);
+}
+
 void queue_commit_sql(strlist *out, const char *cat, const queue_job *j, const char *worker,
                       const char *slice, int64_t snapshot_id, int done)
 {
@@ -221,12 +230,15 @@ void queue_commit_sql(strlist *out, const char *cat, const queue_job *j, const c
     quote_literal(&b, slice);
     buf_puts(&b, ", ");
     quote_literal(&b, worker);
-    buf_printf(&b, ", %d, %lld)", j->attempts, (long long)snapshot_id);
+    buf_printf(&b, ", %d, ", j->attempts);
+    commit_snapshot(&b, cat, snapshot_id);
+    buf_putc(&b, ')');
     strlist_push_owned(out, buf_detach(&b));
     if (!done)
         return;
     update_finished(&b, cat, JOB_DONE, NULL);
-    buf_printf(&b, ", snapshot_id = %lld", (long long)snapshot_id);
+    buf_puts(&b, ", snapshot_id = ");
+    commit_snapshot(&b, cat, snapshot_id);
     where_job(&b, j->run_id, j->model);
     strlist_push_owned(out, buf_detach(&b));
 }
@@ -332,22 +344,4 @@ int queue_workers_alive(int64_t *n, tarn_catlink *l, const char *cat)
         *n = strtoll(qrows_get(&r, 0, 0), NULL, 10);
     qrows_free(&r);
     return 0;
-}
-
-int queue_build_lock(tarn_catlink *l, const char *cat, int take)
-{
-    tarn_buf b = {0};
-    buf_printf(&b, "SELECT pg_advisory_%s(hashtext(", take ? "lock" : "unlock");
-    tarn_buf key = {0};
-    buf_puts(&key, "tarn build ");
-    buf_puts(&key, cat);
-    quote_literal(&b, buf_cstr(&key));
-    buf_puts(&b, "))");
-    buf_free(&key);
-    qrows r;
-    int rc = link_rows(&r, l, buf_cstr(&b));
-    buf_free(&b);
-    if (!rc)
-        qrows_free(&r);
-    return rc;
 }

@@ -139,13 +139,6 @@ void queue_commit_sql(strlist *out, const char *cat, const queue_job *j, const c
 int queue_committed(strlist *slices, int64_t *snapshot_id, tarn_catlink *l, const char *cat,
                     int64_t run_id, const char *model);
 
-/* Until commits from several processes at once are safe on a
- * PostgreSQL catalog, the workers of one catalog build one at a time
- * (setup and reads run in parallel, the build from BEGIN to COMMIT does
- * not): a PostgreSQL advisory lock held by the link's connection, so a
- * worker that dies releases it with its connection. */
-int queue_build_lock(tarn_catlink *l, const char *cat, int take);
-
 /* The run's jobs: model, state, worker, attempts, lease_until and the
  * database's now (epoch seconds), snapshot_id, error. */
 int queue_run_jobs(qrows *out, tarn_catlink *l, const char *cat, int64_t run_id);

@@ -255,16 +255,10 @@ static int load_pins(run_ctx *c, const worker *w, const queue_job *j, size_t mi)
     return rc;
 }
 
-/* Builds one at a time (queue_build_lock) unless TARN_WORKER_SERIAL=0. */
-static int serial_builds(void)
-{
-    const char *e = getenv("TARN_WORKER_SERIAL");
-    return !e || strcmp(e, "0") != 0;
-}
-
 typedef struct {
     job_state state;
     int64_t snapshot_id;
+    int conflict; /* failed on a conflict with another commit: worth building again */
     char *error;
     model_result shown; /* status, rows, duration for the log */
 } job_outcome;
@@ -283,11 +277,7 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
     strlist committed = {0};
     int64_t committed_snap = -1;
     /* the lake as other workers left it (their tables, views) */
-    int locked = serial_builds() && queue_build_lock(w->l, w->cat, 1) == 0;
-    tarn_error_clear();
     int rc = tarn_session_catch_up(s, w->p->lake_alias);
-    if (locked && queue_build_lock(w->l, w->cat, 0) != 0)
-        tarn_error_clear();
     if (!rc)
         rc = run_ctx_open(&c, &sum, w->p, s, &bo);
     if (rc) {
@@ -315,20 +305,19 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
         c.commit_ctx = &cc;
         c.committed_slices = &committed;
         run_result_prepare(&c, mi, xstrdup(j->run_reason ? j->run_reason : "queued"));
-        locked = serial_builds() && queue_build_lock(w->l, w->cat, 1) == 0;
-        tarn_error_clear();
-        /* what other workers committed since the context was read */
+        /* what other workers committed since the context was read; builds
+         * on other workers run meanwhile, and their commits and this one's
+         * are moved onto each other's (lake/rebase.c) */
         if (tarn_session_catch_up(s, c.lake) != 0)
             tarn_error_clear();
         run_execute(&c, mi, 1);
-        if (locked && queue_build_lock(w->l, w->cat, 0) != 0)
-            tarn_error_clear();
         model_result *r = &sum.results[mi];
         out->state = r->status == MODEL_SUCCESS     ? JOB_DONE
                      : r->status == MODEL_CANCELLED ? JOB_CANCELLED
                                                     : JOB_FAILED;
         out->snapshot_id = r->status == MODEL_SUCCESS ? r->snapshot_id : -1;
         out->error = r->error ? xstrdup(r->error) : NULL;
+        out->conflict = r->conflict;
         out->shown.status = r->status;
         out->shown.rows_written = r->rows_written;
         out->shown.snapshot_id = r->snapshot_id;
@@ -344,6 +333,9 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
     run_ctx_close(&c);
     free(sel);
 }
+
+/* How many times a build whose commit conflicted is built again. */
+#define BUILD_AGAIN 5
 
 /* A claimed job, from its session to its job row. */
 static void serve_job(const worker *w, const queue_job *j)
@@ -372,8 +364,19 @@ static void serve_job(const worker *w, const queue_job *j)
         beating = rc == 0;
     }
     double t0 = clock_mono_ms();
-    if (!rc)
+    /* A commit that conflicts with another worker's (both made the schema
+     * of their new tables, say) is built again on the lake as that one
+     * left it, as DuckLake's users run a conflicting transaction again. */
+    for (int again = 0; !rc; again++) {
         build_job(&out, w, j, s, (size_t)mi, &jo);
+        if (out.state != JOB_FAILED || !out.conflict || again >= BUILD_AGAIN || stopping)
+            break;
+        logf_(w, "%s: its commit conflicted with another (%s); building it again", j->model,
+              out.error ? out.error : "");
+        free(out.error);
+        out = (job_outcome){.snapshot_id = -1};
+        nap(0.05 * (again + 1));
+    }
     if (rc) {
         out.state = JOB_FAILED;
         out.error = xstrdup(tarn_error_last());

@@ -82,3 +82,8 @@ int tarn_session_catch_up(tarn_session *s, const char *alias)
     int rc = find(&l, s, alias);
     return rc ? rc : lk_lake_catch_up(l, s->con);
 }
+
+char *tarn_session_commit_snapshot_sql(const char *cat, int64_t provisional)
+{
+    return lk_catlink_commit_snapshot_sql(cat, provisional);
+}

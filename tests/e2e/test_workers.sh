@@ -2,8 +2,9 @@
 # e2e: long (tests/run.sh starts it among the first)
 # Builds over workers (`tarn worker`, `tarn run --on-workers`, `tarn workers`) on a PostgreSQL
 # catalog (a throwaway cluster, pg_lib.sh): a small project reported as `tarn run` reports it
-# (text, --json, exit codes, a failure skipping its downstream); the refusals on a DuckDB-file
-# catalog; SIGTERM ending a worker after its build; and a 200-model project built by 4 workers,
+# (text, --json, exit codes, a failure skipping its downstream); two builds on two workers at the
+# same time (each held on a fifo until both have started), their tables tarn run -j 1's; the
+# refusals on a DuckDB-file catalog; SIGTERM ending a worker after its build; and a 200-model project built by 4 workers,
 # one of them killed -9 in the middle of a build, giving the same tables and rows as `tarn run -j 1`
 # on a DuckDB-file catalog, every model committed exactly once, the killed build's file an orphan.
 . "$(dirname "$0")/lib.sh"
@@ -134,6 +135,53 @@ run_ok "tarn workers --all shows the stopped worker" "$s" workers --all
 contains "as stopped" "stopped" "$OUT"
 run_ok "and without --all no live one" "$s" workers
 contains "none" "no live workers" "$OUT"
+
+# ---- two builds at once, on two workers ---------------------------------------------------------
+
+# par DIR ATTACH — sa.a and sb.b read the files DIR/fa and DIR/fb (read_text opens a file once, to
+# read it; the path is split in two literals so that change detection does not read it), mart.ab
+# reads both models. (Two schemas: two first builds making one schema conflict, as in DuckLake, and
+# the worker builds the second again, which would open its fifo again.)
+par() {
+    mkdir -p "$1/config" "$1/models/sa" "$1/models/sb" "$1/models/mart"
+    echo "$2" >"$1/config/catalog.sql"
+    for m in a b; do
+        printf 'SELECT content AS v FROM read_text(%s || %s)\n' "'$1'" "'/f$m'" >"$1/models/s$m/$m.sql"
+    done
+    echo "SELECT a.v || b.v AS v, length(a.v) AS n FROM sa.a, sb.b" >"$1/models/mart/ab.sql"
+}
+pg_createdb par
+P=$(mktempdir)
+par "$P" "ATTACH 'ducklake:postgres:$(pg_conninfo par)' AS lake (DATA_PATH 'data/');"
+mkfifo "$P/fa" "$P/fb"
+start_worker "$P/w1.log" -C "$P" --id p1 --lease 5
+wait_for "$P/w1.log" "ready" 60
+start_worker "$P/w2.log" -C "$P" --id p2 --lease 5
+wait_for "$P/w2.log" "ready" 60
+timeout 180 "$TARN" run -C "$P" --on-workers >"$P/run.out" 2>&1 </dev/null &
+runpid=$!
+# opening a fifo for writing returns once a build has opened it to read: both opens return only
+# while both builds are in flight, each waiting for its rows
+if timeout 90 bash -c 'exec 3>"$1/fa" 4>"$1/fb"; echo "rows of a" >&3; echo "rows of b" >&4' _ "$P"; then
+    ok "the builds of sa.a and sb.b on two workers run at the same time"
+else
+    fail "the builds of sa.a and sb.b on two workers run at the same time" "$(cat "$P"/w?.log)"
+fi
+wait $runpid
+check_eq "the run of overlapping builds completes (exit 0)" 0 $?
+contains "the two workers built one of them each" "p1 p2" \
+    "$(pgq par "SELECT worker FROM public.tarn_job WHERE model IN ('sa.a', 'sb.b') ORDER BY 1" | tr '\n' ' ')"
+stop_workers
+Q=$(mktempdir)
+par "$Q" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
+echo "rows of a" >"$Q/fa"
+echo "rows of b" >"$Q/fb"
+run_ok "the same project with tarn run -j 1 on a DuckDB-file catalog" "$Q" run -j 1 -q
+dump_par() { (cd "$1" && "$TARN" sql --format csv -c "$(cat "$1/config/catalog.sql") SELECT 'a', v, NULL FROM lake.sa.a
+    UNION ALL SELECT 'b', v, NULL FROM lake.sb.b UNION ALL SELECT 'ab', v, n FROM lake.mart.ab ORDER BY ALL"); }
+check_eq "the overlapping builds' tables are tarn run -j 1's" "$(dump_par "$Q")" "$(dump_par "$P")"
+check_eq "their commits made one snapshot each" "3" \
+    "$(pgq par "SELECT count(*) FROM public.ducklake_snapshot WHERE snapshot_id > 0")"
 
 # ---- refusals on a DuckDB-file catalog -------------------------------------------------------------
 
