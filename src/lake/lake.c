@@ -16,6 +16,7 @@
 #include "lake/delmask.h"
 #include "lake/dvec.h"
 #include "lake/migrate.h"
+#include "lake/renumber.h"
 #include "lake/scan.h"
 #include "lake/txn.h"
 #include "lake/views.h"
@@ -544,30 +545,6 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
     }
 }
 
-/* After a commit that renumbered ids the working catalog's ids are stale:
- * read the committed catalog back (several objects created in one
- * transaction, or any created on a catalog several processes write). */
-static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
-{
-    lk_catalog fresh = {0};
-    /* a rebased commit: its own snapshot, not a newer one (the next
-     * transaction must see that others committed, to read their counters) */
-    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->rebased ? txn->snapshot_id : -1);
-    if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
-        rc = lk_catdb_refresh(&lake->db, con);
-    if (rc) {
-        lk_catalog_free(&fresh);
-        return rc;
-    }
-    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
-    lk_catalog_free(&lake->cat);
-    lake->cat = fresh;
-    if (txn->rebased) /* other writers moved the counters of other tables */
-        lake->nrow_ids = 0;
-    remember_row_ids(lake, txn);
-    return lk_lake_refresh_views(lake, con);
-}
-
 /* The catalog changes (created_, dropped_, altered_ entries) of a
  * changes_made list (split at its unquoted commas). */
 static void split_changes(strlist *out, const char *list)
@@ -585,6 +562,57 @@ static void split_changes(strlist *out, const char *list)
             start = p + 1;
         }
     }
+}
+
+/* After a commit that renumbered ids the working catalog's ids are stale:
+ * read the committed catalog back (several objects created in one
+ * transaction, or any created on a catalog several processes write). */
+static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog fresh = {0};
+    /* a rebased commit: its own snapshot, not a newer one (the next
+     * transaction must see that others committed, to read their counters) */
+    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->rebased ? txn->snapshot_id : -1);
+    if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
+        rc = lk_catdb_refresh(&lake->db, con);
+    if (rc) {
+        lk_catalog_free(&fresh);
+        return rc;
+    }
+    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
+    lk_catalog old = lake->cat;
+    lake->cat = fresh;
+    if (txn->rebased) /* other writers moved the counters of other tables */
+        lake->nrow_ids = 0;
+    remember_row_ids(lake, txn);
+    if (txn->views_all_ever || txn->rebased || old.snapshot_id != txn->snapshot_id - 1) {
+        /* others committed since the session's catalog (before this
+         * transaction began, or during it): their new objects need views
+         * too, and every view is made again */
+        rc = lk_lake_refresh_views(lake, con);
+    } else {
+        /* Only the views the commit changed: on a catalog several
+         * processes write, every commit that creates an object renumbers
+         * it, and a full rebuild per build made a run's time grow with the
+         * square of its models. The views built under provisional ids are
+         * forgotten (those ids are free for the next transaction's); the
+         * changes name the final ids or the names, and the tables the
+         * transaction touched but did not create kept theirs. */
+        lk_lake_views_forget(lake);
+        strlist tokens = {0};
+        for (size_t i = 0; i < txn->nchange_tokens; i++)
+            strlist_push(&tokens, txn->change_tokens[i]);
+        int64_t *kept = xcalloc(txn->ntouched + 1, sizeof(int64_t));
+        size_t nkept = 0;
+        for (size_t i = 0; i < txn->ntouched; i++)
+            if (lk_renumber_id(txn, txn->touched[i]) == txn->touched[i])
+                kept[nkept++] = txn->touched[i];
+        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, kept, nkept);
+        free(kept);
+        strlist_free(&tokens);
+    }
+    lk_catalog_free(&old);
+    return rc;
 }
 
 /* After a commit moved onto other writers' snapshots: the catalog at the
