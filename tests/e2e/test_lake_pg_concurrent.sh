@@ -18,10 +18,10 @@ pg_start || {
 }
 
 d=$(mktempdir)
-# the issue's figures (16 × 100); the sanitized build, several times slower, runs 4 × 25.
+# the issue's figures (16 × 100); the sanitized build, several times slower, runs 4 × 20 (a multiple of 10: every tenth commit writes a file).
 # PG_CONC_WRITERS / PG_CONC_COMMITS set other sizes.
 WRITERS=${PG_CONC_WRITERS:-$(by_build 16 4)}
-COMMITS=${PG_CONC_COMMITS:-$(by_build 100 25)}
+COMMITS=${PG_CONC_COMMITS:-$(by_build 100 20)}
 
 # attach DB — the ATTACH statement of database DB's lake (data under DB/)
 attach() { echo "ATTACH 'ducklake:postgres:$(pg_conninfo "$1")' AS lake (DATA_PATH '$1/');"; }
