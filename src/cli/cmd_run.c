@@ -346,76 +346,76 @@ static void on_event(void *ctx, const build_event *ev)
 
 /* ---- options --------------------------------------------------------- */
 
+/* Sets the flag `a` names; 0 when it names none. */
+static int opt_flag(run_cli *rc, const char *a)
+{
+    if (strcmp(a, "--json") == 0)
+        rc->json = 1;
+    else if (strcmp(a, "--full-refresh") == 0)
+        rc->o.full_refresh = 1;
+    else if (strcmp(a, "--force") == 0)
+        rc->o.force = 1;
+    else if (strcmp(a, "--on-workers") == 0)
+        rc->o.on_workers = 1;
+    else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+        rc->quiet = 1;
+    else if (strcmp(a, "--allow-empty") == 0)
+        rc->o.allow_empty = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* An option with a value at argv[*i] (taken, *i past it): 1, 0 when it
+ * is none of them, -1 on a usage error. */
+static int opt_valued(run_cli *rc, int argc, char **argv, int *i)
+{
+    const char *val;
+    int m;
+    if ((m = cli_opt_value(argc, argv, i, NULL, "--now", &val)) != 0) {
+        if (m < 0 || cli_parse_utc(&rc->o.now, val) != 0) {
+            cli_errorf("--now takes a UTC time such as 2026-06-01T06:00:00Z, not '%s'",
+                       m < 0 ? "" : val);
+            return -1;
+        }
+        return 1;
+    }
+    if ((m = cli_opt_value(argc, argv, i, "-j", "--jobs", &val)) != 0) {
+        long n;
+        if (m < 0 || cli_opt_int("-j", val, &n) < 0)
+            return -1;
+        rc->o.jobs = (int)n;
+        return 1;
+    }
+    const char **slot = NULL;
+    if ((m = cli_opt_value(argc, argv, i, NULL, "--partition", &val)) != 0)
+        slot = &rc->o.partition;
+    else if ((m = cli_opt_value(argc, argv, i, NULL, "--from", &val)) != 0)
+        slot = &rc->o.from;
+    else if ((m = cli_opt_value(argc, argv, i, NULL, "--to", &val)) != 0)
+        slot = &rc->o.to;
+    else
+        return cli_opt_common(argc, argv, i, &rc->common, CLI_COMMON_POSITIONAL);
+    if (m < 0)
+        return -1;
+    *slot = val;
+    return 1;
+}
+
 /* Returns 1 for --help, 0 to go on, -1 on a usage error. */
 static int opts_parse(run_cli *rc, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
-        int m;
+        const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
-        if (strcmp(a, "--json") == 0) {
-            rc->json = 1;
+        if (opt_flag(rc, a))
             continue;
-        }
-        if (strcmp(a, "--full-refresh") == 0) {
-            rc->o.full_refresh = 1;
+        int m = opt_valued(rc, argc, argv, &i);
+        if (m < 0)
+            return -1;
+        if (m > 0)
             continue;
-        }
-        if (strcmp(a, "--force") == 0) {
-            rc->o.force = 1;
-            continue;
-        }
-        if (strcmp(a, "--on-workers") == 0) {
-            rc->o.on_workers = 1;
-            continue;
-        }
-        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            rc->quiet = 1;
-            continue;
-        }
-        if (strcmp(a, "--allow-empty") == 0) {
-            rc->o.allow_empty = 1;
-            continue;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--now", &val)) != 0) {
-            if (m < 0 || cli_parse_utc(&rc->o.now, val) != 0) {
-                cli_errorf("--now takes a UTC time such as 2026-06-01T06:00:00Z, not '%s'",
-                           m < 0 ? "" : val);
-                return -1;
-            }
-            continue;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
-            long n;
-            if (m < 0 || cli_opt_int("-j", val, &n) < 0)
-                return -1;
-            rc->o.jobs = (int)n;
-            continue;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--partition", &val)) != 0) {
-            if (m < 0)
-                return -1;
-            rc->o.partition = val;
-            continue;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--from", &val)) != 0) {
-            if (m < 0)
-                return -1;
-            rc->o.from = val;
-            continue;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, NULL, "--to", &val)) != 0) {
-            if (m < 0)
-                return -1;
-            rc->o.to = val;
-            continue;
-        }
-        if ((m = cli_opt_common(argc, argv, &i, &rc->common, CLI_COMMON_POSITIONAL)) != 0) {
-            if (m < 0)
-                return -1;
-            continue;
-        }
         cli_errorf("unknown option '%s'", a);
         return -1;
     }

@@ -89,83 +89,102 @@ char *pin_statement(run_ctx *c, size_t mi, const model_stmt *st, const char *par
     return pin_statement_ex(c, mi, st, partition, r, 1);
 }
 
+/* Where reference `ref` of model mi reads: the schema, table and model
+ * (NULL for a source) and the snapshot to pin (-1: not pinned). 0 when
+ * the reference is not one of the lake's tables (left as written). */
+static int ref_target(run_ctx *c, size_t mi, long up, const table_ref *ref, const char **schema,
+                      const char **table, const char **model, int64_t *snap)
+{
+    *model = NULL;
+    *snap = -1;
+    if (up >= 0) {
+        const tarn_model *um = &c->p->models[up];
+        *schema = um->schema;
+        *table = um->table;
+        *model = um->name;
+        if (!run_has_table(c, *schema, *table))
+            *snap = -1; /* not built yet: left for DuckDB to report */
+        else if (c->built_snapshot[up] >= 0 && (size_t)up != mi)
+            *snap = c->built_snapshot[up];
+        else
+            *snap = c->sum->start_snapshot;
+        return 1;
+    }
+    const source_entry *src = run_source(c, ref);
+    if (!src || (src->kind != SRC_LAKE && src->kind != SRC_LAKE_VIEW))
+        return 0;
+    *schema = src->schema;
+    *table = src->table;
+    if (src->kind == SRC_LAKE)
+        *snap = c->sum->start_snapshot;
+    return 1;
+}
+
+/* The edit of one table reference of model mi into *e: qualified, and
+ * pinned to the snapshot it reads (recorded in r). 0 when the reference
+ * stays as written. */
+static int ref_edit(text_edit *e, run_ctx *c, size_t mi, const table_ref *ref, model_result *r,
+                    int pin_self)
+{
+    if (ref->offset == REF_NO_OFFSET || ref->len == 0 || ref->is_file)
+        return 0;
+    long up = project_ref_model(c->p, ref);
+    if (up < 0 && (up = project_ref_current_view(c->p, ref)) >= 0) {
+        *e = current_view_edit(c, mi, (size_t)up, ref, r);
+        return 1;
+    }
+    tarn_buf b = {0};
+    /* A manual script reads its own table as it writes it: in the
+     * transaction's current state, not pinned. */
+    if (up >= 0 && (size_t)up == mi &&
+        (c->p->models[mi].annot.strategy == STRAT_MANUAL || !pin_self)) {
+        /* qualified, not pinned */
+        quote_qualified(&b, c->lake, c->p->models[mi].schema, c->p->models[mi].table);
+        *e = (text_edit){.offset = ref->offset, .len = ref->len, .text = buf_detach(&b)};
+        return 1;
+    }
+    const char *schema, *table, *model;
+    int64_t snap;
+    if (!ref_target(c, mi, up, ref, &schema, &table, &model, &snap))
+        return 0;
+    quote_qualified(&b, c->lake, schema, table);
+    if (snap >= 0 && !ref->has_at)
+        buf_printf(&b, " AT (VERSION => %lld)", (long long)snap);
+    if (snap >= 0 && (size_t)up != mi) {
+        char *t = xasprintf("%s.%s", schema, table);
+        record_read(r, t, model, snap, change_version(&c->chg, schema, table));
+        free(t);
+    }
+    *e = (text_edit){.offset = ref->offset, .len = ref->len, .text = buf_detach(&b)};
+    return 1;
+}
+
+/* The edits of st's {partition} and {watermark} placeholders, from e. */
+static size_t placeholder_edits(text_edit *e, run_ctx *c, const model_stmt *st,
+                                const char *partition)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->npart; i++) {
+        tarn_buf b = {0};
+        quote_literal(&b, partition ? partition : "");
+        e[n++] = (text_edit){
+            .offset = st->part_offs[i], .len = BODY_PARTITION_LEN, .text = buf_detach(&b)};
+    }
+    for (size_t i = 0; i < st->nwm; i++)
+        e[n++] = (text_edit){.offset = st->wm_offs[i],
+                             .len = BODY_PARTITION_LEN,
+                             .text = xstrdup(c->watermark_sql ? c->watermark_sql : "NULL")};
+    return n;
+}
+
 char *pin_statement_ex(run_ctx *c, size_t mi, const model_stmt *st, const char *partition,
                        model_result *r, int pin_self)
 {
     text_edit *e = xcalloc(st->refs.n + st->npart + st->nwm + 1, sizeof(text_edit));
     size_t n = 0;
-    for (size_t i = 0; i < st->refs.n; i++) {
-        const table_ref *ref = &st->refs.items[i];
-        if (ref->offset == REF_NO_OFFSET || ref->len == 0 || ref->is_file)
-            continue;
-        const char *schema = NULL, *table = NULL, *model = NULL;
-        int64_t snap = -1;
-        long up = project_ref_model(c->p, ref);
-        if (up < 0 && (up = project_ref_current_view(c->p, ref)) >= 0) {
-            e[n++] = current_view_edit(c, mi, (size_t)up, ref, r);
-            continue;
-        }
-        /* A manual script reads its own table as it writes it: in the
-         * transaction's current state, not pinned. */
-        if (up >= 0 && (size_t)up == mi &&
-            (c->p->models[mi].annot.strategy == STRAT_MANUAL || !pin_self)) {
-            /* qualified, not pinned */
-            tarn_buf b = {0};
-            quote_qualified(&b, c->lake, c->p->models[mi].schema, c->p->models[mi].table);
-            e[n].offset = ref->offset;
-            e[n].len = ref->len;
-            e[n].text = buf_detach(&b);
-            n++;
-            continue;
-        }
-        if (up >= 0) {
-            const tarn_model *um = &c->p->models[up];
-            schema = um->schema;
-            table = um->table;
-            model = um->name;
-            if (!run_has_table(c, schema, table))
-                snap = -1; /* not built yet: left for DuckDB to report */
-            else if (c->built_snapshot[up] >= 0 && (size_t)up != mi)
-                snap = c->built_snapshot[up];
-            else
-                snap = c->sum->start_snapshot;
-        } else {
-            const source_entry *src = run_source(c, ref);
-            if (!src || (src->kind != SRC_LAKE && src->kind != SRC_LAKE_VIEW))
-                continue;
-            schema = src->schema;
-            table = src->table;
-            if (src->kind == SRC_LAKE)
-                snap = c->sum->start_snapshot;
-        }
-        tarn_buf b = {0};
-        quote_qualified(&b, c->lake, schema, table);
-        if (snap >= 0 && !ref->has_at)
-            buf_printf(&b, " AT (VERSION => %lld)", (long long)snap);
-        if (snap >= 0 && (size_t)up != mi) {
-            char *t = xasprintf("%s.%s", schema, table);
-            record_read(r, t, model, snap, change_version(&c->chg, schema, table));
-            free(t);
-        }
-        e[n].offset = ref->offset;
-        e[n].len = ref->len;
-        e[n].text = buf_detach(&b);
-        n++;
-    }
-    for (size_t i = 0; i < st->npart; i++) {
-        tarn_buf b = {0};
-        quote_literal(&b, partition ? partition : "");
-        e[n].offset = st->part_offs[i];
-        e[n].len = BODY_PARTITION_LEN;
-        e[n].text = buf_detach(&b);
-        n++;
-    }
-    for (size_t i = 0; i < st->nwm; i++) {
-        e[n].offset = st->wm_offs[i];
-        e[n].len = BODY_PARTITION_LEN;
-        e[n].text = xstrdup(c->watermark_sql ? c->watermark_sql : "NULL");
-        n++;
-    }
+    for (size_t i = 0; i < st->refs.n; i++)
+        n += (size_t)ref_edit(&e[n], c, mi, &st->refs.items[i], r, pin_self);
+    n += placeholder_edits(&e[n], c, st, partition);
     char *out = edits_apply(st->text, e, n);
     for (size_t i = 0; i < n; i++)
         free(e[i].text);

@@ -121,6 +121,105 @@ static const char *manual_fix =
     "tarn writes; to run your own SQL against the lake, put '-- materialize manual' in the "
     "header";
 
+/* A statement whose first word starts no DuckDB statement: the syntax
+ * error DuckDB would give, with the keyword it is likely a typo of. */
+static void report_unknown_keyword(diag_list *d, const char *path, const model_stmt *st,
+                                   const sql_tokens *tk, const char *near)
+{
+    char *fix = near ? xasprintf("did you mean %s?", near)
+                     : xstrdup("fix the SQL (DuckDB's parser rejects it)");
+    size_t w = 0;
+    while (w + 1 < tk->n && tk->toks[w].type != SQL_TOK_IDENT)
+        w++; /* past any '(' */
+    diag_add(d, path, body_line_of(st, tk->toks[w].start), fix, "syntax error at or near \"%s\"",
+             tk->toks[w].text);
+    free(fix);
+}
+
+/* A manual model's statement: transaction control, USE and ATTACH are
+ * tarn's, anything else runs as written. */
+static void check_manual_stmt(model_stmt *st, diag_list *d, const char *path, const sql_tokens *tk,
+                              int query)
+{
+    if (!strcmp(st->kw, "BEGIN") || !strcmp(st->kw, "START") || !strcmp(st->kw, "COMMIT") ||
+        !strcmp(st->kw, "END") || !strcmp(st->kw, "ROLLBACK") || !strcmp(st->kw, "ABORT"))
+        diag_add(d, path, st->line,
+                 "remove it: tarn runs a manual model inside its own transaction, so "
+                 "that the build is one snapshot",
+                 "%s in a manual model", st->kw);
+    else if (!strcmp(st->kw, "USE")) /* it would change what later names mean */
+        diag_add(d, path, st->line,
+                 "remove it and name tables in full (lake.schema.table); the run's "
+                 "default database is set in config/",
+                 "USE in a manual model");
+    else if (!strcmp(st->kw, "ATTACH") || !strcmp(st->kw, "DETACH"))
+        diag_add(d, path, st->line,
+                 "attach databases in config/catalog.sql (or another config/ file)",
+                 "%s in a manual model", st->kw);
+    st->query_off = query ? 0 : find_query_part(tk);
+}
+
+/* A managed model's statement: setup statements, then exactly one query,
+ * the last. */
+static void check_managed_stmt(model_stmt *st, diag_list *d, const char *path, const sql_tokens *tk,
+                               int query, int last, int last_is_query)
+{
+    if (last) {
+        if (!query)
+            diag_add(d, path, st->line, manual_fix,
+                     "the model's last statement is %s, not a query (SELECT, WITH, FROM or "
+                     "VALUES)",
+                     *st->kw ? st->kw : "not a statement tarn knows");
+        st->is_query = 1;
+        st->query_off = 0;
+    } else if (query && last_is_query) {
+        diag_add(d, path, st->line,
+                 "keep one query, the last statement; turn earlier ones into CREATE TEMP "
+                 "TABLE … AS or CTEs",
+                 "a second query: only the last statement of a managed model may be a query");
+    } else if (query) {
+        /* reported with the last statement */
+    } else if (!setup_allowed(tk)) {
+        diag_add(d, path, st->line, manual_fix, "%s is not allowed in a managed model",
+                 *st->kw ? st->kw : "this statement");
+    } else {
+        st->query_off = find_query_part(tk);
+    }
+}
+
+/* Statement st (taken from the split script's item) with its keyword,
+ * placeholders and query part, and its problems in d. */
+static void body_stmt(model_stmt *st, diag_list *d, const char *path, sql_stmt *item, int manual,
+                      int last, int last_is_query)
+{
+    st->text = item->text;
+    item->text = NULL;
+    st->line = item->line;
+    st->query_off = REF_NO_OFFSET;
+    sql_first_keyword(st->text, st->kw, sizeof(st->kw));
+    sql_tokens tk;
+    if (sql_tokenize(&tk, st->text) != 0) { /* cannot happen after a split */
+        tarn_error_clear();
+        return;
+    }
+    find_placeholders(st, &tk);
+    const char *near = NULL;
+    if (*st->kw && !statement_kw(st->kw, &near)) {
+        report_unknown_keyword(d, path, st, &tk, near);
+        if (last && !manual)
+            st->is_query = 1; /* the one error of this statement */
+    } else {
+        int query = is_query_kw(&tk.toks[0]) || strcmp(st->kw, "SELECT") == 0 ||
+                    strcmp(st->kw, "WITH") == 0 || strcmp(st->kw, "FROM") == 0 ||
+                    strcmp(st->kw, "VALUES") == 0;
+        if (manual)
+            check_manual_stmt(st, d, path, &tk, query);
+        else
+            check_managed_stmt(st, d, path, &tk, query, last, last_is_query);
+    }
+    sql_tokens_free(&tk);
+}
+
 int body_parse(model_body *out, diag_list *d, const char *path, const char *text, int manual)
 {
     memset(out, 0, sizeof(*out));
@@ -145,78 +244,8 @@ int body_parse(model_body *out, diag_list *d, const char *path, const char *text
                         !strcmp(lastkw, "FROM") || !strcmp(lastkw, "VALUES");
     out->items = xcalloc(sc.n, sizeof(model_stmt));
     out->n = sc.n;
-    for (size_t i = 0; i < sc.n; i++) {
-        model_stmt *st = &out->items[i];
-        st->text = sc.items[i].text;
-        sc.items[i].text = NULL;
-        st->line = sc.items[i].line;
-        st->query_off = REF_NO_OFFSET;
-        sql_first_keyword(st->text, st->kw, sizeof(st->kw));
-        sql_tokens tk;
-        if (sql_tokenize(&tk, st->text) != 0) { /* cannot happen after a split */
-            tarn_error_clear();
-            continue;
-        }
-        find_placeholders(st, &tk);
-        int last = i + 1 == sc.n;
-        const char *near = NULL;
-        if (*st->kw && !statement_kw(st->kw, &near)) {
-            char *fix = near ? xasprintf("did you mean %s?", near)
-                             : xstrdup("fix the SQL (DuckDB's parser rejects it)");
-            size_t w = 0;
-            while (w + 1 < tk.n && tk.toks[w].type != SQL_TOK_IDENT)
-                w++; /* past any '(' */
-            diag_add(d, path, body_line_of(st, tk.toks[w].start), fix,
-                     "syntax error at or near \"%s\"", tk.toks[w].text);
-            free(fix);
-            if (last && !manual)
-                st->is_query = 1; /* the one error of this statement */
-            sql_tokens_free(&tk);
-            continue;
-        }
-        int query = is_query_kw(&tk.toks[0]) || strcmp(st->kw, "SELECT") == 0 ||
-                    strcmp(st->kw, "WITH") == 0 || strcmp(st->kw, "FROM") == 0 ||
-                    strcmp(st->kw, "VALUES") == 0;
-        if (manual) {
-            if (!strcmp(st->kw, "BEGIN") || !strcmp(st->kw, "START") || !strcmp(st->kw, "COMMIT") ||
-                !strcmp(st->kw, "END") || !strcmp(st->kw, "ROLLBACK") || !strcmp(st->kw, "ABORT"))
-                diag_add(d, path, st->line,
-                         "remove it: tarn runs a manual model inside its own transaction, so "
-                         "that the build is one snapshot",
-                         "%s in a manual model", st->kw);
-            else if (!strcmp(st->kw, "USE")) /* it would change what later names mean */
-                diag_add(d, path, st->line,
-                         "remove it and name tables in full (lake.schema.table); the run's "
-                         "default database is set in config/",
-                         "USE in a manual model");
-            else if (!strcmp(st->kw, "ATTACH") || !strcmp(st->kw, "DETACH"))
-                diag_add(d, path, st->line,
-                         "attach databases in config/catalog.sql (or another config/ file)",
-                         "%s in a manual model", st->kw);
-            st->query_off = query ? 0 : find_query_part(&tk);
-        } else if (last) {
-            if (!query)
-                diag_add(d, path, st->line, manual_fix,
-                         "the model's last statement is %s, not a query (SELECT, WITH, FROM or "
-                         "VALUES)",
-                         *st->kw ? st->kw : "not a statement tarn knows");
-            st->is_query = 1;
-            st->query_off = 0;
-        } else if (query && last_is_query) {
-            diag_add(d, path, st->line,
-                     "keep one query, the last statement; turn earlier ones into CREATE TEMP "
-                     "TABLE … AS or CTEs",
-                     "a second query: only the last statement of a managed model may be a query");
-        } else if (query) {
-            /* reported with the last statement */
-        } else if (!setup_allowed(&tk)) {
-            diag_add(d, path, st->line, manual_fix, "%s is not allowed in a managed model",
-                     *st->kw ? st->kw : "this statement");
-        } else {
-            st->query_off = find_query_part(&tk);
-        }
-        sql_tokens_free(&tk);
-    }
+    for (size_t i = 0; i < sc.n; i++)
+        body_stmt(&out->items[i], d, path, &sc.items[i], manual, i + 1 == sc.n, last_is_query);
     sql_script_free(&sc);
     return (int)(d->n - before);
 }

@@ -489,78 +489,121 @@ static int nested_path(const sql_tokens *tk, size_t i, lk_alter *op)
     return 1;
 }
 
+/* ADD [COLUMN] [IF NOT EXISTS] name TYPE …, or a nested field s.f TYPE;
+ * i is past ADD. */
+static int parse_add_column(tarn_session *s, const sql_tokens *tk, const char *sql, size_t i,
+                            lk_alter *op)
+{
+    if (kw_at(tk, i, "COLUMN"))
+        i++;
+    if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "NOT") && kw_at(tk, i + 2, "EXISTS")) {
+        op->if_not_exists = 1;
+        i += 3;
+    }
+    op->kind = LK_ALTER_ADD_COLUMN;
+    int bad = refuse_column_compression(tk, i, tk->n);
+    if (bad)
+        return bad;
+    if (nested_path(tk, i, op)) {
+        /* ADD COLUMN s.f TYPE: the shape is "f TYPE" */
+        size_t after = i + 2 * op->npath - 1;
+        char *type = session_token_text(tk, sql, after, tk->n);
+        tarn_buf def = {0};
+        quote_ident(&def, op->path[op->npath - 1]);
+        buf_printf(&def, " %s", type);
+        free(type);
+        op->shape = SHAPE;
+        int rc = make_added_shape(s, buf_cstr(&def));
+        buf_free(&def);
+        return rc;
+    }
+    op->column = i < tk->n ? tk->toks[i].text : "";
+    op->shape = SHAPE;
+    char *def = session_token_text(tk, sql, i, tk->n);
+    int rc = make_added_shape(s, def);
+    free(def);
+    return rc;
+}
+
+/* DROP [COLUMN] [IF EXISTS] name (or s.f); i is past DROP. */
+static int parse_drop_column(const sql_tokens *tk, size_t i, lk_alter *op)
+{
+    if (kw_at(tk, i, "COLUMN"))
+        i++;
+    if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "EXISTS")) {
+        op->if_exists = 1;
+        i += 2;
+    }
+    op->kind = LK_ALTER_DROP_COLUMN;
+    nested_path(tk, i, op);
+    op->column = i < tk->n ? tk->toks[i].text : "";
+    return 0;
+}
+
+/* RENAME TO t, or RENAME [COLUMN] a TO b (a may be s.f); i is past RENAME. */
+static int parse_rename(const sql_tokens *tk, size_t i, lk_alter *op)
+{
+    if (kw_at(tk, i, "TO") && i + 1 < tk->n) {
+        op->kind = LK_ALTER_RENAME_TABLE;
+        op->new_name = tk->toks[i + 1].text;
+        return 0;
+    }
+    if (kw_at(tk, i, "COLUMN"))
+        i++;
+    if (nested_path(tk, i, op) && kw_at(tk, i + 2 * op->npath - 1, "TO") &&
+        i + 2 * op->npath < tk->n) {
+        op->kind = LK_ALTER_RENAME_COLUMN;
+        op->new_name = tk->toks[i + 2 * op->npath].text;
+        return 0;
+    }
+    if (i + 2 < tk->n && kw_at(tk, i + 1, "TO")) {
+        op->kind = LK_ALTER_RENAME_COLUMN;
+        op->column = tk->toks[i].text;
+        op->new_name = tk->toks[i + 2].text;
+        return 0;
+    }
+    return tarn_error_set(TARN_EINVALID, "ALTER TABLE … RENAME: expected [COLUMN] a TO b");
+}
+
+/* SET/RESET PARTITIONED BY and SET/RESET SORTED BY at token i; 1 when
+ * the action is none of these (op untouched). */
+static int parse_table_layout(const sql_tokens *tk, const char *sql, size_t i, lk_alter *op,
+                              int *rc)
+{
+    int set = kw_at(tk, i, "SET"), reset = kw_at(tk, i, "RESET");
+    if (!(set || reset) || !kw_at(tk, i + 2, "BY"))
+        return 1;
+    if (kw_at(tk, i + 1, "PARTITIONED")) {
+        if (set) {
+            *rc = parse_partition_keys(tk, i + 3, op);
+        } else {
+            op->kind = LK_ALTER_SET_PARTITION;
+            *rc = 0;
+        }
+        return 0;
+    }
+    if (kw_at(tk, i + 1, "SORTED")) {
+        if (set) {
+            *rc = parse_sort_keys(tk, sql, i + 3, op);
+        } else {
+            op->kind = LK_ALTER_SET_SORT;
+            *rc = 0;
+        }
+        return 0;
+    }
+    return 1;
+}
+
 static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql, size_t i,
                        const char *schema, const char *name, lk_alter *op)
 {
     memset(op, 0, sizeof(*op));
-    if (kw_at(tk, i, "ADD")) {
-        i++;
-        if (kw_at(tk, i, "COLUMN"))
-            i++;
-        if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "NOT") && kw_at(tk, i + 2, "EXISTS")) {
-            op->if_not_exists = 1;
-            i += 3;
-        }
-        op->kind = LK_ALTER_ADD_COLUMN;
-        int bad = refuse_column_compression(tk, i, tk->n);
-        if (bad)
-            return bad;
-        if (nested_path(tk, i, op)) {
-            /* ADD COLUMN s.f TYPE: the shape is "f TYPE" */
-            size_t after = i + 2 * op->npath - 1;
-            char *type = session_token_text(tk, sql, after, tk->n);
-            tarn_buf def = {0};
-            quote_ident(&def, op->path[op->npath - 1]);
-            buf_printf(&def, " %s", type);
-            free(type);
-            op->shape = SHAPE;
-            int rc = make_added_shape(s, buf_cstr(&def));
-            buf_free(&def);
-            return rc;
-        }
-        op->column = i < tk->n ? tk->toks[i].text : "";
-        op->shape = SHAPE;
-        char *def = session_token_text(tk, sql, i, tk->n);
-        int rc = make_added_shape(s, def);
-        free(def);
-        return rc;
-    }
-    if (kw_at(tk, i, "DROP")) {
-        i++;
-        if (kw_at(tk, i, "COLUMN"))
-            i++;
-        if (kw_at(tk, i, "IF") && kw_at(tk, i + 1, "EXISTS")) {
-            op->if_exists = 1;
-            i += 2;
-        }
-        op->kind = LK_ALTER_DROP_COLUMN;
-        nested_path(tk, i, op);
-        op->column = i < tk->n ? tk->toks[i].text : "";
-        return 0;
-    }
-    if (kw_at(tk, i, "RENAME")) {
-        i++;
-        if (kw_at(tk, i, "TO") && i + 1 < tk->n) {
-            op->kind = LK_ALTER_RENAME_TABLE;
-            op->new_name = tk->toks[i + 1].text;
-            return 0;
-        }
-        if (kw_at(tk, i, "COLUMN"))
-            i++;
-        if (nested_path(tk, i, op) && kw_at(tk, i + 2 * op->npath - 1, "TO") &&
-            i + 2 * op->npath < tk->n) {
-            op->kind = LK_ALTER_RENAME_COLUMN;
-            op->new_name = tk->toks[i + 2 * op->npath].text;
-            return 0;
-        }
-        if (i + 2 < tk->n && kw_at(tk, i + 1, "TO")) {
-            op->kind = LK_ALTER_RENAME_COLUMN;
-            op->column = tk->toks[i].text;
-            op->new_name = tk->toks[i + 2].text;
-            return 0;
-        }
-        return tarn_error_set(TARN_EINVALID, "ALTER TABLE … RENAME: expected [COLUMN] a TO b");
-    }
+    if (kw_at(tk, i, "ADD"))
+        return parse_add_column(s, tk, sql, i + 1, op);
+    if (kw_at(tk, i, "DROP"))
+        return parse_drop_column(tk, i + 1, op);
+    if (kw_at(tk, i, "RENAME"))
+        return parse_rename(tk, i + 1, op);
     if (kw_at(tk, i, "ALTER")) {
         i++;
         if (kw_at(tk, i, "COLUMN"))
@@ -570,18 +613,9 @@ static int parse_alter(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
         op->column = tk->toks[i].text;
         return parse_alter_column(s, l, tk, sql, i + 1, schema, name, op);
     }
-    if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "PARTITIONED") && kw_at(tk, i + 2, "BY"))
-        return parse_partition_keys(tk, i + 3, op);
-    if (kw_at(tk, i, "RESET") && kw_at(tk, i + 1, "PARTITIONED") && kw_at(tk, i + 2, "BY")) {
-        op->kind = LK_ALTER_SET_PARTITION;
-        return 0;
-    }
-    if (kw_at(tk, i, "SET") && kw_at(tk, i + 1, "SORTED") && kw_at(tk, i + 2, "BY"))
-        return parse_sort_keys(tk, sql, i + 3, op);
-    if (kw_at(tk, i, "RESET") && kw_at(tk, i + 1, "SORTED") && kw_at(tk, i + 2, "BY")) {
-        op->kind = LK_ALTER_SET_SORT;
-        return 0;
-    }
+    int rc = 0;
+    if (parse_table_layout(tk, sql, i, op, &rc) == 0)
+        return rc;
     return tarn_error_set(TARN_EUNSUPPORTED,
                           "this ALTER TABLE action is not supported on lake \"%s\"", l->alias);
 }
