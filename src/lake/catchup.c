@@ -74,8 +74,11 @@ int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
         if (duck_table_get(&t, i, 0))
             split_tokens(&tokens, duck_table_get(&t, i, 0));
     duck_table_free(&t);
+    /* at `last`, not the latest: a commit landing after `last` was read
+     * would be in the catalog without its changes above, and its tables
+     * would never get views (the next catch-up starts after it) */
     lk_catalog fresh;
-    rc = lk_catalog_load(&fresh, &lake->db, con, -1);
+    rc = lk_catalog_load(&fresh, &lake->db, con, last);
     if (rc) {
         strlist_free(&tokens);
         return rc;

@@ -570,9 +570,10 @@ static void split_changes(strlist *out, const char *list)
 static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
-    /* a rebased commit: its own snapshot, not a newer one (the next
-     * transaction must see that others committed, to read their counters) */
-    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->rebased ? txn->snapshot_id : -1);
+    /* its own snapshot, not a newer one: the next transaction must see that
+     * others committed, to read their counters, and a catch-up must see
+     * their changes (the views below follow this commit's alone) */
+    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
     if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
         rc = lk_catdb_refresh(&lake->db, con);
     if (rc) {

@@ -102,9 +102,14 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     lake->db.views_held = explicit_txn;
     if (!rc && latest == lake->cat.snapshot_id && lake->pinned < 0)
         lk_catalog_share(&txn->cat, &lake->cat);
-    else if (!rc && (rc = lk_catalog_load(&txn->cat, &lake->db, con, -1)) == 0)
-        lake->db.views_behind = 1; /* another process committed: its inlined-data tables
-                                    * may be newer than the views */
+    else if (!rc && (rc = lk_catalog_load(&txn->cat, &lake->db, con, -1)) == 0) {
+        /* another process committed: its inlined-data tables may be newer
+         * than the views, and the lake schemas it created have no DuckDB
+         * schema here yet (the first statement's views make them, before
+         * a table of this transaction gets its view in one) */
+        lake->db.views_behind = 1;
+        txn->schemas_created = 1;
+    }
     if (!rc && lake->db.views_behind && (rc = lk_catdb_refresh(&lake->db, con)) != 0)
         lk_catalog_free(&txn->cat);
     if (rc) {

@@ -150,7 +150,8 @@ struct lk_txn {
     int64_t *touched; /* every table whose view shows pending state */
     size_t ntouched;
     int views_all_ever;      /* some statement needed every view rebuilt */
-    int schemas_created;     /* the statement created schemas (their alias schemas) */
+    int schemas_created;     /* schemas new to the session: the statement created them, or
+                              * others did before the transaction began (alias schemas) */
     strlist meta_ops;        /* "+name" / "-name": catalog tables the commit creates / drops */
     int64_t *schema_changed; /* tables whose schema this transaction changed */
     size_t nschema_changed;
