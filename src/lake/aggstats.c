@@ -83,12 +83,11 @@ static void live_count_sql(tarn_buf *b, lk_lake *lake, duckdb_connection con, co
 
 static int load_extremes(lk_aggstats *out, lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    char *sql = xasprintf("SELECT column_id, min_value, max_value FROM "
-                          "%s.ducklake_table_column_stats WHERE table_id = %lld",
-                          lk_catdb_name(&lake->db), (long long)t->id);
     duck_table r;
-    int rc = lk_catdb_query(&r, &lake->db, con, sql);
-    free(sql);
+    int rc = lk_catdb_queryf(&r, &lake->db, con,
+                             "SELECT column_id, min_value, max_value FROM "
+                             "%s.ducklake_table_column_stats WHERE table_id = %lld",
+                             lk_catdb_name(&lake->db), (long long)t->id);
     if (rc)
         return rc;
     for (size_t k = 0; k < r.nrows; k++) {

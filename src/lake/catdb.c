@@ -17,6 +17,7 @@
 #include "util/quote.h"
 #include "util/strlist.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,8 +56,8 @@ static int file_open(lk_catdb *db, duckdb_connection con, const char *path, int 
     quote_ident(&b, db->raw_name);
     /* DuckLake attaches its DuckDB catalog at the latest storage version:
      * the inlined-data table of a VARIANT column needs DuckDB 1.5's */
-    buf_puts(&b, read_only ? " (READ_ONLY, STORAGE_VERSION 'latest')"
-                           : " (STORAGE_VERSION 'latest')");
+    buf_puts(&b,
+             read_only ? " (READ_ONLY, STORAGE_VERSION 'latest')" : " (STORAGE_VERSION 'latest')");
     int rc = attach_waiting(con, buf_cstr(&b), path, read_only);
     buf_free(&b);
     return rc;
@@ -77,8 +78,7 @@ static int file_exec(lk_catdb *db, duckdb_connection con, const char *sql)
     return duck_exec(con, sql);
 }
 
-static int file_exec_count(lk_catdb *db, duckdb_connection con, const char *sql,
-                           int64_t *changed)
+static int file_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed)
 {
     (void)db;
     return duck_exec_count(con, sql, changed);
@@ -230,6 +230,18 @@ int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const c
 {
     double t = log_start(db);
     return log_end(db, sql, t, db->ops->query(out, db, con, sql));
+}
+
+int lk_catdb_queryf(duck_table *out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
+{
+    tarn_buf sql = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&sql, fmt, ap);
+    va_end(ap);
+    int rc = lk_catdb_query(out, db, con, buf_cstr(&sql));
+    buf_free(&sql);
+    return rc;
 }
 
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql)

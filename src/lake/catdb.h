@@ -135,6 +135,9 @@ const char *lk_catdb_database(const lk_catdb *db);
  * use their own). */
 int lk_catdb_exec(lk_catdb *db, duckdb_connection con, const char *sql);
 int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* lk_catdb_query of the SQL that fmt and its arguments make (printf). */
+int lk_catdb_queryf(duck_table *out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Runs one statement; *changed (optional) gets the rows it changed. */
 int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, int64_t *changed);
 /* A one-row, one-column query, as duck_query_int64 / duck_query_string:

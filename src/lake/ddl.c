@@ -94,6 +94,18 @@ void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, in
     quote_literal(b, name);
 }
 
+void ddl_path_object_row(lk_txn *txn, const char *table, int64_t id, const char *uuid,
+                         int64_t schema_id, const char *name, const char *path, int path_rel)
+{
+    tarn_buf b = {0};
+    ddl_object_row(&b, id, uuid, txn->snapshot_id, schema_id, name);
+    buf_puts(&b, ", ");
+    quote_literal(&b, path);
+    buf_printf(&b, ", %s)", path_rel ? "true" : "false");
+    lk_txn_row(txn, table, "%s", buf_cstr(&b));
+    buf_free(&b);
+}
+
 int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_not_exists)
 {
     lk_txn *txn = lake->txn;
@@ -113,13 +125,7 @@ int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int
     s->name = xstrdup(name);
     s->path = dir_for(name, s->uuid);
     s->path_rel = 1;
-    tarn_buf b = {0};
-    ddl_object_row(&b, s->id, s->uuid, txn->snapshot_id, -1, name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, s->path);
-    buf_puts(&b, ", true)");
-    lk_txn_row(txn, "ducklake_schema", "%s", buf_cstr(&b));
-    buf_free(&b);
+    ddl_path_object_row(txn, "ducklake_schema", s->id, s->uuid, -1, name, s->path, 1);
     ddl_token_name(txn, "created_schema", name, NULL);
     txn->catalog_changed = 1;
     return 0;
@@ -561,13 +567,7 @@ int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, co
     nt.path = dir_for(name, nt.uuid);
     nt.path_rel = 1;
     int64_t sv = txn->cat.schema_version + 1;
-    tarn_buf b = {0};
-    ddl_object_row(&b, nt.id, nt.uuid, txn->snapshot_id, s->id, name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, nt.path);
-    buf_puts(&b, ", true)");
-    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
-    buf_free(&b);
+    ddl_path_object_row(txn, "ducklake_table", nt.id, nt.uuid, s->id, name, nt.path, 1);
     for (size_t i = 0; i < nt.ncols; i++)
         ddl_column_rows(lake, &nt, &nt.cols[i]);
     if (inlines_at_create(lake, con, s->id) && lk_table_inlinable(&nt))

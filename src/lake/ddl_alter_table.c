@@ -33,13 +33,8 @@ int ddl_rename_table(lk_lake *lake, lk_table *t, const char *new_name)
     free(t->name);
     t->name = xstrdup(new_name);
     t->begin = txn->snapshot_id;
-    tarn_buf b = {0};
-    ddl_object_row(&b, t->id, t->uuid, txn->snapshot_id, t->schema_id, new_name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, t->path);
-    buf_printf(&b, ", %s)", t->path_rel ? "true" : "false");
-    lk_txn_row(txn, "ducklake_table", "%s", buf_cstr(&b));
-    buf_free(&b);
+    ddl_path_object_row(txn, "ducklake_table", t->id, t->uuid, t->schema_id, new_name, t->path,
+                        t->path_rel);
     lk_schema *sc = lk_catalog_schema_by_id(&txn->cat, t->schema_id);
     ddl_token_name(txn, "created_table", sc ? sc->name : "main", new_name);
     ddl_layout_changed(lake, t, 1);

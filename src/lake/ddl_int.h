@@ -30,6 +30,11 @@ void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id)
  * catalog table (ducklake_schema, _table, _view) lays it out:
  * "(id, 'uuid', begin, NULL, schema_id, 'name'" (schema_id < 0: a schema's
  * row, which has none). The caller adds the rest and the ')'. */
+/* Records the row of a new version of a schema or table (`table`:
+ * ducklake_schema or ducklake_table): ddl_object_row's columns, then its
+ * path and whether that is relative to the parent's. */
+void ddl_path_object_row(lk_txn *txn, const char *table, int64_t id, const char *uuid,
+                         int64_t schema_id, const char *name, const char *path, int path_rel);
 void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
                     const char *name);
 

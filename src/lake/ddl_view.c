@@ -58,6 +58,20 @@ int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exi
     return 0;
 }
 
+/* Records the ducklake_view row of view v's new version, named `name`. */
+static void view_row(lk_txn *txn, const lk_view *v, const char *name)
+{
+    tarn_buf b = {0};
+    ddl_object_row(&b, v->id, v->uuid, txn->snapshot_id, v->schema_id, name);
+    buf_puts(&b, ", 'duckdb', ");
+    quote_literal(&b, v->sql);
+    buf_puts(&b, ", ");
+    quote_literal(&b, v->aliases);
+    buf_putc(&b, ')');
+    lk_txn_row(txn, "ducklake_view", "%s", buf_cstr(&b));
+    buf_free(&b);
+}
+
 int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,
                    const char *sql, const char *aliases, int or_replace, int if_not_exists)
 {
@@ -92,15 +106,7 @@ int lk_create_view(lk_lake *lake, duckdb_connection con, const char *schema, con
     v->name = xstrdup(name);
     v->sql = xstrdup(sql);
     v->aliases = xstrdup(aliases);
-    tarn_buf b = {0};
-    ddl_object_row(&b, v->id, v->uuid, txn->snapshot_id, s->id, name);
-    buf_puts(&b, ", 'duckdb', ");
-    quote_literal(&b, sql);
-    buf_puts(&b, ", ");
-    quote_literal(&b, aliases);
-    buf_putc(&b, ')');
-    lk_txn_row(txn, "ducklake_view", "%s", buf_cstr(&b));
-    buf_free(&b);
+    view_row(txn, v, name);
     ddl_token_name(txn, "created_view", schema, name);
     txn->catalog_changed = 1;
     return 0;
@@ -209,15 +215,7 @@ int lk_rename_view(lk_lake *lake, const char *schema, const char *name, const ch
         free(to);
     } else {
         ddl_end_rows(lake, "ducklake_view", "view_id", v->id);
-        tarn_buf b = {0};
-        ddl_object_row(&b, v->id, v->uuid, txn->snapshot_id, v->schema_id, new_name);
-        buf_puts(&b, ", 'duckdb', ");
-        quote_literal(&b, v->sql);
-        buf_puts(&b, ", ");
-        quote_literal(&b, v->aliases);
-        buf_putc(&b, ')');
-        lk_txn_row(txn, "ducklake_view", "%s", buf_cstr(&b));
-        buf_free(&b);
+        view_row(txn, v, new_name);
         ddl_token_name(txn, "created_view", schema, new_name);
         v->begin = txn->snapshot_id;
     }

@@ -89,15 +89,14 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
     memset(s, 0, sizeof(*s));
     s->del_id = -1;
     char *dir = lk_lake_table_dir(lake, &lake->txn->cat, t);
-    char *sql = xasprintf(
+    duck_table r;
+    int rc = lk_catdb_queryf(
+        &r, &lake->db, con,
         "SELECT d.record_count, d.path, x.delete_file_id, x.path, x.delete_count, "
         "x.begin_snapshot, x.partial_max FROM %s.ducklake_data_file d LEFT JOIN "
         "%s.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND x.end_snapshot IS NULL "
         "WHERE d.data_file_id = %lld",
         lake->meta, lake->meta, (long long)file_id);
-    duck_table r;
-    int rc = lk_catdb_query(&r, &lake->db, con, sql);
-    free(sql);
     if (!rc && r.nrows == 0)
         rc = tarn_error_set(TARN_ENOTFOUND, "data file %lld not found", (long long)file_id);
     if (!rc) {

@@ -60,12 +60,12 @@ static void sv_set(lk_lake *lake, int64_t id, int64_t at)
 int64_t lk_lake_schema_changed_at(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     if (!lake->sv_loaded) {
-        char *q = xasprintf("SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
+        duck_table r;
+        int rc =
+            lk_catdb_queryf(&r, &lake->db, con,
+                            "SELECT table_id, max(begin_snapshot) FROM %s.ducklake_schema_versions "
                             "WHERE table_id IS NOT NULL GROUP BY table_id",
                             lk_catdb_name(&lake->db));
-        duck_table r;
-        int rc = lk_catdb_query(&r, &lake->db, con, q);
-        free(q);
         if (rc) {
             tarn_error_clear();
             return -1;
@@ -292,13 +292,12 @@ void lk_lake_option_pending(lk_lake *lake, duckdb_connection con, const char *ke
 
 static void load_options(lk_lake *lake, duckdb_connection con)
 {
-    char *q = xasprintf("SELECT \"key\", CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 "
-                        "ELSE 2 END, scope_id, value FROM %s.ducklake_metadata WHERE scope IN "
-                        "('table', 'schema') OR scope IS NULL",
-                        lk_catdb_name(&lake->db));
     duck_table r;
-    int rc = lk_catdb_query(&r, &lake->db, con, q);
-    free(q);
+    int rc = lk_catdb_queryf(&r, &lake->db, con,
+                             "SELECT \"key\", CASE scope WHEN 'table' THEN 0 WHEN 'schema' THEN 1 "
+                             "ELSE 2 END, scope_id, value FROM %s.ducklake_metadata WHERE scope IN "
+                             "('table', 'schema') OR scope IS NULL",
+                             lk_catdb_name(&lake->db));
     if (rc) { /* as with no option */
         tarn_error_clear();
         return;
@@ -316,8 +315,7 @@ static void load_options(lk_lake *lake, duckdb_connection con)
     lake->opts_loaded = 1;
 }
 
-const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key,
-                           const lk_table *t)
+const char *lk_lake_option(lk_lake *lake, duckdb_connection con, const char *key, const lk_table *t)
 {
     if (!lake->opts_loaded)
         load_options(lake, con);

@@ -48,9 +48,8 @@ int lk_info_table_info_sql(char **out, lk_lake *lake, int64_t snapshot)
 int lk_info_options_sql(char **out, lk_lake *lake, duckdb_connection con)
 {
     duck_table keys;
-    char *q = xasprintf("SELECT DISTINCT \"key\" FROM %s.ducklake_metadata", lake->meta);
-    int rc = lk_catdb_query(&keys, &lake->db, con, q);
-    free(q);
+    int rc = lk_catdb_queryf(&keys, &lake->db, con,
+                             "SELECT DISTINCT \"key\" FROM %s.ducklake_metadata", lake->meta);
     if (rc)
         return rc;
     tarn_buf d = {0};
@@ -125,9 +124,9 @@ void lk_info_size_sql(tarn_buf *b, lk_lake *lake)
 
 int lk_info_record_counts(duck_table *out, lk_lake *lake, duckdb_connection con)
 {
-    char *q = xasprintf("SELECT table_id, record_count FROM %s.ducklake_table_stats", lake->meta);
-    int rc = lk_catdb_query(out, &lake->db, con, q);
-    free(q);
+    int rc =
+        lk_catdb_queryf(out, &lake->db, con,
+                        "SELECT table_id, record_count FROM %s.ducklake_table_stats", lake->meta);
     return rc;
 }
 

@@ -136,12 +136,12 @@ int mt_checkpoint_skips(const mt_call *c, const lk_table *t, int flushes)
  * `snap` when there is none. */
 static int64_t remaining_snapshot(const mt_call *c, int64_t snap)
 {
-    char *q = xasprintf("SELECT min(snapshot_id) FROM %s.ducklake_snapshot WHERE snapshot_id >= "
+    duck_table r;
+    int rc =
+        lk_catdb_queryf(&r, &c->lake->db, c->con,
+                        "SELECT min(snapshot_id) FROM %s.ducklake_snapshot WHERE snapshot_id >= "
                         "%lld",
                         c->lake->meta, (long long)snap);
-    duck_table r;
-    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
-    free(q);
     if (rc) {
         tarn_error_clear();
         return snap;

@@ -370,11 +370,10 @@ static int layout_at(const mt_call *c, int64_t table_id, int64_t snap, lk_catalo
 
 static int partition_values(const mt_call *c, int64_t file_id, duck_table *out)
 {
-    char *q = xasprintf("SELECT partition_value FROM %s.ducklake_file_partition_value WHERE "
-                        "data_file_id = %lld ORDER BY partition_key_index",
-                        c->lake->meta, (long long)file_id);
-    int rc = lk_catdb_query(out, &c->lake->db, c->con, q);
-    free(q);
+    int rc = lk_catdb_queryf(out, &c->lake->db, c->con,
+                             "SELECT partition_value FROM %s.ducklake_file_partition_value WHERE "
+                             "data_file_id = %lld ORDER BY partition_key_index",
+                             c->lake->meta, (long long)file_id);
     return rc;
 }
 

@@ -52,12 +52,11 @@ static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_cat
     *out = lk_catalog_table_by_id(cat, t->id);
     if (!*out) {
         lk_catalog_free(cat);
-        return tarn_error_set(TARN_ERROR, "table %lld not found at snapshot %lld",
-                              (long long)t->id, (long long)snap);
+        return tarn_error_set(TARN_ERROR, "table %lld not found at snapshot %lld", (long long)t->id,
+                              (long long)snap);
     }
     return 0;
 }
-
 
 /* One file's worth of an inlined table: its rows (all of them, or those
  * of one partition). */
@@ -76,8 +75,8 @@ static void rows_where(tarn_buf *b, const flush_job *j, const char *part_filter)
         buf_printf(b, " AND %s", part_filter);
 }
 
-static int write_part(const flush_job *j, const char *filter, const char *subdir,
-                      char **values, int64_t *rows)
+static int write_part(const flush_job *j, const char *filter, const char *subdir, char **values,
+                      int64_t *rows)
 {
     const mt_call *c = j->c;
     tarn_buf q = {0}, src = {0}, pos = {0}, order = {0};
@@ -257,8 +256,9 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
         char *data = rel ? xasprintf("%s%s", dir, duck_table_get(&r, i, 1))
                          : xstrdup(duck_table_get(&r, i, 1));
         tarn_buf pos = {0};
-        buf_printf(&pos, "SELECT pos, min(snap) AS snap FROM (SELECT row_id AS pos, begin_snapshot "
-                         "AS snap FROM %s.ducklake_inlined_delete_%lld WHERE file_id = %s",
+        buf_printf(&pos,
+                   "SELECT pos, min(snap) AS snap FROM (SELECT row_id AS pos, begin_snapshot "
+                   "AS snap FROM %s.ducklake_inlined_delete_%lld WHERE file_id = %s",
                    c->lake->meta, (long long)t->id, fid);
         const char *old = duck_table_get(&r, i, 3);
         char *old_path = NULL;
@@ -313,14 +313,13 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
 static int drop_superseded(const mt_call *c)
 {
     const char *m = c->lake->meta;
-    char *q = xasprintf("SELECT table_id, schema_version, table_name FROM "
-                        "%s.ducklake_inlined_data_tables i WHERE schema_version < (SELECT "
-                        "max(schema_version) FROM %s.ducklake_inlined_data_tables j WHERE "
-                        "j.table_id = i.table_id)",
-                        m, m);
     duck_table r;
-    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
-    free(q);
+    int rc = lk_catdb_queryf(&r, &c->lake->db, c->con,
+                             "SELECT table_id, schema_version, table_name FROM "
+                             "%s.ducklake_inlined_data_tables i WHERE schema_version < (SELECT "
+                             "max(schema_version) FROM %s.ducklake_inlined_data_tables j WHERE "
+                             "j.table_id = i.table_id)",
+                             m, m);
     int dropped = 0;
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *name = duck_table_get(&r, i, 2);
@@ -334,8 +333,9 @@ static int drop_superseded(const mt_call *c)
             rc = TARN_ERROR;
         if (!rc && n == 0) {
             buf_clear(&b);
-            buf_printf(&b, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_id = %s AND "
-                           "schema_version = %s",
+            buf_printf(&b,
+                       "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_id = %s AND "
+                       "schema_version = %s",
                        m, duck_table_get(&r, i, 0), duck_table_get(&r, i, 1));
             rc = lk_catdb_exec(&c->lake->db, c->con, buf_cstr(&b));
             buf_clear(&b);

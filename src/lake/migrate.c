@@ -125,10 +125,8 @@ static void note_n(mig *m, const char *fmt, int64_t n)
  * column names (no catalog-name unquoting needed). */
 static int has_column(mig *m, const char *table, const char *column)
 {
-    char *sql = xasprintf("SELECT * FROM %s.%s LIMIT 0", m->meta, table);
     duck_table t;
-    int rc = lk_catdb_query(&t, m->db, m->con, sql);
-    free(sql);
+    int rc = lk_catdb_queryf(&t, m->db, m->con, "SELECT * FROM %s.%s LIMIT 0", m->meta, table);
     if (rc)
         return rc;
     int found = 0;
@@ -425,8 +423,7 @@ static int run_chain(lk_catdb *db, duckdb_connection con, const char *from, tarn
 }
 
 /* Checks the stored version is `from` before and 1.0 after the chain. */
-static int migrate_in_txn(lk_catdb *db, duckdb_connection con, const char *from,
-                          tarn_buf *report)
+static int migrate_in_txn(lk_catdb *db, duckdb_connection con, const char *from, tarn_buf *report)
 {
     char *v = NULL;
     int rc = stored_version(db, con, &v);
@@ -460,8 +457,7 @@ static int in_open_transaction(duckdb_connection con)
     return rc ? rc : a == b;
 }
 
-int lk_migrate(lk_catdb *db, duckdb_connection con, const char *from, int dry_run,
-               tarn_buf *report)
+int lk_migrate(lk_catdb *db, duckdb_connection con, const char *from, int dry_run, tarn_buf *report)
 {
     if (!from || !known_version(from))
         return tarn_error_set(

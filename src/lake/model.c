@@ -310,17 +310,22 @@ lk_schema *lk_catalog_add_schema(lk_catalog *c)
     return &c->schemas[c->nschemas++];
 }
 
-static int64_t max_id(const lk_column *cols, size_t n)
+int64_t lk_columns_max(const lk_column *cols, size_t n, int64_t (*key)(const lk_column *))
 {
     int64_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (cols[i].id > m)
-            m = cols[i].id;
-        int64_t c = max_id(cols[i].children, cols[i].nchildren);
+        if (key(&cols[i]) > m)
+            m = key(&cols[i]);
+        int64_t c = lk_columns_max(cols[i].children, cols[i].nchildren, key);
         if (c > m)
             m = c;
     }
     return m;
+}
+
+static int64_t column_id(const lk_column *c)
+{
+    return c->id;
 }
 
 const lk_column *lk_table_column(const lk_table *t, int64_t id)
@@ -333,5 +338,5 @@ const lk_column *lk_table_column(const lk_table *t, int64_t id)
 
 int64_t lk_table_max_column_id(const lk_table *t)
 {
-    return max_id(t->cols, t->ncols);
+    return lk_columns_max(t->cols, t->ncols, column_id);
 }

@@ -34,9 +34,9 @@ typedef struct lk_column {
     int64_t id;    /* DuckLake column_id == Parquet field_id */
     int64_t begin; /* begin_snapshot of the live row */
     char *name;
-    char *type;            /* DuckLake type name: int32, decimal(18,3), struct… */
-    char *initial_default; /* NULL: none */
-    char *default_value;   /* as stored; the string "NULL" means none */
+    char *type;               /* DuckLake type name: int32, decimal(18,3), struct… */
+    char *initial_default;    /* NULL: none */
+    char *default_value;      /* as stored; the string "NULL" means none */
     char *default_value_type; /* "literal", "expression" or "" */
     int nulls_allowed;
     int64_t parent; /* parent column id, -1 for top level */
@@ -200,5 +200,7 @@ const lk_column *lk_table_column(const lk_table *t, int64_t id);
 
 /* Highest column id in the table's column tree (0 when none). */
 int64_t lk_table_max_column_id(const lk_table *t);
+/* The largest key(c) over cols and their nested fields, 0 for none. */
+int64_t lk_columns_max(const lk_column *cols, size_t n, int64_t (*key)(const lk_column *));
 
 #endif

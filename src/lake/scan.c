@@ -248,6 +248,69 @@ int lk_scan_sql(char **out, lk_lake *lake, duckdb_connection con, const lk_catal
     return lk_scan_sql_pruned(out, lake, con, cat, t, snapshot, flags, NULL);
 }
 
+/* file_index and the transaction-local row ids, as DuckLake lists the
+ * sources: committed files, the transaction's files, inlined tables, the
+ * transaction's inlined rows. Returns the next local row id (that of the
+ * pending inlined rows). */
+static int64_t number_sources(scan_input *in)
+{
+    int64_t local = LOCAL_ROW_ID_START;
+    for (size_t i = 0; i < in->n; i++) {
+        in->files[i].index = (int64_t)i;
+        if (in->files[i].pending && in->files[i].local_start >= 0) {
+            in->files[i].local_start = local;
+            local += in->files[i].record_count;
+        }
+    }
+    return local;
+}
+
+/* The data files' parts into b (read by field id, name mapping or
+ * position, in groups of one layout). */
+static int file_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                      scan_input *in, int64_t s, const char *snap, int flags, int pending,
+                      int *parts)
+{
+    if (!in->n)
+        return 0;
+    lk_namemap_set maps = {0};
+    int rc = lk_scan_mapped_load(&maps, lake, con, in);
+    if (!rc)
+        lk_scan_legacy_mappings(&maps, con, t, in);
+    if (!rc && maps.n)
+        lk_scan_mapped_signatures(in, &maps);
+    if (!rc)
+        rc = grouped_parts(b, lake, con, t, in, s, snap, flags, pending, &maps, parts);
+    lk_namemap_set_free(&maps);
+    return rc;
+}
+
+/* The parts of t's inlined-data tables into b; their file_index follows
+ * the nfiles files'. */
+static void inlined_parts(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          int64_t snapshot, const char *snap, int flags, int pending, size_t nfiles,
+                          int *parts)
+{
+    for (size_t i = 0; i < t->ninlined; i++) {
+        if (!inlined_table_exists(lake, con, t->inlined[i].name))
+            continue;
+        /* flushed earlier in the transaction: its rows are in new files */
+        if (pending && strlist_find(&lake->txn->replaced_inlined, t->inlined[i].name) >= 0)
+            continue;
+        /* an empty one adds nothing to the session's view; the commit that
+         * first inlines rows into it rebuilds the view */
+        inlined_info *x = scan_inlined_find(lake, t->inlined[i].name, 0);
+        if (x && x->empty && snapshot < 0 && lake->pinned < 0)
+            continue;
+        if ((*parts)++)
+            buf_puts(b, " UNION ALL ");
+        buf_putc(b, '(');
+        lk_scan_inlined_part(b, lake, con, t, &t->inlined[i], snap, flags, pending,
+                             snapshot < 0 && lake->pinned < 0, (int64_t)(nfiles + i));
+        buf_putc(b, ')');
+    }
+}
+
 int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const lk_catalog *cat,
                        const lk_table *t, int64_t snapshot, int flags, const lk_prune *prune)
 {
@@ -263,17 +326,7 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     if (pending)
         scan_add_pending_files(&in, txn, t->id, 0);
     flags = lk_scan_virtual_flags(t, flags);
-    /* file_index and the transaction-local row ids, as DuckLake lists the
-     * sources: committed files, the transaction's files, inlined tables,
-     * the transaction's inlined rows */
-    int64_t local = LOCAL_ROW_ID_START;
-    for (size_t i = 0; i < in.n; i++) {
-        in.files[i].index = (int64_t)i;
-        if (in.files[i].pending && in.files[i].local_start >= 0) {
-            in.files[i].local_start = local;
-            local += in.files[i].record_count;
-        }
-    }
+    int64_t local = number_sources(&in);
     /* after the numbering: file_index stays the place in the whole list */
     size_t nfiles = in.n;
     lk_prune_files(&in, lake, con, t, s, prune);
@@ -288,42 +341,14 @@ int lk_scan_sql_pruned(char **out, lk_lake *lake, duckdb_connection con, const l
     char *snap = xasprintf("%lld", (long long)s);
     tarn_buf b = {0};
     int parts = 0;
-    lk_namemap_set maps = {0};
-    if (in.n)
-        rc = lk_scan_mapped_load(&maps, lake, con, &in);
-    if (in.n && !rc)
-        lk_scan_legacy_mappings(&maps, con, t, &in);
-    if (!rc && maps.n)
-        lk_scan_mapped_signatures(&in, &maps);
-    if (in.n && !rc)
-        rc = grouped_parts(&b, lake, con, t, &in, s, snap, flags, pending, &maps, &parts);
-    lk_namemap_set_free(&maps);
-    if (in.n) {
-        if (rc) {
-            scan_input_free(&in);
-            buf_free(&b);
-            free(snap);
-            return rc;
-        }
+    rc = file_parts(&b, lake, con, t, &in, s, snap, flags, pending, &parts);
+    if (rc) {
+        scan_input_free(&in);
+        buf_free(&b);
+        free(snap);
+        return rc;
     }
-    for (size_t i = 0; i < t->ninlined; i++) {
-        if (!inlined_table_exists(lake, con, t->inlined[i].name))
-            continue;
-        /* flushed earlier in the transaction: its rows are in new files */
-        if (pending && strlist_find(&txn->replaced_inlined, t->inlined[i].name) >= 0)
-            continue;
-        /* an empty one adds nothing to the session's view; the commit that
-         * first inlines rows into it rebuilds the view */
-        inlined_info *x = scan_inlined_find(lake, t->inlined[i].name, 0);
-        if (x && x->empty && snapshot < 0 && lake->pinned < 0)
-            continue;
-        if (parts++)
-            buf_puts(&b, " UNION ALL ");
-        buf_putc(&b, '(');
-        lk_scan_inlined_part(&b, lake, con, t, &t->inlined[i], snap, flags, pending,
-                             snapshot < 0 && lake->pinned < 0, (int64_t)(nfiles + i));
-        buf_putc(&b, ')');
-    }
+    inlined_parts(&b, lake, con, t, snapshot, snap, flags, pending, nfiles, &parts);
     if (pending && pending_inserts_exist(lake, con, t)) {
         if (parts++)
             buf_puts(&b, " UNION ALL ");

@@ -225,13 +225,12 @@ int scan_cache_lookup(scan_input *in, lk_lake *lake, int64_t id, int64_t s)
 static int colstats_read(scan_colstats *cs, lk_lake *lake, duckdb_connection con, int64_t table_id,
                          int64_t column_id)
 {
-    char *sql = xasprintf("SELECT data_file_id, min_value, max_value, null_count, contains_nan "
-                          "FROM %s.ducklake_file_column_stats WHERE table_id = %lld AND "
-                          "column_id = %lld ORDER BY data_file_id",
-                          lk_catdb_name(&lake->db), (long long)table_id, (long long)column_id);
     duck_table r;
-    int rc = lk_catdb_query(&r, &lake->db, con, sql);
-    free(sql);
+    int rc = lk_catdb_queryf(&r, &lake->db, con,
+                             "SELECT data_file_id, min_value, max_value, null_count, contains_nan "
+                             "FROM %s.ducklake_file_column_stats WHERE table_id = %lld AND "
+                             "column_id = %lld ORDER BY data_file_id",
+                             lk_catdb_name(&lake->db), (long long)table_id, (long long)column_id);
     if (rc)
         return rc;
     size_t n = r.nrows ? r.nrows : 1;

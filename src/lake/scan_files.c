@@ -272,20 +272,17 @@ static void projected_columns(tarn_buf *b, const lk_table *t, const lk_column *l
     }
 }
 
+static int64_t column_begin(const lk_column *c)
+{
+    return c->begin;
+}
+
 /* The latest snapshot at which any current column (or nested field) got
  * its present name, type and place: files written at or after it have the
  * table's current layout and can be read by name. */
 int64_t lk_scan_layout_since(const lk_column *cols, size_t n)
 {
-    int64_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (cols[i].begin > m)
-            m = cols[i].begin;
-        int64_t c = lk_scan_layout_since(cols[i].children, cols[i].nchildren);
-        if (c > m)
-            m = c;
-    }
-    return m;
+    return lk_columns_max(cols, n, column_begin);
 }
 
 /* Columns read by name, cast to the table's types (HUGEINT is stored as

@@ -80,7 +80,8 @@ int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_
 {
     char *only =
         table_id >= 0 ? xasprintf(" AND d.table_id = %lld", (long long)table_id) : xstrdup("");
-    char *sql = xasprintf(
+    int rc = lk_catdb_queryf(
+        r, &lake->db, con,
         "SELECT d.table_id, d.data_file_id, d.path, d.path_is_relative, d.row_id_start, "
         "d.begin_snapshot, d.partial_max, x.path, x.path_is_relative, x.partial_max, "
         "d.record_count, d.partition_id IS NOT NULL, d.mapping_id FROM %s.ducklake_data_file d "
@@ -89,8 +90,6 @@ int scan_query_files(duck_table *r, lk_lake *lake, duckdb_connection con, int64_
         "d.begin_snapshot AND (%lld < d.end_snapshot OR d.end_snapshot IS NULL)%s ORDER BY "
         "d.table_id, d.data_file_id",
         lake->meta, lake->meta, (long long)s, (long long)s, (long long)s, (long long)s, only);
-    int rc = lk_catdb_query(r, &lake->db, con, sql);
-    free(sql);
     free(only);
     return rc;
 }
@@ -192,15 +191,14 @@ int scan_query_partition_values(duck_table *r, lk_lake *lake, duckdb_connection 
 {
     char *only =
         table_id >= 0 ? xasprintf("v.table_id = %lld AND ", (long long)table_id) : xstrdup("");
-    char *sql = xasprintf(
+    int rc = lk_catdb_queryf(
+        r, &lake->db, con,
         "SELECT v.data_file_id, k.column_id, v.partition_value FROM "
         "%s.ducklake_file_partition_value v JOIN %s.ducklake_data_file d USING (data_file_id) "
         "JOIN %s.ducklake_partition_column k ON k.partition_id = d.partition_id AND "
         "k.partition_key_index = v.partition_key_index WHERE %sk.\"transform\" = 'identity' "
         "ORDER BY v.data_file_id, k.column_id",
         lake->meta, lake->meta, lake->meta, only);
-    int rc = lk_catdb_query(r, &lake->db, con, sql);
-    free(sql);
     free(only);
     return rc;
 }

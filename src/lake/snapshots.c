@@ -198,12 +198,11 @@ static void changes_map(tarn_buf *b, const char *changes)
 
 int lk_snapshots_sql(char **out, lk_lake *l, duckdb_connection con)
 {
-    char *q = xasprintf("SELECT snapshot_id, changes_made FROM %s.ducklake_snapshot_changes "
-                        "ORDER BY snapshot_id",
-                        lk_catdb_name(&l->db));
     duck_table t;
-    int rc = lk_catdb_query(&t, &l->db, con, q);
-    free(q);
+    int rc = lk_catdb_queryf(&t, &l->db, con,
+                             "SELECT snapshot_id, changes_made FROM %s.ducklake_snapshot_changes "
+                             "ORDER BY snapshot_id",
+                             lk_catdb_name(&l->db));
     if (rc)
         return rc;
     tarn_buf b = {0};

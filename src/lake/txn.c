@@ -475,6 +475,19 @@ int lk_txn_prepare_deletes(lk_lake *lake, duckdb_connection con)
     return rc;
 }
 
+/* 1 when count query q (freed) finds rows, or cannot tell: a caller
+ * that refuses a change on rows then refuses it. */
+static int pending_rows(duckdb_connection con, char *q)
+{
+    int64_t n = 0;
+    if (duck_query_int64(&n, NULL, con, q) != 0) {
+        tarn_error_clear();
+        n = 1; /* cannot tell: say there are */
+    }
+    free(q);
+    return n > 0;
+}
+
 int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
 {
     if (!lake->txn->has_deletes)
@@ -483,15 +496,9 @@ int lk_txn_table_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
     char *q = xasprintf("SELECT (SELECT count(*) FROM %s WHERE table_id = %lld) + (SELECT count(*) "
                         "FROM %s WHERE table_id = %lld)",
                         pd, (long long)table_id, pid, (long long)table_id);
-    int64_t n = 0;
-    if (duck_query_int64(&n, NULL, con, q) != 0) {
-        tarn_error_clear();
-        n = 1; /* cannot tell: say written */
-    }
-    free(q);
     free(pd);
     free(pid);
-    return n > 0;
+    return pending_rows(con, q);
 }
 
 int lk_txn_table_inline_deleted(lk_lake *lake, duckdb_connection con, int64_t table_id)
@@ -500,14 +507,8 @@ int lk_txn_table_inline_deleted(lk_lake *lake, duckdb_connection con, int64_t ta
         return 0;
     char *pid = lk_txn_pending_inline_deletes(lake);
     char *q = xasprintf("SELECT count(*) FROM %s WHERE table_id = %lld", pid, (long long)table_id);
-    int64_t n = 0;
-    if (duck_query_int64(&n, NULL, con, q) != 0) {
-        tarn_error_clear();
-        n = 1; /* cannot tell: say deleted */
-    }
-    free(q);
     free(pid);
-    return n > 0;
+    return pending_rows(con, q);
 }
 
 int lk_txn_check_not_maintained(const lk_txn *txn, const char *table_name, int64_t table_id)
