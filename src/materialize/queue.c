@@ -15,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cat: the catalog's prefix (tarn_session_catalog_prefix) */
-static void table_name(tarn_buf *b, const char *cat, const char *table)
-{
-    quote_prefixed(b, cat, table);
-}
-
 int queue_ensure(tarn_session *s, const char *cat)
 {
     static const char *const defs[][2] = {
@@ -58,7 +52,7 @@ static void where_job(tarn_buf *b, int64_t run_id, const char *model)
 static void update_jobs(tarn_buf *b, const char *cat)
 {
     buf_puts(b, "UPDATE ");
-    table_name(b, cat, "tarn_job");
+    quote_prefixed(b, cat, "tarn_job");
     buf_puts(b, " SET ");
 }
 
@@ -83,7 +77,7 @@ int queue_enqueue(tarn_catlink *l, const char *cat, int64_t run_id, const char *
 {
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_job");
+    quote_prefixed(&b, cat, "tarn_job");
     buf_printf(&b,
                " (run_id, model, seq, state, deps, options, attempts, enqueued_at) VALUES "
                "(%lld, ",
@@ -147,7 +141,7 @@ int queue_claim(queue_job *out, int *got, tarn_catlink *l, const char *cat, cons
                "clock_timestamp() + make_interval(secs => %.3f) WHERE (run_id, model) IN "
                "(SELECT run_id, model FROM ",
                lease_s);
-    table_name(&b, cat, "tarn_job");
+    quote_prefixed(&b, cat, "tarn_job");
     /* the oldest run first, and in it the run's order: a run submitted
      * earlier is not starved by a later one */
     buf_printf(&b,
@@ -222,7 +216,7 @@ void queue_commit_sql(strlist *out, const char *cat, const queue_job *j, const c
 {
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_job_commit");
+    quote_prefixed(&b, cat, "tarn_job_commit");
     buf_printf(&b, " (run_id, model, slice, worker, attempt, snapshot_id) VALUES (%lld, ",
                (long long)j->run_id);
     quote_literal(&b, j->model);
@@ -249,7 +243,7 @@ int queue_committed(strlist *slices, int64_t *snapshot_id, tarn_catlink *l, cons
     *snapshot_id = -1;
     tarn_buf b = {0};
     buf_puts(&b, "SELECT slice, snapshot_id FROM ");
-    table_name(&b, cat, "tarn_job_commit");
+    quote_prefixed(&b, cat, "tarn_job_commit");
     where_job(&b, run_id, model);
     buf_puts(&b, " ORDER BY snapshot_id");
     qrows r;
@@ -271,7 +265,7 @@ int queue_run_jobs(qrows *out, tarn_catlink *l, const char *cat, int64_t run_id)
     tarn_buf b = {0};
     buf_puts(&b, "SELECT model, state, worker, attempts, extract(epoch FROM lease_until), "
                  "extract(epoch FROM clock_timestamp()), snapshot_id, error FROM ");
-    table_name(&b, cat, "tarn_job");
+    quote_prefixed(&b, cat, "tarn_job");
     buf_printf(&b, " WHERE run_id = %lld ORDER BY seq", (long long)run_id);
     int rc = link_rows(out, l, buf_cstr(&b));
     buf_free(&b);
@@ -286,7 +280,7 @@ int queue_worker_beat(tarn_catlink *l, const char *cat, const char *worker, cons
     proc_self(&host, &pid, &start);
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_worker");
+    quote_prefixed(&b, cat, "tarn_worker");
     buf_puts(&b, " AS w (worker_id, host, pid, started_at, heartbeat_at, state, run_id, model, "
                  "concurrency, lease_s) VALUES (");
     quote_literal(&b, worker);
@@ -320,7 +314,7 @@ int queue_workers(qrows *out, tarn_catlink *l, const char *cat)
                  "to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
                  "to_char(heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
                  "extract(epoch FROM clock_timestamp() - heartbeat_at), lease_s FROM ");
-    table_name(&b, cat, "tarn_worker");
+    quote_prefixed(&b, cat, "tarn_worker");
     buf_puts(&b, " ORDER BY worker_id");
     int rc = link_rows(out, l, buf_cstr(&b));
     buf_free(&b);
@@ -332,7 +326,7 @@ int queue_workers_alive(int64_t *n, tarn_catlink *l, const char *cat)
     *n = 0;
     tarn_buf b = {0};
     buf_puts(&b, "SELECT count(*) FROM ");
-    table_name(&b, cat, "tarn_worker");
+    quote_prefixed(&b, cat, "tarn_worker");
     buf_puts(&b, " WHERE state <> 'stopped' AND heartbeat_at + make_interval(secs => lease_s) >= "
                  "clock_timestamp()");
     qrows r;

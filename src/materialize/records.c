@@ -15,18 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `cat` is the catalog's prefix (tarn_session_catalog_prefix). */
-static void table_name(tarn_buf *b, const char *cat, const char *table)
-{
-    quote_prefixed(b, cat, table);
-}
-
 int records_create_tables(tarn_session *s, const char *cat, const char *const (*defs)[2], size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         tarn_buf b = {0};
         buf_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-        table_name(&b, cat, defs[i][0]);
+        quote_prefixed(&b, cat, defs[i][0]);
         buf_printf(&b, " %s", defs[i][1]);
         int rc = query_exec(s, buf_cstr(&b), NULL);
         /* Two processes creating it at once on PostgreSQL: the one that
@@ -97,7 +91,7 @@ int records_ensure(tarn_session *s, const char *cat)
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
         buf_puts(&b, "ALTER TABLE ");
-        table_name(&b, cat, added[i][0]);
+        quote_prefixed(&b, cat, added[i][0]);
         buf_printf(&b, " ADD COLUMN IF NOT EXISTS %s", added[i][1]);
         rc = query_exec(s, buf_cstr(&b), NULL);
         buf_free(&b);
@@ -126,7 +120,7 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
 {
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_run");
+    quote_prefixed(&b, cat, "tarn_run");
     /* Columns named, so that a lake whose tables gained columns from a
      * later tarn still takes this one's rows. */
     buf_printf(&b,
@@ -202,9 +196,9 @@ int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *ali
     buf_puts(&q,
              "SELECT run_id, host, pid, process_start, epoch(now()) - epoch(greatest(started_at, "
              "(SELECT max(greatest(m.started_at, m.finished_at)) FROM ");
-    table_name(&q, cat, "tarn_model_run");
+    quote_prefixed(&q, cat, "tarn_model_run");
     buf_puts(&q, " m WHERE m.run_id = r.run_id))) FROM ");
-    table_name(&q, cat, "tarn_run");
+    quote_prefixed(&q, cat, "tarn_run");
     buf_puts(&q, " r WHERE status = 'running' ORDER BY run_id");
     qrows r;
     rc = query_rows(&r, s, buf_cstr(&q));
@@ -228,7 +222,7 @@ int records_mark_interrupted(tarn_session *s, const char *alias, const char *cat
     for (size_t i = 0; !rc && i < n; i++) {
         tarn_buf q = {0};
         buf_puts(&q, "UPDATE ");
-        table_name(&q, cat, "tarn_run");
+        quote_prefixed(&q, cat, "tarn_run");
         buf_printf(&q, " SET status = 'interrupted' WHERE run_id = %lld AND status = 'running'",
                    (long long)ids[i]);
         rc = query_exec(s, buf_cstr(&q), NULL);
@@ -243,7 +237,7 @@ char *records_run_finish(const char *cat, const build_summary *sum, int64_t end_
 {
     tarn_buf b = {0};
     buf_puts(&b, "UPDATE ");
-    table_name(&b, cat, "tarn_run");
+    quote_prefixed(&b, cat, "tarn_run");
     buf_puts(&b, " SET finished_at = ");
     put_time(&b, sum->started_at + sum->duration_ms / 1000.0);
     buf_printf(&b,
@@ -316,7 +310,7 @@ static void put_snapshot(tarn_buf *b, const model_result *r)
 void records_model_insert(tarn_buf *b, const char *cat)
 {
     buf_puts(b, "INSERT INTO ");
-    table_name(b, cat, "tarn_model_run");
+    quote_prefixed(b, cat, "tarn_model_run");
     buf_puts(b, " (run_id, model, target, path, strategy, status, snapshot_id, rows_written, "
                 "rows_deleted, partitions, upstream, model_hash, started_at, finished_at, "
                 "duration_ms, query_ms, error, note, tests, details, run_reason, config_hash, "
@@ -424,7 +418,7 @@ void records_tests(strlist *out, const char *cat, int64_t run_id, const tarn_mod
     }
     tarn_buf b = {0};
     buf_puts(&b, "INSERT INTO ");
-    table_name(&b, cat, "tarn_test_result");
+    quote_prefixed(&b, cat, "tarn_test_result");
     buf_puts(&b,
              " (run_id, model, path, line, test, builtin, severity, status, violations, "
              "examples, sample, sample_rows, sample_dropped, snapshot_id, recorded_at) VALUES ");
@@ -485,7 +479,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         /* Insert the partition's row if it has none, then update it: on
          * failure the last good snapshot and row count are kept. */
         buf_puts(&b, "INSERT INTO ");
-        table_name(&b, cat, "tarn_partition");
+        quote_prefixed(&b, cat, "tarn_partition");
         buf_puts(&b, " (model, target, \"partition\", status, snapshot_id, \"rows\", run_id, "
                      "updated_at, error) SELECT ");
         quote_literal(&b, m->name);
@@ -494,7 +488,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         buf_puts(&b, ", ");
         quote_literal(&b, part);
         buf_puts(&b, ", NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM ");
-        table_name(&b, cat, "tarn_partition");
+        quote_prefixed(&b, cat, "tarn_partition");
         buf_puts(&b, " WHERE model = ");
         quote_literal(&b, m->name);
         buf_puts(&b, " AND \"partition\" = ");
@@ -502,7 +496,7 @@ void records_model(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         buf_puts(&b, ")");
         strlist_push_owned(out, buf_detach(&b));
         buf_puts(&b, "UPDATE ");
-        table_name(&b, cat, "tarn_partition");
+        quote_prefixed(&b, cat, "tarn_partition");
         buf_printf(&b,
                    " SET status = '%s', run_id = %lld, updated_at = ", model_status_name(r->status),
                    (long long)run_id);

@@ -52,6 +52,21 @@ static int table_exists(tarn_session *s, const char *cat, const char *table)
     return n > 0;
 }
 
+/* One CTE's body: head, the table cat.table, tail; when the table does
+ * not exist (no build recorded one yet), no rows of the same columns:
+ * snapshot_id and the VARCHAR column `col`. */
+static void cte_of_table(tarn_buf *b, int exists, const char *head, const char *cat,
+                         const char *table, const char *tail, const char *col)
+{
+    if (exists) {
+        buf_puts(b, head);
+        quote_prefixed(b, cat, table);
+        buf_puts(b, tail);
+    } else {
+        buf_printf(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS %s WHERE false", col);
+    }
+}
+
 /* The snapshots the rule picks, with why each protected one is kept (NULL:
  * expire it): one query over the snapshot list and the records. */
 static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char *older_than,
@@ -61,40 +76,31 @@ static void plan_sql(tarn_buf *b, const char *lake, const char *cat, const char 
                 "snapshot_id DESC) AS from_newest FROM ducklake_snapshots(");
     quote_literal(b, lake);
     buf_puts(b, ")), good AS (");
-    if (has_runs) {
-        buf_puts(b, "SELECT snapshot_id, string_agg(model, ', ' ORDER BY model) AS models FROM "
-                    "(SELECT model, snapshot_id, row_number() OVER (PARTITION BY model ORDER BY "
-                    "run_id DESC, finished_at DESC) AS rn FROM ");
-        quote_prefixed(b, cat, "tarn_model_run");
-        buf_puts(b, " WHERE status = 'success' AND snapshot_id IS NOT NULL) WHERE rn = 1 GROUP "
-                    "BY snapshot_id");
-    } else {
-        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS models WHERE false");
-    }
+    cte_of_table(b, has_runs,
+                 "SELECT snapshot_id, string_agg(model, ', ' ORDER BY model) AS models FROM "
+                 "(SELECT model, snapshot_id, row_number() OVER (PARTITION BY model ORDER BY "
+                 "run_id DESC, finished_at DESC) AS rn FROM ",
+                 cat, "tarn_model_run",
+                 " WHERE status = 'success' AND snapshot_id IS NOT NULL) WHERE rn = 1 GROUP "
+                 "BY snapshot_id",
+                 "models");
     /* each slice's last good build (tarn_partition keeps it when a later
      * build of the slice failed): `tarn partitions` names it, and it is
      * the only snapshot holding that slice as built then */
     buf_puts(b, "), slices AS (");
-    if (has_parts) {
-        buf_puts(b, "SELECT snapshot_id, model || ' (' || CASE WHEN count(*) > 3 THEN count(*) || "
-                    "' slices, ' || min(\"partition\") || ' … ' || max(\"partition\") ELSE "
-                    "string_agg(\"partition\", ', ' ORDER BY \"partition\") END || ')' AS what "
-                    "FROM ");
-        quote_prefixed(b, cat, "tarn_partition");
-        buf_puts(b, " WHERE snapshot_id IS NOT NULL GROUP BY snapshot_id, model");
-    } else {
-        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS what WHERE false");
-    }
+    cte_of_table(b, has_parts,
+                 "SELECT snapshot_id, model || ' (' || CASE WHEN count(*) > 3 THEN count(*) || "
+                 "' slices, ' || min(\"partition\") || ' … ' || max(\"partition\") ELSE "
+                 "string_agg(\"partition\", ', ' ORDER BY \"partition\") END || ')' AS what "
+                 "FROM ",
+                 cat, "tarn_partition",
+                 " WHERE snapshot_id IS NOT NULL GROUP BY snapshot_id, model", "what");
     buf_puts(b, "), slice_good AS (SELECT snapshot_id, string_agg(what, ', ' ORDER BY what) AS "
                 "slices FROM slices GROUP BY snapshot_id), pins AS (");
-    if (has_pins) {
-        buf_puts(b, "SELECT snapshot_id, string_agg(coalesce(note, model, 'pinned'), '; ') AS "
-                    "notes FROM ");
-        quote_prefixed(b, cat, "tarn_pin");
-        buf_puts(b, " GROUP BY snapshot_id");
-    } else {
-        buf_puts(b, "SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS notes WHERE false");
-    }
+    cte_of_table(b, has_pins,
+                 "SELECT snapshot_id, string_agg(coalesce(note, model, 'pinned'), '; ') AS "
+                 "notes FROM ",
+                 cat, "tarn_pin", " GROUP BY snapshot_id", "notes");
     buf_puts(b, ") SELECT s.snapshot_id, CASE WHEN s.from_newest = 1 THEN 'the newest snapshot' "
                 "WHEN p.snapshot_id IS NOT NULL THEN 'pinned (' || p.notes || ')' WHEN "
                 "g.snapshot_id IS NOT NULL THEN 'last good build of ' || g.models WHEN "
