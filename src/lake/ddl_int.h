@@ -1,8 +1,8 @@
 /*
- * ddl_int.h — what ddl.c, ddl_alter.c and ddl_view.c share (not for other
- * files: they use ddl.h). All run inside the open transaction (lake->txn)
- * and only queue catalog rows and change tokens; nothing is written before
- * the commit.
+ * ddl_int.h — what ddl.c, ddl_alter.c, ddl_alter_table.c and ddl_view.c
+ * share (not for other files: they use ddl.h). All run inside the open
+ * transaction (lake->txn) and only queue catalog rows and change tokens;
+ * nothing is written before the commit.
  */
 #ifndef TARN_LAKE_DDL_INT_H
 #define TARN_LAKE_DDL_INT_H
