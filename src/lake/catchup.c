@@ -43,6 +43,35 @@ static void split_tokens(strlist *out, const char *s)
     buf_free(&b);
 }
 
+int lk_lake_changes_made(char **out, lk_lake *lake, duckdb_connection con, int64_t after,
+                         int64_t upto)
+{
+    *out = NULL;
+    tarn_buf sql = {0};
+    buf_printf(&sql,
+               "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE snapshot_id > %lld "
+               "AND snapshot_id <= %lld ORDER BY snapshot_id",
+               lake->meta, (long long)after, (long long)upto);
+    duck_table t;
+    int rc = lk_catdb_query(&t, &lake->db, con, buf_cstr(&sql));
+    buf_free(&sql);
+    if (rc)
+        return rc;
+    tarn_buf all = {0};
+    for (size_t i = 0; i < t.nrows; i++) {
+        const char *v = duck_table_get(&t, i, 0);
+        if (!v || !*v)
+            continue;
+        if (all.len)
+            buf_putc(&all, ',');
+        buf_puts(&all, v);
+    }
+    duck_table_free(&t);
+    *out = xstrdup(buf_cstr(&all));
+    buf_free(&all);
+    return 0;
+}
+
 int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
 {
     if (lake->txn)
@@ -59,21 +88,13 @@ int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
     rc = lk_catdb_refresh(&lake->db, con);
     if (rc)
         return rc;
-    tarn_buf sql = {0};
-    buf_printf(&sql,
-               "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE snapshot_id > %lld "
-               "AND snapshot_id <= %lld ORDER BY snapshot_id",
-               lake->meta, (long long)lake->cat.snapshot_id, (long long)last);
-    duck_table t;
-    rc = lk_catdb_query(&t, &lake->db, con, buf_cstr(&sql));
-    buf_free(&sql);
+    char *changes = NULL;
+    rc = lk_lake_changes_made(&changes, lake, con, lake->cat.snapshot_id, last);
     if (rc)
         return rc;
     strlist tokens = {0};
-    for (size_t i = 0; i < t.nrows; i++)
-        if (duck_table_get(&t, i, 0))
-            split_tokens(&tokens, duck_table_get(&t, i, 0));
-    duck_table_free(&t);
+    split_tokens(&tokens, changes);
+    free(changes);
     /* at `last`, not the latest: a commit landing after `last` was read
      * would be in the catalog without its changes above, and its tables
      * would never get views (the next catch-up starts after it) */

@@ -564,6 +564,29 @@ static void split_changes(strlist *out, const char *list)
     }
 }
 
+/* The changes a commit's views follow: its own, and the catalog changes
+ * of the snapshots the session's catalog had not seen: those others
+ * committed before the transaction began (it began on a newer catalog
+ * than the session's) and those it was moved over (rebased). Without the
+ * first, a table another process created just before would never get its
+ * view here (the next catch-up starts after this commit). */
+static int unseen_changes(strlist *tokens, lk_lake *lake, const lk_txn *txn, duckdb_connection con,
+                          int64_t session_snapshot)
+{
+    for (size_t i = 0; i < txn->nchange_tokens; i++)
+        strlist_push(tokens, txn->change_tokens[i]);
+    if (txn->rebased)
+        split_changes(tokens, txn->other_changes);
+    if (txn->base_snapshot <= session_snapshot)
+        return 0;
+    char *gap = NULL;
+    int rc = lk_lake_changes_made(&gap, lake, con, session_snapshot, txn->base_snapshot);
+    if (!rc)
+        split_changes(tokens, gap);
+    free(gap);
+    return rc;
+}
+
 /* After a commit that renumbered ids the working catalog's ids are stale:
  * read the committed catalog back (several objects created in one
  * transaction, or any created on a catalog several processes write). */
@@ -571,8 +594,8 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
     /* its own snapshot, not a newer one: the next transaction must see that
-     * others committed, to read their counters, and a catch-up must see
-     * their changes (the views below follow this commit's alone) */
+     * others committed, to read their counters, and a catch-up must see the
+     * changes of later commits (the views below follow those up to this one) */
     int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
     if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
         rc = lk_catdb_refresh(&lake->db, con);
@@ -586,13 +609,10 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     if (txn->rebased) /* other writers moved the counters of other tables */
         lake->nrow_ids = 0;
     remember_row_ids(lake, txn);
-    if (txn->views_all_ever || txn->rebased || old.snapshot_id != txn->snapshot_id - 1) {
-        /* others committed since the session's catalog (before this
-         * transaction began, or during it): their new objects need views
-         * too, and every view is made again */
+    if (txn->views_all_ever) {
         rc = lk_lake_refresh_views(lake, con);
     } else {
-        /* Only the views the commit changed: on a catalog several
+        /* Only the views the changes call for: on a catalog several
          * processes write, every commit that creates an object renumbers
          * it, and a full rebuild per build made a run's time grow with the
          * square of its models. The views built under provisional ids are
@@ -601,14 +621,14 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
          * transaction touched but did not create kept theirs. */
         lk_lake_views_forget(lake);
         strlist tokens = {0};
-        for (size_t i = 0; i < txn->nchange_tokens; i++)
-            strlist_push(&tokens, txn->change_tokens[i]);
+        rc = unseen_changes(&tokens, lake, txn, con, old.snapshot_id);
         int64_t *kept = xcalloc(txn->ntouched + 1, sizeof(int64_t));
         size_t nkept = 0;
         for (size_t i = 0; i < txn->ntouched; i++)
             if (lk_renumber_id(txn, txn->touched[i]) == txn->touched[i])
                 kept[nkept++] = txn->touched[i];
-        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, kept, nkept);
+        if (!rc)
+            rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, kept, nkept);
         free(kept);
         strlist_free(&tokens);
     }
@@ -641,12 +661,9 @@ static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->nrow_ids = 0; /* other writers moved the counters of other tables */
     remember_row_ids(lake, txn);
     strlist tokens = {0};
-    for (size_t i = 0; i < txn->nchange_tokens; i++)
-        strlist_push(&tokens, txn->change_tokens[i]);
-    split_changes(&tokens, txn->other_changes);
     if (txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
-    else
+    else if ((rc = unseen_changes(&tokens, lake, txn, con, old.snapshot_id)) == 0)
         rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, txn->touched,
                                 txn->ntouched);
     strlist_free(&tokens);
@@ -676,11 +693,13 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     /* Inside BEGIN … COMMIT the views of the tables the transaction
      * touched were rebuilt over its pending rows: they must drop those
      * parts now, besides the views the commit's changes call for. */
+    strlist tokens = {0};
     if (txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
-    else
-        rc = lk_lake_sync_views(lake, con, &old, txn->change_tokens, txn->nchange_tokens,
-                                txn->touched, txn->ntouched);
+    else if ((rc = unseen_changes(&tokens, lake, txn, con, old.snapshot_id)) == 0)
+        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, txn->touched,
+                                txn->ntouched);
+    strlist_free(&tokens);
     lk_catalog_free(&old);
     return rc;
 }

@@ -52,6 +52,10 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con);
  * call for rebuilt (catchup.c); nothing when no one committed. Not inside
  * a transaction. */
 int lk_lake_catch_up(lk_lake *lake, duckdb_connection con);
+/* (catchup.c) The changes_made of the snapshots after `after` up to
+ * `upto`, comma-joined in snapshot order, into *out (the caller frees it). */
+int lk_lake_changes_made(char **out, lk_lake *lake, duckdb_connection con, int64_t after,
+                         int64_t upto);
 /* Runs a statement on the lake's catalog database that is not DuckLake's
  * (tarn's own tables beside the ducklake_* ones: CREATE TABLE, INSERT, …)
  * when that database is not DuckDB's (PostgreSQL): sent there, its tables

@@ -116,6 +116,7 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
         free(txn);
         return rc;
     }
+    txn->base_snapshot = txn->cat.snapshot_id;
     txn->snapshot_id = txn->cat.snapshot_id + 1;
     txn->final_catalog_id = txn->base_catalog_id = txn->cat.next_catalog_id;
     if (lk_catdb_has_commit_lock(&lake->db))

@@ -89,6 +89,8 @@ typedef struct {
 struct lk_txn {
     lk_catalog cat;        /* working model; cat.snapshot_id is the base snapshot */
     int64_t snapshot_id;   /* the snapshot this transaction will commit */
+    int64_t base_snapshot; /* the snapshot it began on (newer than the session's catalog
+                            * when others committed since the session read it) */
     int catalog_changed;   /* bumps schema_version */
     int64_t schema_bumps;  /* more bumps: inlined-data tables made at commit */
     int explicit_txn;      /* BEGIN … COMMIT (else one statement) */
