@@ -123,6 +123,12 @@ typedef struct {
     int64_t target_version; /* no_change: its table's version; else -1 */
     prefetch_use prefetch;  /* -j: whether a worker's evaluation of its query was used */
     char *warning;          /* what the run warns about this model, or NULL */
+    /* while a build's records are made for its commit on a catalog other
+     * processes write too (PostgreSQL): the SQL of the snapshot the commit
+     * makes, for its records to name (a commit that finds newer snapshots
+     * is renumbered past them, and snapshot_id is then not its id);
+     * NULL otherwise. Not owned. */
+    const char *commit_snapshot_sql;
 } model_result;
 
 typedef enum {

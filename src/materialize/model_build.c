@@ -672,14 +672,23 @@ static void build_records(strlist *out, run_ctx *c, const tarn_model *m, const m
 
 /* A successful build's records commit with its snapshot, in the same
  * catalog transaction, naming it by id (a literal: a subquery for it cost
- * DuckDB half a millisecond per build). */
+ * DuckDB half a millisecond per build). On a catalog others write too the
+ * commit may be renumbered past theirs: there the records name the
+ * snapshot the commit makes, read in its catalog transaction. */
 static int queue_records(run_ctx *c, const tarn_model *m, model_result *r)
 {
+    int shared = 0;
     int rc = tarn_session_pending_snapshot(c->s, c->lake, &r->snapshot_id);
+    if (!rc)
+        rc = tarn_session_catalog_shared(c->s, c->lake, &shared);
     if (rc)
         return rc;
+    char *snap = shared ? tarn_session_commit_snapshot_sql(c->cat, r->snapshot_id) : NULL;
+    r->commit_snapshot_sql = snap;
     strlist recs = {0};
     build_records(&recs, c, m, r);
+    r->commit_snapshot_sql = NULL;
+    free(snap);
     if (c->on_commit)
         c->on_commit(c->commit_ctx, c, r, &recs);
     for (size_t i = 0; i < recs.n && !rc; i++)

@@ -303,6 +303,8 @@ static void put_snapshot(tarn_buf *b, const model_result *r)
 {
     if (r->status != MODEL_SUCCESS || r->snapshot_id < 0)
         buf_puts(b, "NULL");
+    else if (r->commit_snapshot_sql)
+        buf_puts(b, r->commit_snapshot_sql);
     else
         buf_printf(b, "%lld", (long long)r->snapshot_id);
 }
@@ -453,7 +455,10 @@ void records_tests(strlist *out, const char *cat, int64_t run_id, const tarn_mod
         buf_puts(&b, ", ");
         put_json_int(&b, t, "sample_dropped");
         buf_puts(&b, ", ");
-        put_int(&b, snapshot_id, 1);
+        if (snapshot_id >= 0 && r->commit_snapshot_sql)
+            buf_puts(&b, r->commit_snapshot_sql);
+        else
+            put_int(&b, snapshot_id, 1);
         buf_puts(&b, ", ");
         put_time(&b, r->started_at + r->duration_ms / 1000.0);
         buf_puts(&b, ")");

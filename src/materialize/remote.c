@@ -138,33 +138,14 @@ static char *json_text(json_t *o, const char *key)
     return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
 }
 
-/* A finished build's figures, from its record (the success when there is
- * one: a lost attempt may have recorded a failure beside it). 0, or
- * TARN_ENOTFOUND when the worker recorded nothing. */
-static int load_result(run_ctx *c, tarn_catlink *l, size_t mi, model_result *r)
+/* One record's figures (row i of load_result's query) into r. */
+static void parse_record(const qrows *rows, size_t row, model_result *r)
 {
-    tarn_buf q = {0};
-    buf_puts(&q, "SELECT status, snapshot_id, rows_written, rows_deleted, partitions, upstream, "
-                 "duration_ms, query_ms, error, note, tests, details, extract(epoch FROM "
-                 "started_at) FROM ");
-    quote_prefixed(&q, c->cat, "tarn_model_run");
-    buf_printf(&q, " WHERE run_id = %lld AND model = ", (long long)c->sum->run_id);
-    quote_literal(&q, c->p->models[mi].name);
-    buf_puts(&q, " ORDER BY (status = 'success') DESC, finished_at DESC LIMIT 1");
-    qrows rows;
-    int rc = link_rows(&rows, l, buf_cstr(&q));
-    buf_free(&q);
-    if (rc)
-        return rc;
-    if (!rows.nrows) {
-        qrows_free(&rows);
-        return TARN_ENOTFOUND;
-    }
-    const char *st = qrows_get(&rows, 0, 0);
+    const char *st = qrows_get(rows, row, 0);
     r->status = st && strcmp(st, "success") == 0     ? MODEL_SUCCESS
                 : st && strcmp(st, "cancelled") == 0 ? MODEL_CANCELLED
                                                      : MODEL_FAILED;
-#define CELL(i) qrows_get(&rows, 0, i)
+#define CELL(i) qrows_get(rows, row, i)
     r->snapshot_id = CELL(1) ? strtoll(CELL(1), NULL, 10) : -1;
     r->rows_written = CELL(2) ? strtoll(CELL(2), NULL, 10) : 0;
     r->rows_deleted = CELL(3) ? strtoll(CELL(3), NULL, 10) : 0;
@@ -205,6 +186,80 @@ static int load_result(run_ctx *c, tarn_catlink *l, size_t mi, model_result *r)
     json_decref(d);
     r->started_at = CELL(12) ? strtod(CELL(12), NULL) : clock_epoch_s();
 #undef CELL
+}
+
+static const qrows *sort_rows;
+
+/* Slices in the order build_slices builds them (by name). */
+static int cmp_slice(const void *a, const void *b)
+{
+    const char *x = qrows_get(sort_rows, *(const size_t *)a, 4);
+    const char *y = qrows_get(sort_rows, *(const size_t *)b, 4);
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* A finished build's figures, from its records: one per slice when the
+ * worker built a partitioned model slice by slice (each its own snapshot
+ * and record, perhaps by two workers when one was lost halfway), folded
+ * into the model's result as build_slices folds them; of a slice's
+ * records the success when there is one (a lost attempt may have
+ * recorded a failure beside it). 0, or TARN_ENOTFOUND when the worker
+ * recorded nothing. */
+static int load_result(run_ctx *c, tarn_catlink *l, size_t mi, model_result *r)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT status, snapshot_id, rows_written, rows_deleted, partitions, upstream, "
+                 "duration_ms, query_ms, error, note, tests, details, extract(epoch FROM "
+                 "started_at) FROM ");
+    quote_prefixed(&q, c->cat, "tarn_model_run");
+    buf_printf(&q, " WHERE run_id = %lld AND model = ", (long long)c->sum->run_id);
+    quote_literal(&q, c->p->models[mi].name);
+    buf_puts(&q, " ORDER BY (status = 'success') DESC, finished_at DESC");
+    qrows rows;
+    int rc = link_rows(&rows, l, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    if (!rows.nrows) {
+        qrows_free(&rows);
+        return TARN_ENOTFOUND;
+    }
+    /* the best record of each slice (rows come best first); a record
+     * naming no slice beside slices is an attempt that built none */
+    size_t *pick = xcalloc(rows.nrows, sizeof(size_t));
+    size_t npick = 0, nslices = 0;
+    for (size_t i = 0; i < rows.nrows; i++) {
+        const char *key = qrows_get(&rows, i, 4);
+        int seen = 0;
+        for (size_t k = 0; k < npick && !seen; k++) {
+            const char *o = qrows_get(&rows, pick[k], 4);
+            seen = (o == NULL) == (key == NULL) && (!key || strcmp(o, key) == 0);
+        }
+        if (seen)
+            continue;
+        pick[npick++] = i;
+        nslices += key && strcmp(key, "[]") != 0;
+    }
+    if (npick == 1) {
+        parse_record(&rows, pick[0], r);
+    } else {
+        size_t n = 0;
+        for (size_t k = 0; k < npick; k++) {
+            const char *key = qrows_get(&rows, pick[k], 4);
+            if (nslices == 0 || (key && strcmp(key, "[]") != 0))
+                pick[n++] = pick[k];
+        }
+        sort_rows = &rows;
+        qsort(pick, n, sizeof(size_t), cmp_slice);
+        sort_rows = NULL;
+        r->snapshot_id = -1;
+        for (size_t k = 0; k < n; k++) {
+            model_result one = {.model = mi, .snapshot_id = -1};
+            parse_record(&rows, pick[k], &one);
+            run_fold_slice(r, &one);
+        }
+    }
+    free(pick);
     qrows_free(&rows);
     return 0;
 }

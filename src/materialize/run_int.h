@@ -85,6 +85,9 @@ void run_execute(run_ctx *c, size_t mi, size_t index);
 void run_not_run(run_ctx *c, size_t mi, size_t index);
 /* a result's records written on their own (not in a build's commit) */
 void run_record_alone(run_ctx *c, size_t mi, const model_result *r);
+/* the build of one slice `one` added to its model's result r, as a run
+ * built slice by slice reports the model (what `one` holds is freed) */
+void run_fold_slice(model_result *r, model_result *one);
 
 /* What a run reads before it writes (run_reads.c): config/ (unless
  * o->config_ran), the lake's snapshot and tables, each selected model's

@@ -118,7 +118,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Adds the build of one slice `one` to the model's result `r`, and frees
  * what `one` holds. */
-static void fold_slice(model_result *r, model_result *one)
+void run_fold_slice(model_result *r, model_result *one)
 {
     if (r->partitions.n == 0)
         r->started_at = one->started_at;
@@ -126,6 +126,9 @@ static void fold_slice(model_result *r, model_result *one)
     if (r->partitions.n == 0 || r->status == MODEL_SUCCESS)
         r->status = one->status;
     r->no_change = (r->partitions.n == 0 || r->no_change) && one->no_change;
+    /* a slice whose commit conflicted with another's makes the model worth
+     * building again (a worker does: its committed slices are kept) */
+    r->conflict |= one->conflict;
     if (one->status == MODEL_SUCCESS && !one->no_change)
         r->snapshot_id = one->snapshot_id;
     else if (r->snapshot_id < 0)
@@ -209,7 +212,7 @@ static void build_slices(run_ctx *c, size_t mi, model_result *r)
                               .slice_total = all.n};
             c->o->on_slice(c->o->ctx, &ev);
         }
-        fold_slice(r, &one);
+        run_fold_slice(r, &one);
         strlist_free(&c->partitions[mi]);
     }
     c->partitions[mi] = saved;
