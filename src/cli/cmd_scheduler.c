@@ -14,6 +14,7 @@
 #include "cli/project_cli.h"
 #include "cli/status.h"
 #include "cli/stop.h"
+#include "materialize/build.h"
 #include "project/query.h"
 #include "sched/tick.h"
 #include "tarn/error.h"
@@ -32,7 +33,7 @@
 
 const char cmd_scheduler_usage[] =
     "usage: tarn scheduler [-C DIR] [--interval 60s] [--max-fires-per-tick N] [-j N]\n"
-    "                      [--once [--now 2026-06-01T06:00:00Z]]\n"
+    "                      [--on-workers] [--once [--now 2026-06-01T06:00:00Z]]\n"
     "\n"
     "Builds the models whose '-- schedule \"cron\"' (UTC) or '-- freshness 6h' is due, with\n"
     "change detection (an unchanged model is skipped), together with the models upstream of\n"
@@ -46,6 +47,8 @@ const char cmd_scheduler_usage[] =
     "  --interval D              time between ticks: 30s, 5m (default 60s)\n"
     "  --max-fires-per-tick N    fire at most N models a tick; the rest fire later\n"
     "  -j N                      queries evaluated at once in a run, as `tarn run -j`\n"
+    "  --on-workers              enqueue each tick's run for `tarn worker` processes, as\n"
+    "                            `tarn run --on-workers` (a PostgreSQL catalog)\n"
     "  --once                    run one tick and exit (exit 1 when a build failed)\n"
     "  --now TIME                with --once: the tick's time, UTC (YYYY-MM-DDTHH:MM[:SS]Z)\n"
     "  -h, --help                show this help\n"
@@ -75,7 +78,7 @@ static int parse_interval(long *out, const char *s)
 typedef struct {
     const char *dir;
     long interval_s, max_fires, jobs;
-    int once;
+    int once, on_workers;
     int64_t now; /* --now, or -1 */
 } sched_opts;
 
@@ -88,6 +91,8 @@ static int parse(sched_opts *o, int argc, char **argv, const char *usage)
             return 1;
         if (strcmp(a, "--once") == 0) {
             o->once = 1;
+        } else if (strcmp(a, "--on-workers") == 0) {
+            o->on_workers = 1;
         } else if (cli_opt_quiet(a)) {
             continue;
         } else if ((m = cli_opt_value(argc, argv, &i, "-C", "--project", &val)) != 0) {
@@ -187,6 +192,12 @@ static void log_report(const sched_report *r, const tarn_project *p, int64_t now
              (long long)s->run_id, s->succeeded, s->unchanged, s->failed, s->skipped);
 }
 
+/* What a run on workers says besides its builds (no worker alive). */
+static void log_notice(void *ctx, const char *msg)
+{
+    log_line(*(const int64_t *)ctx, "%s", msg);
+}
+
 /* One tick: 0 fine, CLI_FAILED when a build failed, CLI_USAGE when the
  * project or the lake could not be opened (logged). */
 static int one_tick(const sched_opts *o, int64_t now)
@@ -198,7 +209,11 @@ static int one_tick(const sched_opts *o, int64_t now)
         tarn_error_clear();
         return CLI_USAGE;
     }
-    build_opts bo = {.jobs = (int)o->jobs, .tarn_version = TARN_VERSION};
+    build_opts bo = {.jobs = (int)o->jobs,
+                     .tarn_version = TARN_VERSION,
+                     .on_workers = o->on_workers,
+                     .on_notice = log_notice,
+                     .ctx = &now};
     sched_report r;
     cli_stop_watch_session(cp.s);
     int rc = sched_tick(&r, cp.p, cp.s, now, (size_t)o->max_fires, &bo);
@@ -216,6 +231,38 @@ static int one_tick(const sched_opts *o, int64_t now)
     sched_report_free(&r, cp.p);
     cli_project_close(&cp);
     return status;
+}
+
+/* --on-workers: refused at the start, as `tarn run --on-workers` refuses,
+ * when the lake's catalog is a DuckDB file (one writer: no worker could
+ * take the runs), rather than on the first fire, which the schedule would
+ * have consumed. A project that does not load now is left to the ticks
+ * (each logs it and waits for a good edit). */
+static int check_shared(void)
+{
+    cli_project cp;
+    if (cli_project_open(&cp, NULL) != CLI_OK) {
+        tarn_error_clear();
+        return CLI_OK;
+    }
+    int shared = 0;
+    int rc = build_run_config(cp.p, cp.s);
+    if (!rc)
+        rc = tarn_session_catalog_shared(cp.s, cp.p->lake_alias, &shared);
+    if (!rc && !shared)
+        rc = tarn_error_set(
+            TARN_EINVALID,
+            "--on-workers: lake \"%s\" has its catalog in a DuckDB file (config/), which one "
+            "process writes at a time, so workers cannot share it; attach the lake with a "
+            "PostgreSQL catalog (ATTACH 'ducklake:postgres:dbname=… host=…' AS %s (DATA_PATH "
+            "'…')), or run the scheduler without --on-workers",
+            cp.p->lake_alias, cp.p->lake_alias);
+    if (rc) {
+        cli_report(tarn_error_last());
+        tarn_error_clear();
+    }
+    cli_project_close(&cp);
+    return rc ? CLI_USAGE : CLI_OK;
 }
 
 /* Sleeps until `until` (epoch seconds) or a stop request. */
@@ -246,6 +293,8 @@ int cmd_scheduler(int argc, char **argv)
         cli_errorf("cannot use project folder %s: %s", o.dir, strerror(errno));
         return CLI_USAGE;
     }
+    if (o.on_workers && check_shared() != CLI_OK)
+        return CLI_USAGE;
     cli_stop_watch_start(CLI_STOP_AFTER_BUILD);
     if (o.once)
         return one_tick(&o, o.now >= 0 ? o.now : (int64_t)time(NULL));

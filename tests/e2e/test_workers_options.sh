@@ -25,7 +25,8 @@ stop_workers() {
 at_exit stop_workers
 
 # q DIR SQL — CSV rows of SQL on DIR's lake, attached as its config/catalog.sql attaches it.
-q() { (cd "$1" && "$TARN" sql --format csv -c "$(cat config/catalog.sql) $2" 2>&1); }
+# (a query that fails says so, naming DIR: two failures never compare equal)
+q() { (cd "$1" && "$TARN" sql --format csv -c "$(cat config/catalog.sql) $2") || echo "query failed in $1"; }
 
 # normalize — a run's text lines without what differs between runs (times, snapshot ids),
 # sorted (two workers finish independent models in either order)
@@ -67,7 +68,7 @@ recs="SELECT model, \"partition\", status, \"rows\" FROM __ducklake_metadata_lak
 check_eq "the slices' records are tarn run's" "$(q "$l" "$recs")" "$(q "$s" "$recs")"
 # (a build whose commit conflicted with another worker's is built again: its failed attempt is
 # recorded beside the success)
-recs="SELECT model, status, rows_written, partitions, reason, snapshot_id IS NOT NULL FROM
+recs="SELECT model, status, rows_written, partitions, run_reason, snapshot_id IS NOT NULL FROM
       __ducklake_metadata_lake.x.tarn_model_run WHERE status = 'success' ORDER BY ALL"
 check_eq "the builds' records are tarn run's" "$(q "$l" "$recs")" "$(q "$s" "$recs")"
 check_eq "tarn's tables are in the metadata schema only" "x|7|0" \
