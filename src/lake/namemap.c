@@ -48,8 +48,7 @@ static void copy_entries(lk_nm_entry **dst, size_t *ndst, const lk_nm_entry *src
         (*dst)[i].source = xstrdup(src[i].source);
         (*dst)[i].target = src[i].target;
         (*dst)[i].hive = src[i].hive;
-        copy_entries(&(*dst)[i].children, &(*dst)[i].nchildren, src[i].children,
-                     src[i].nchildren);
+        copy_entries(&(*dst)[i].children, &(*dst)[i].nchildren, src[i].children, src[i].nchildren);
     }
 }
 
@@ -175,15 +174,14 @@ int lk_namemap_load(lk_namemap_set *out, lk_catdb *db, duckdb_connection con, in
             buf_printf(&w, "%s%lld", i ? ", " : "", (long long)ids[i]);
         buf_puts(&w, nids ? ")" : "NULL)");
     }
-    char *sql = xasprintf("SELECT m.mapping_id, m.table_id, n.column_id, n.source_name, "
-                          "n.target_field_id, n.parent_column, n.is_partition FROM "
-                          "%s.ducklake_column_mapping m LEFT JOIN %s.ducklake_name_mapping n "
-                          "USING (mapping_id) WHERE %s ORDER BY m.mapping_id, n.column_id",
-                          lk_catdb_name(db), lk_catdb_name(db), buf_cstr(&w));
-    buf_free(&w);
     duck_table r;
-    int rc = lk_catdb_query(&r, db, con, sql);
-    free(sql);
+    int rc = lk_catdb_queryf(&r, db, con,
+                             "SELECT m.mapping_id, m.table_id, n.column_id, n.source_name, "
+                             "n.target_field_id, n.parent_column, n.is_partition FROM "
+                             "%s.ducklake_column_mapping m LEFT JOIN %s.ducklake_name_mapping n "
+                             "USING (mapping_id) WHERE %s ORDER BY m.mapping_id, n.column_id",
+                             lk_catdb_name(db), lk_catdb_name(db), buf_cstr(&w));
+    buf_free(&w);
     if (rc)
         return rc;
     for (size_t i = 0; i < r.nrows;) {

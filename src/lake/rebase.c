@@ -56,12 +56,12 @@ static const char *const FILE_REFS[][2] = {
 
 int lk_rebase_newest(lk_snap_counters *out, lk_lake *lake, duckdb_connection con)
 {
-    char *q = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
+    duck_table t = {0};
+    int rc =
+        lk_catdb_queryf(&t, &lake->db, con,
+                        "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
                         "%s.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1",
                         lk_catdb_name(&lake->db));
-    duck_table t = {0};
-    int rc = lk_catdb_query(&t, &lake->db, con, q);
-    free(q);
     if (!rc && t.nrows == 0)
         rc = tarn_error_set(TARN_ENOTFOUND, "the catalog has no snapshot");
     if (!rc) {
@@ -96,12 +96,12 @@ static int64_t schema_id(void *ctx, const char *name)
 /* The newer snapshots' changes_made, comma-joined. */
 static int their_changes(char **out, lk_lake *lake, duckdb_connection con, int64_t base)
 {
-    char *q = xasprintf("SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE snapshot_id "
+    duck_table t = {0};
+    int rc =
+        lk_catdb_queryf(&t, &lake->db, con,
+                        "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE snapshot_id "
                         "> %lld ORDER BY snapshot_id",
                         lk_catdb_name(&lake->db), (long long)base);
-    duck_table t = {0};
-    int rc = lk_catdb_query(&t, &lake->db, con, q);
-    free(q);
     tarn_buf b = {0};
     for (size_t r = 0; !rc && r < t.nrows; r++) {
         const char *v = duck_table_get(&t, r, 0);
@@ -221,13 +221,13 @@ static int plan_rows(lk_rebase *rb, lk_lake *lake, duckdb_connection con)
     }
     if (!ids.len)
         return 0;
-    char *q = xasprintf("SELECT table_id, next_row_id FROM %s.ducklake_table_stats WHERE table_id "
+    duck_table t = {0};
+    int rc =
+        lk_catdb_queryf(&t, &lake->db, con,
+                        "SELECT table_id, next_row_id FROM %s.ducklake_table_stats WHERE table_id "
                         "IN (%s)",
                         lk_catdb_name(&lake->db), buf_cstr(&ids));
     buf_free(&ids);
-    duck_table t = {0};
-    int rc = lk_catdb_query(&t, &lake->db, con, q);
-    free(q);
     for (size_t r = 0; !rc && r < t.nrows; r++) {
         int64_t tid = duck_table_int64(&t, r, 0), next = duck_table_int64(&t, r, 1);
         for (size_t i = 0; i < txn->ndeltas; i++) {
@@ -281,12 +281,11 @@ static int plan_inlined(lk_rebase *rb, lk_lake *lake, duckdb_connection con)
     }
     int rc = 0;
     if (names.len) { /* made here: did another transaction make it first? */
-        char *q = xasprintf("SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE "
-                            "table_name IN (%s)",
-                            lk_catdb_name(&lake->db), buf_cstr(&names));
         duck_table t = {0};
-        rc = lk_catdb_query(&t, &lake->db, con, q);
-        free(q);
+        rc = lk_catdb_queryf(&t, &lake->db, con,
+                             "SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE "
+                             "table_name IN (%s)",
+                             lk_catdb_name(&lake->db), buf_cstr(&names));
         for (size_t r = 0; !rc && r < t.nrows; r++)
             strlist_push(&rb->dup_inlined, duck_table_get(&t, r, 0));
         duck_table_free(&t);
@@ -507,14 +506,13 @@ int lk_rebase_check_files(const lk_rebase *rb, lk_lake *lake, duckdb_connection 
     int rc = 0;
     for (int side = 0; side < 2 && !rc; side++) {
         const char *who = side == 0 ? "" : "NOT ";
-        char *q = xasprintf(
+        duck_table t = {0};
+        rc = lk_catdb_queryf(
+            &t, &lake->db, con,
             "SELECT data_file_id FROM %s.ducklake_delete_file WHERE %s(%s) AND begin_snapshot > "
             "%lld UNION SELECT data_file_id FROM %s.ducklake_data_file WHERE %s(%s) AND "
             "end_snapshot > %lld ORDER BY 1",
             meta, who, own, base, meta, who, own, base);
-        duck_table t = {0};
-        rc = lk_catdb_query(&t, &lake->db, con, q);
-        free(q);
         for (size_t r = 0; !rc && r < t.nrows; r++) {
             sets[side] = xrealloc(sets[side], (ns[side] + 1) * sizeof(int64_t));
             sets[side][ns[side]++] = duck_table_int64(&t, r, 0);
