@@ -20,10 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct duck_pg {
     PGconn *conn;
     pthread_mutex_t lock; /* one round trip at a time */
+    int in_block;         /* in a transaction block when last heard from */
+    int lost_block;       /* the connection dropped inside one (pg_ready) */
     char handle[24];
     unsigned long cursors; /* names the next cursor */
     duck_pg *next;         /* the registry */
@@ -52,6 +55,67 @@ static int pg_error(PGconn *conn, const PGresult *res, const char *what)
     return rc;
 }
 
+/* What every connection is set to, also after a reconnect: the text forms
+ * value_text() parses. */
+static const char SETUP_SQL[] =
+    "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'; "
+    "SET client_encoding = 'UTF8'; SET extra_float_digits = 1; SET client_min_messages = warning";
+
+static int setup_connection(PGconn *conn)
+{
+    PGresult *res = PQexec(conn, SETUP_SQL);
+    int rc = PQresultStatus(res) == PGRES_COMMAND_OK
+                 ? 0
+                 : pg_error(conn, res, "connection setup failed");
+    PQclear(res);
+    return rc;
+}
+
+static int starts_with_word(const char *sql, const char *word)
+{
+    while (*sql == ' ' || *sql == '\n' || *sql == '\t')
+        sql++;
+    return strncasecmp(sql, word, strlen(word)) == 0;
+}
+
+/* Called with the connection locked, before a round trip of `sql`. A
+ * connection the server or the network dropped is opened again, so a
+ * long-running worker or scheduler outlives a PostgreSQL restart or a
+ * terminated backend. A transaction block it was in died with it, and
+ * PostgreSQL rolled it back: every statement the caller meant for that
+ * block fails until it rolls back, so none of them runs outside it. */
+static int pg_ready(duck_pg *pg, const char *sql)
+{
+    if (PQstatus(pg->conn) == CONNECTION_BAD) {
+        PQreset(pg->conn);
+        if (PQstatus(pg->conn) != CONNECTION_OK)
+            return pg_error(pg->conn, NULL, "connection lost, and reconnecting failed");
+        int rc = setup_connection(pg->conn);
+        if (rc)
+            return rc;
+        pg->lost_block = pg->in_block;
+        pg->in_block = 0;
+    }
+    if (pg->lost_block) {
+        if (!starts_with_word(sql, "ROLLBACK"))
+            return tarn_error_set(TARN_ERROR,
+                                  "PostgreSQL: the connection to the catalog was lost inside a "
+                                  "transaction, which PostgreSQL rolled back");
+        pg->lost_block = 0;
+    }
+    return 0;
+}
+
+/* After a round trip: whether the connection is inside a transaction block
+ * now (kept as it was when the connection dropped during the trip). */
+static void pg_note_block(duck_pg *pg)
+{
+    if (PQstatus(pg->conn) != CONNECTION_OK)
+        return;
+    PGTransactionStatusType st = PQtransactionStatus(pg->conn);
+    pg->in_block = st == PQTRANS_INTRANS || st == PQTRANS_INERROR;
+}
+
 int duck_pg_connect(duck_pg **out, const char *conninfo)
 {
     *out = NULL;
@@ -63,16 +127,11 @@ int duck_pg_connect(duck_pg **out, const char *conninfo)
         PQfinish(conn);
         return rc;
     }
-    PGresult *res = PQexec(conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
-                                 "SET IntervalStyle = 'postgres'; SET client_encoding = 'UTF8'; "
-                                 "SET extra_float_digits = 1; SET client_min_messages = warning");
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        int rc = pg_error(conn, res, "connection setup failed");
-        PQclear(res);
+    int rc = setup_connection(conn);
+    if (rc) {
         PQfinish(conn);
         return rc;
     }
-    PQclear(res);
     duck_pg *pg = xcalloc(1, sizeof *pg);
     pg->conn = conn;
     pthread_mutex_init(&pg->lock, NULL);
@@ -121,19 +180,43 @@ static duck_pg *pg_acquire(const char *handle)
     return pg;
 }
 
-static PGresult *pg_run(duck_pg *pg, const char *sql)
+/* PQexec with the connection locked and ready. A dropped connection shows
+ * only when used: outside a transaction block, a statement that changes
+ * nothing when it fails that way (`harmless`: a read, a BEGIN, a cursor
+ * over a read) is sent once more on a new connection. A write is not: it
+ * may have committed before the connection went. */
+static PGresult *pg_exec(duck_pg *pg, const char *sql, int harmless)
+{
+    int in_block = pg->in_block;
+    PGresult *res = PQexec(pg->conn, sql);
+    if (PQstatus(pg->conn) == CONNECTION_BAD && harmless && !in_block && pg_ready(pg, sql) == 0) {
+        PQclear(res);
+        res = PQexec(pg->conn, sql);
+    }
+    pg_note_block(pg);
+    return res;
+}
+
+/* One round trip of `sql`: its result, or NULL with *rc set when it could
+ * not be sent (pg_ready). */
+static PGresult *pg_run(duck_pg *pg, const char *sql, int *rc)
 {
     pthread_mutex_lock(&pg->lock);
-    PGresult *res = PQexec(pg->conn, sql);
+    PGresult *res = NULL;
+    *rc = pg_ready(pg, sql);
+    if (!*rc)
+        res = pg_exec(pg, sql, starts_with_word(sql, "SELECT") || starts_with_word(sql, "BEGIN"));
     pthread_mutex_unlock(&pg->lock);
     return res;
 }
 
 int duck_pg_exec_count(duck_pg *pg, const char *sql, int64_t *changed)
 {
-    PGresult *res = pg_run(pg, sql);
+    int rc;
+    PGresult *res = pg_run(pg, sql, &rc);
+    if (rc)
+        return rc;
     ExecStatusType st = PQresultStatus(res);
-    int rc = 0;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
         rc = pg_error(pg->conn, res, "error");
     else if (changed)
@@ -331,9 +414,12 @@ static char *value_text(Oid type, const char *v, int len)
 int duck_pg_query(duck_table *out, duck_pg *pg, const char *sql)
 {
     memset(out, 0, sizeof *out);
-    PGresult *res = pg_run(pg, sql);
+    int rc;
+    PGresult *res = pg_run(pg, sql, &rc);
+    if (rc)
+        return rc;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        int rc = pg_error(pg->conn, res, "error");
+        rc = pg_error(pg->conn, res, "error");
         PQclear(res);
         return rc;
     }
@@ -532,13 +618,19 @@ static void scan_init_fn(duckdb_init_info info)
         scan_state_free(s);
         return;
     }
+    if (pg_ready(pg, b->sql) != 0) {
+        pthread_mutex_unlock(&pg->lock);
+        duckdb_init_set_error(info, tarn_error_last());
+        scan_state_free(s);
+        return;
+    }
     snprintf(s->cursor, sizeof s->cursor, "__tarn_scan_%lu", ++pg->cursors);
     /* WITH HOLD: outside a transaction block the cursor outlives the
      * statement's implicit transaction */
     tarn_buf q = {0};
     buf_printf(&q, "DECLARE %s NO SCROLL CURSOR %s FOR %s", s->cursor,
                PQtransactionStatus(pg->conn) == PQTRANS_IDLE ? "WITH HOLD" : "", b->sql);
-    PGresult *res = PQexec(pg->conn, buf_cstr(&q));
+    PGresult *res = pg_exec(pg, buf_cstr(&q), 1);
     buf_free(&q);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         pg_error(pg->conn, res, "error");
