@@ -587,15 +587,14 @@ static int unseen_changes(strlist *tokens, lk_lake *lake, const lk_txn *txn, duc
     return rc;
 }
 
-/* After a commit that renumbered ids the working catalog's ids are stale:
- * read the committed catalog back (several objects created in one
- * transaction, or any created on a catalog several processes write). */
-static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+/* The committed catalog read back at the commit's own snapshot becomes the
+ * session's; *old gets the one it replaces (the caller frees it). Its own
+ * snapshot, not a newer one: the next transaction must see that others
+ * committed, to read their counters, and a catch-up must see the changes
+ * of later commits (the views follow those up to this one). */
+static int take_committed(lk_catalog *old, lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     lk_catalog fresh = {0};
-    /* its own snapshot, not a newer one: the next transaction must see that
-     * others committed, to read their counters, and a catch-up must see the
-     * changes of later commits (the views below follow those up to this one) */
     int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
     if (!rc && txn->rebased) /* other writers' inlined-data tables become readable */
         rc = lk_catdb_refresh(&lake->db, con);
@@ -604,11 +603,23 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
         return rc;
     }
     lk_catalog_free(&txn->cat); /* before the tables it borrows go */
-    lk_catalog old = lake->cat;
+    *old = lake->cat;
     lake->cat = fresh;
     if (txn->rebased) /* other writers moved the counters of other tables */
         lake->nrow_ids = 0;
     remember_row_ids(lake, txn);
+    return 0;
+}
+
+/* After a commit that renumbered ids the working catalog's ids are stale:
+ * read the committed catalog back (several objects created in one
+ * transaction, or any created on a catalog several processes write). */
+static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
+{
+    lk_catalog old;
+    int rc = take_committed(&old, lake, txn, con);
+    if (rc)
+        return rc;
     if (txn->views_all_ever) {
         rc = lk_lake_refresh_views(lake, con);
     } else {
@@ -645,21 +656,10 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
  * rebase forgot (test_lake_pg_concurrent.sh checks a session reads them). */
 static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
-    lk_catalog fresh = {0};
-    /* its own snapshot, not a newer one: the next transaction must see
-     * that others committed, to read their counters */
-    int rc = lk_catalog_load(&fresh, &lake->db, con, txn->snapshot_id);
-    if (!rc) /* other writers' inlined-data tables become readable */
-        rc = lk_catdb_refresh(&lake->db, con);
-    if (rc) {
-        lk_catalog_free(&fresh);
+    lk_catalog old;
+    int rc = take_committed(&old, lake, txn, con);
+    if (rc)
         return rc;
-    }
-    lk_catalog_free(&txn->cat); /* before the tables it borrows go */
-    lk_catalog old = lake->cat;
-    lake->cat = fresh;
-    lake->nrow_ids = 0; /* other writers moved the counters of other tables */
-    remember_row_ids(lake, txn);
     strlist tokens = {0};
     if (txn->views_all_ever)
         rc = lk_lake_refresh_views(lake, con);
