@@ -2,27 +2,18 @@
 # tests/e2e/test_pg_reconnect.sh — a PostgreSQL catalog connection that the server drops
 # (pg_terminate_backend, as a restart or a network cut would) is opened again on its next use:
 # a `tarn worker` keeps claiming and building, a build held just before its commit still commits
-# once, and a `tarn sql` session's open transaction commits all its rows (duck/pgscan.c).
+# once (duck/pgscan.c).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/worker_lib.sh"
 pg_start || {
     [ -n "$PG_SKIP" ] && skip "reconnect" "$PG_SKIP"
     finish
 }
-export TARN_QUEUE_POLL_MS=50
 
 # drop_backends DB — ends every server process on database DB but this query's.
 drop_backends() {
     pg_psql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$1' AND pid <> pg_backend_pid()" "$1"
-}
-# wait_for FILE TEXT SECONDS — until FILE holds TEXT; 1 on timeout.
-wait_for() {
-    local i
-    for i in $(seq 1 $(($3 * 10))); do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
 }
 
 # ---- a worker outlives its connections ----------------------------------------------------------
@@ -32,9 +23,8 @@ mkdir -p "$s/config" "$s/models/raw" "$s/models/mart"
 echo "ATTACH 'ducklake:postgres:$(pg_conninfo w)' AS lake (DATA_PATH 'data/');" >"$s/config/catalog.sql"
 echo "SELECT range AS id FROM range(10)" >"$s/models/raw/a.sql"
 echo "SELECT count(*) AS n FROM raw.a" >"$s/models/mart/b.sql"
-TARN_WORKER_TEST_HOLD="mart.b" TARN_WORKER_TEST_HOLD_S=2 \
-    "$TARN" worker -C "$s" --id w1 --lease 5 >"$s/w.log" 2>&1 </dev/null &
-wp=$!
+TARN_WORKER_TEST_HOLD="mart.b" TARN_WORKER_TEST_HOLD_S=2 start_worker "$s/w.log" -C "$s" --id w1 --lease 5
+wp=${BG[0]}
 wait_for "$s/w.log" "ready" 60 || fail "the worker starts" "$(cat "$s/w.log")"
 check "a run on the worker" timeout 120 "$TARN" run -C "$s" --on-workers
 dropped=$(drop_backends w)
@@ -62,30 +52,4 @@ kill -TERM "$wp" 2>/dev/null
 wait "$wp"
 check_eq "the worker stops on SIGTERM (exit 0)" 0 $?
 
-# ---- a tarn sql session's transaction -----------------------------------------------------------
-pg_createdb q
-d=$(mktempdir)
-ATT="ATTACH 'ducklake:postgres:$(pg_conninfo q)' AS lake (DATA_PATH '$d/data/');"
-check "a table" tarn sql -c "$ATT CREATE TABLE lake.t (x INTEGER);"
-mkfifo "$d/in" "$d/go"
-(
-    exec 3>"$d/in"
-    echo "$ATT BEGIN; INSERT INTO lake.t VALUES (1); SELECT 'inserted';" >&3
-    read -r _ <"$d/go"
-    echo "INSERT INTO lake.t VALUES (2); COMMIT;" >&3
-) &
-tarn sql <"$d/in" >"$d/a.out" 2>&1 &
-sp=$!
-# (its output is buffered until it exits: wait for its connection, then for its INSERT)
-for i in $(seq 1 600); do
-    [ "$(pg_psql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'q' AND pid <> pg_backend_pid()" q)" -ge 1 ] && break
-    sleep 0.1
-done
-sleep 1
-drop_backends q >/dev/null
-echo go >"$d/go"
-wait "$sp"
-check_eq "the session commits after its connection was dropped (exit 0)" 0 $?
-check_eq "both rows of its transaction are there" "1 2" \
-    "$(tarn sql --format csv -c "$ATT SELECT x FROM lake.t ORDER BY x" | tail -n +2 | grep -v '^$' | paste -sd ' ')"
 finish

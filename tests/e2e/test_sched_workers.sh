@@ -9,31 +9,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/worker_lib.sh"
 
 pg_start || {
     [ -n "$PG_SKIP" ] && skip "the scheduler on workers" "$PG_SKIP"
     finish
 }
 
-export TARN_QUEUE_POLL_MS=50
-PIDS=()
-stop_all() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-    PIDS=()
-}
-at_exit stop_all
 
-# wait_for FILE TEXT SECONDS — until FILE holds TEXT; 1 on timeout.
-wait_for() {
-    local i
-    for i in $(seq 1 $(($3 * 10))); do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # pgq SQL DB — pg_psql's rows; a query that fails says so, naming DB (two failures never
 # compare equal)
@@ -59,14 +42,14 @@ proj "$s" "ATTACH 'ducklake:postgres:$(pg_conninfo onworkers)' AS lake (DATA_PAT
 
 "$TARN" scheduler -C "$s" --on-workers --interval 1s >"$s/sched.out" 2>"$s/sched.log" </dev/null &
 sched=$!
-PIDS+=($sched)
+BG+=($sched)
 if wait_for "$s/sched.log" "waiting for a worker" 30; then
     ok "the fired run waits for a worker, and the scheduler says so"
 else
     fail "the fired run waits for a worker, and the scheduler says so" "$(cat "$s/sched.log")"
 fi
 "$TARN" worker -C "$s" --id w1 >"$s/w1.log" 2>&1 </dev/null &
-PIDS+=($!)
+BG+=($!)
 if wait_for "$s/sched.log" "run 1: 2 built" 60; then
     ok "the worker builds the tick's run"
 else
@@ -103,7 +86,7 @@ check_eq "the builds' records are the one-process tick's" "$(pgq "$builds" local
 check_eq "the tables' rows are the one-process tick's" \
     "$(cd "$l" && "$TARN" sql --format csv -c "$(cat config/catalog.sql) SELECT * FROM lake.mart.b ORDER BY ALL" || echo failed in "$l")" \
     "$(cd "$s" && "$TARN" sql --format csv -c "$(cat config/catalog.sql) SELECT * FROM lake.mart.b ORDER BY ALL" || echo failed in "$s")"
-stop_all
+stop_workers
 
 # a DuckDB-file catalog: refused before any tick
 f=$(mktempdir)

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/worker_lib.sh"
 . "$(dirname "$0")/gen_models.sh"
 
 pg_start || {
@@ -17,32 +18,7 @@ pg_start || {
     finish
 }
 
-export TARN_QUEUE_POLL_MS=50
-WORKERS=()
-# start_worker LOG ARGS... — a `tarn worker` in the background (its pid appended to WORKERS).
-start_worker() {
-    local log=$1
-    shift
-    "$TARN" worker "$@" >"$log" 2>&1 </dev/null &
-    WORKERS+=($!)
-}
-stop_workers() {
-    local p
-    for p in "${WORKERS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${WORKERS[@]}"; do wait "$p" 2>/dev/null; done
-    WORKERS=()
-}
-at_exit stop_workers
 
-# wait_for FILE TEXT SECONDS — until FILE holds TEXT; 1 on timeout.
-wait_for() {
-    local i
-    for i in $(seq 1 $((${3} * 10))); do
-        grep -q -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # pgq DB SQL — psql's unaligned rows on database DB.
 pgq() { pg_psql "$2" "$1"; }
@@ -121,10 +97,10 @@ wait_for "$s/w2.log" "ready" 30
 timeout 120 "$TARN" run -C "$s" --on-workers --force mart.c >"$s/run.out" 2>&1 </dev/null &
 runpid=$!
 if wait_for "$s/w2.log" "test hold" 30; then
-    kill -TERM "${WORKERS[0]}"
-    wait "${WORKERS[0]}"
+    kill -TERM "${BG[0]}"
+    wait "${BG[0]}"
     check_eq "SIGTERM ends the worker after its build (exit 0)" 0 $?
-    WORKERS=()
+    BG=()
     wait $runpid
     check_eq "the run it was building completes" 0 $?
     contains "the build in flight was committed" "mart.c: built" "$(cat "$s/w2.log")"
@@ -204,7 +180,7 @@ gen_models "$F" "ATTACH 'ducklake:lake.ducklake' AS lake (DATA_PATH 'lake/');"
 
 TARN_WORKER_TEST_HOLD="l2.*" TARN_WORKER_TEST_HOLD_S=600 start_worker "$B/victim.log" -C "$B" \
     --id victim --lease 2
-victim=${WORKERS[0]}
+victim=${BG[0]}
 # (the first process to attach a new lake creates its catalog: one at a time)
 wait_for "$B/victim.log" "ready" 60
 start_worker "$B/w.log" -C "$B" --id w --concurrency 3 --lease 2

@@ -8,21 +8,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/worker_lib.sh"
 
 pg_start || {
     [ -n "$PG_SKIP" ] && skip "workers with METADATA_SCHEMA and partitions" "$PG_SKIP"
     finish
 }
 
-export TARN_QUEUE_POLL_MS=50
-WORKERS=()
-stop_workers() {
-    local p
-    for p in "${WORKERS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${WORKERS[@]}"; do wait "$p" 2>/dev/null; done
-    WORKERS=()
-}
-at_exit stop_workers
 
 # q DIR SQL — CSV rows of SQL on DIR's lake, attached as its config/catalog.sql attaches it.
 # (a query that fails says so, naming DIR: two failures never compare equal)
@@ -50,7 +42,7 @@ l=$(proj local)
 
 for w in w1 w2; do
     "$TARN" worker -C "$s" --id "$w" --lease 5 >"$s/$w.log" 2>&1 </dev/null &
-    WORKERS+=($!)
+    BG+=($!)
 done
 run_ok "a run on two workers" "$s" run --on-workers --from 2024-05-01 --to 2024-05-03
 pg_text=$(grep -v "waiting for a worker" <<<"$ERR" | normalize)
