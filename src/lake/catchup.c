@@ -6,7 +6,9 @@
  * reload rebuilds every table's view, which costs a statement per table
  * per catch-up. Reads ducklake_snapshot and ducklake_snapshot_changes
  * (the changes_made of the snapshots in between), then every catalog
- * table at the latest snapshot (lk_catalog_load).
+ * table at the last of them (lk_catalog_load). The changes_made reader
+ * and splitter here also serve a commit's views (lake.c): the changes
+ * of the snapshots its session had not seen.
  */
 #include "lake/catdb.h"
 #include "lake/info.h"
@@ -20,55 +22,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Splits changes_made ("created_table:\"s\".\"t\",inserted_into_table:4")
- * at the commas outside double quotes. */
-static void split_tokens(strlist *out, const char *s)
+/* One change of a changes_made list: every one, or (catalog_only) only
+ * the created_, dropped_ and altered_ entries. */
+static void push_change(strlist *out, tarn_buf *b, int catalog_only)
+{
+    const char *t = buf_cstr(b);
+    if (b->len && (!catalog_only || strncmp(t, "created_", 8) == 0 ||
+                   strncmp(t, "dropped_", 8) == 0 || strncmp(t, "altered_", 8) == 0))
+        strlist_push(out, t);
+}
+
+void lk_changes_split(strlist *out, const char *list, int catalog_only)
 {
     tarn_buf b = {0};
     int quoted = 0;
-    for (const char *p = s; *p; p++) {
+    for (const char *p = list; p && *p; p++) {
         if (*p == '"')
             quoted = !quoted;
         if (*p == ',' && !quoted) {
-            if (b.len)
-                strlist_push(out, buf_cstr(&b));
-            buf_free(&b);
-            b = (tarn_buf){0};
+            push_change(out, &b, catalog_only);
+            buf_clear(&b);
             continue;
         }
         buf_putc(&b, *p);
     }
-    if (b.len)
-        strlist_push(out, buf_cstr(&b));
+    push_change(out, &b, catalog_only);
     buf_free(&b);
 }
 
-int lk_lake_changes_made(char **out, lk_lake *lake, duckdb_connection con, int64_t after,
-                         int64_t upto)
+int lk_lake_changes_made(strlist *out, lk_lake *lake, duckdb_connection con, int64_t after,
+                         int64_t upto, int catalog_only)
 {
-    *out = NULL;
-    tarn_buf sql = {0};
-    buf_printf(&sql,
-               "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE snapshot_id > %lld "
-               "AND snapshot_id <= %lld ORDER BY snapshot_id",
-               lake->meta, (long long)after, (long long)upto);
     duck_table t;
-    int rc = lk_catdb_query(&t, &lake->db, con, buf_cstr(&sql));
-    buf_free(&sql);
+    int rc = lk_catdb_queryf(&t, &lake->db, con,
+                             "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE "
+                             "snapshot_id > %lld AND snapshot_id <= %lld ORDER BY snapshot_id",
+                             lake->meta, (long long)after, (long long)upto);
     if (rc)
         return rc;
-    tarn_buf all = {0};
-    for (size_t i = 0; i < t.nrows; i++) {
-        const char *v = duck_table_get(&t, i, 0);
-        if (!v || !*v)
-            continue;
-        if (all.len)
-            buf_putc(&all, ',');
-        buf_puts(&all, v);
-    }
+    for (size_t i = 0; i < t.nrows; i++)
+        lk_changes_split(out, duck_table_get(&t, i, 0), catalog_only);
     duck_table_free(&t);
-    *out = xstrdup(buf_cstr(&all));
-    buf_free(&all);
     return 0;
 }
 
@@ -88,13 +82,12 @@ int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
     rc = lk_catdb_refresh(&lake->db, con);
     if (rc)
         return rc;
-    char *changes = NULL;
-    rc = lk_lake_changes_made(&changes, lake, con, lake->cat.snapshot_id, last);
-    if (rc)
-        return rc;
     strlist tokens = {0};
-    split_tokens(&tokens, changes);
-    free(changes);
+    rc = lk_lake_changes_made(&tokens, lake, con, lake->cat.snapshot_id, last, 0);
+    if (rc) {
+        strlist_free(&tokens);
+        return rc;
+    }
     /* at `last`, not the latest: a commit landing after `last` was read
      * would be in the catalog without its changes above, and its tables
      * would never get views (the next catch-up starts after it) */

@@ -545,25 +545,6 @@ static void remember_row_ids(lk_lake *lake, const lk_txn *txn)
     }
 }
 
-/* The catalog changes (created_, dropped_, altered_ entries) of a
- * changes_made list (split at its unquoted commas). */
-static void split_changes(strlist *out, const char *list)
-{
-    const char *start = list;
-    int quoted = 0;
-    for (const char *p = list; p && *p; p++) {
-        if (*p == '"')
-            quoted = !quoted;
-        if ((*p == ',' && !quoted) || !p[1]) {
-            size_t n = (size_t)(p - start) + (*p == ',' && !quoted ? 0 : 1);
-            if (n && (strncmp(start, "created_", 8) == 0 || strncmp(start, "dropped_", 8) == 0 ||
-                      strncmp(start, "altered_", 8) == 0))
-                strlist_push_owned(out, xstrndup(start, n));
-            start = p + 1;
-        }
-    }
-}
-
 /* The changes a commit's views follow: its own, and the catalog changes
  * of the snapshots the session's catalog had not seen: those others
  * committed before the transaction began (it began on a newer catalog
@@ -576,15 +557,10 @@ static int unseen_changes(strlist *tokens, lk_lake *lake, const lk_txn *txn, duc
     for (size_t i = 0; i < txn->nchange_tokens; i++)
         strlist_push(tokens, txn->change_tokens[i]);
     if (txn->rebased)
-        split_changes(tokens, txn->other_changes);
+        lk_changes_split(tokens, txn->other_changes, 1);
     if (txn->base_snapshot <= session_snapshot)
         return 0;
-    char *gap = NULL;
-    int rc = lk_lake_changes_made(&gap, lake, con, session_snapshot, txn->base_snapshot);
-    if (!rc)
-        split_changes(tokens, gap);
-    free(gap);
-    return rc;
+    return lk_lake_changes_made(tokens, lake, con, session_snapshot, txn->base_snapshot, 1);
 }
 
 /* The committed catalog read back at the commit's own snapshot becomes the
