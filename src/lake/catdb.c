@@ -38,10 +38,17 @@ static int attach_waiting(duckdb_connection con, const char *sql, const char *pa
 {
     int rc = duck_exec(con, sql);
     double until = clock_mono_ms() + (double)reader_wait_ms();
+    /* A reader's lock is waited for; so is no lock at all, met when the
+     * reader let go between the failed ATTACH and the look at the file
+     * (it is tried again soon); a writer's lock fails at once. */
     while (rc != 0 && !read_only && strstr(tarn_error_last(), "Could not set lock on file") &&
-           clock_mono_ms() < until && fs_read_locked(path)) {
+           clock_mono_ms() < until) {
+        fs_lock held = fs_lock_held(path);
+        if (held == FS_LOCK_WRITE)
+            break;
         tarn_error_clear();
-        nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+        long ms = held == FS_LOCK_READ ? 50 : 5;
+        nanosleep(&(struct timespec){.tv_nsec = ms * 1000 * 1000}, NULL);
         rc = duck_exec(con, sql);
     }
     return rc;

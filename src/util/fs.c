@@ -68,21 +68,23 @@ int fs_read_file_len(char **out, size_t *len, const char *path)
     return 0;
 }
 
-int fs_read_locked(const char *path)
+fs_lock fs_lock_held(const char *path)
 {
     /* Closing a descriptor drops every lock this process holds on the
      * file: only for a file this process has not opened otherwise (the
      * writer asking has just failed to). */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    /* Asking for a write lock reports any conflicting lock: a reader's is
-     * F_RDLCK; a writer's (F_WRLCK) means the file is not just being read. */
+        return FS_LOCK_NONE;
+    /* Asking for a write lock reports a conflicting lock, a reader's
+     * (F_RDLCK) or a writer's (F_WRLCK); it names one of them, so a reader's
+     * answer is checked by asking for a read lock, which only a writer's
+     * blocks. */
+    fs_lock held = FS_LOCK_NONE;
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    int held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_RDLCK;
-    if (held) {
-        struct flock wr = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-        held = fcntl(fd, F_GETLK, &wr) == 0 && wr.l_type == F_UNLCK;
+    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
+        struct flock rd = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        held = fcntl(fd, F_GETLK, &rd) == 0 && rd.l_type == F_UNLCK ? FS_LOCK_READ : FS_LOCK_WRITE;
     }
     close(fd);
     return held;

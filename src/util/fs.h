@@ -14,11 +14,12 @@ int fs_read_file(char **out, const char *path);
 /* The same, with the file's length (the text may hold NUL bytes). */
 int fs_read_file_len(char **out, size_t *len, const char *path);
 
-/* 1 when another process holds a shared (read) lock on file `path` and
- * none holds an exclusive one — the file is being read, as DuckDB's
- * READ_ONLY attach locks it; 0 otherwise (no lock, a writer's lock, no
- * such file). fcntl's F_GETLK, which does not see this process's own
- * locks. */
-int fs_read_locked(const char *path);
+/* The lock other processes hold on file `path`: FS_LOCK_READ when they
+ * hold shared (read) locks only — the file is being read, as DuckDB's
+ * READ_ONLY attach locks it; FS_LOCK_WRITE when one holds an exclusive
+ * lock; FS_LOCK_NONE when none holds any (or there is no such file).
+ * fcntl's F_GETLK, which does not see this process's own locks. */
+typedef enum { FS_LOCK_NONE, FS_LOCK_READ, FS_LOCK_WRITE } fs_lock;
+fs_lock fs_lock_held(const char *path);
 
 #endif
