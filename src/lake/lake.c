@@ -623,6 +623,24 @@ static int promote_renumbered(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     return rc;
 }
 
+/* The views after a commit that kept its ids: every view when the
+ * transaction called for it, else those of the tables it touched and
+ * those the changes since *old (the catalog it replaced) call for; frees
+ * *old. */
+static int sync_committed(lk_lake *lake, lk_txn *txn, duckdb_connection con, lk_catalog *old)
+{
+    int rc;
+    strlist tokens = {0};
+    if (txn->views_all_ever)
+        rc = lk_lake_refresh_views(lake, con);
+    else if ((rc = unseen_changes(&tokens, lake, txn, con, old->snapshot_id)) == 0)
+        rc =
+            lk_lake_sync_views(lake, con, old, tokens.items, tokens.n, txn->touched, txn->ntouched);
+    strlist_free(&tokens);
+    lk_catalog_free(old);
+    return rc;
+}
+
 /* After a commit moved onto other writers' snapshots: the catalog at the
  * new snapshot is read back, and the views of the tables this commit
  * changed are rebuilt, and those of the tables the others created,
@@ -636,15 +654,7 @@ static int promote_rebased(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     int rc = take_committed(&old, lake, txn, con);
     if (rc)
         return rc;
-    strlist tokens = {0};
-    if (txn->views_all_ever)
-        rc = lk_lake_refresh_views(lake, con);
-    else if ((rc = unseen_changes(&tokens, lake, txn, con, old.snapshot_id)) == 0)
-        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, txn->touched,
-                                txn->ntouched);
-    strlist_free(&tokens);
-    lk_catalog_free(&old);
-    return rc;
+    return sync_committed(lake, txn, con, &old);
 }
 
 /* After a commit the working catalog is the committed one: it becomes the
@@ -665,19 +675,10 @@ static int promote(lk_lake *lake, lk_txn *txn, duckdb_connection con)
     lake->cat.snapshot_id = txn->snapshot_id;
     lake->cat.next_file_id += txn->file_id_bumps;
     remember_row_ids(lake, txn);
-    int rc;
     /* Inside BEGIN … COMMIT the views of the tables the transaction
      * touched were rebuilt over its pending rows: they must drop those
      * parts now, besides the views the commit's changes call for. */
-    strlist tokens = {0};
-    if (txn->views_all_ever)
-        rc = lk_lake_refresh_views(lake, con);
-    else if ((rc = unseen_changes(&tokens, lake, txn, con, old.snapshot_id)) == 0)
-        rc = lk_lake_sync_views(lake, con, &old, tokens.items, tokens.n, txn->touched,
-                                txn->ntouched);
-    strlist_free(&tokens);
-    lk_catalog_free(&old);
-    return rc;
+    return sync_committed(lake, txn, con, &old);
 }
 
 int lk_lake_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
