@@ -57,6 +57,28 @@ void lk_variant_copy(lk_variant_stats *dst, const lk_variant_stats *src)
 
 /* ---- DuckDB's dotted stats paths and type strings ---- */
 
+/* The name at p, before e, into *b: a double-quoted one ("" is a quote)
+ * or one up to `stop`; returns where it ended. */
+static const char *read_name(tarn_buf *b, const char *p, const char *e, char stop)
+{
+    if (*p != '"') {
+        while (p < e && *p != stop)
+            buf_putc(b, *p++);
+        return p;
+    }
+    for (p++; p < e; p++) {
+        if (*p == '"' && p[1] == '"') {
+            buf_putc(b, '"');
+            p++;
+        } else if (*p == '"') {
+            return p + 1;
+        } else {
+            buf_putc(b, *p);
+        }
+    }
+    return p;
+}
+
 /* Splits a stats path ("v"."typed_value"."a b") into its names. */
 static size_t split_path(char ***out, const char *path)
 {
@@ -65,22 +87,7 @@ static size_t split_path(char ***out, const char *path)
     const char *p = path;
     while (*p) {
         tarn_buf b = {0};
-        if (*p == '"') {
-            for (p++; *p; p++) {
-                if (*p == '"' && p[1] == '"') {
-                    buf_putc(&b, '"');
-                    p++;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    buf_putc(&b, *p);
-                }
-            }
-        } else {
-            while (*p && *p != '.')
-                buf_putc(&b, *p++);
-        }
+        p = read_name(&b, p, p + strlen(p), '.');
         parts = xrealloc(parts, (n + 1) * sizeof(char *));
         parts[n++] = buf_detach(&b);
         if (*p == '.')
@@ -134,22 +141,7 @@ static int struct_field(const char *s, const char *e, const char *name, const ch
         while (*p == ' ' || *p == ',')
             p++;
         tarn_buf n = {0};
-        if (*p == '"') {
-            for (p++; p < e; p++) {
-                if (*p == '"' && p[1] == '"') {
-                    buf_putc(&n, '"');
-                    p++;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    buf_putc(&n, *p);
-                }
-            }
-        } else {
-            while (p < e && *p != ' ')
-                buf_putc(&n, *p++);
-        }
+        p = read_name(&n, p, e, ' ');
         while (*p == ' ')
             p++;
         const char *te = type_end(p);
