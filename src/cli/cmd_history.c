@@ -104,7 +104,7 @@ static int history_catalog(const char **cat, cli_project *cp)
                 cp->p->lake_alias, cp->p->lake_path);
     /* the catalog database is left out of duckdb_tables() (DuckLake hides
      * it): ask for the table's columns instead */
-    if (*cat && cli_catalog_columns(cp, *cat, "tarn_model_run", NULL) == 0) {
+    if (*cat && query_catalog_columns(cp->s, *cat, "tarn_model_run", NULL) == 0) {
         fprintf(stderr, "tarn: no builds recorded in lake \"%s\" yet\n", cp->p->lake_alias);
         *cat = NULL;
     }
@@ -117,7 +117,7 @@ static void history_sql(tarn_buf *sql, cli_project *cp, const char *cat, const c
                         long limit)
 {
     /* A lake last built by an older tarn has no run_reason column yet. */
-    int has_reason = cli_catalog_columns(cp, cat, "tarn_model_run", "run_reason") > 0;
+    int has_reason = query_catalog_columns(cp->s, cat, "tarn_model_run", "run_reason") > 0;
     buf_printf(sql,
                "SELECT * EXCLUDE (_at) FROM (SELECT strftime(finished_at, '%%Y-%%m-%%d "
                "%%H:%%M:%%S') AS time, run_id, model, status, snapshot_id AS snapshot, "
@@ -125,7 +125,7 @@ static void history_sql(tarn_buf *sql, cli_project *cp, const char *cat, const c
                "%s AS reason, %s AS tests, coalesce(error, note) AS message, started_at AS "
                "_at FROM ",
                has_reason ? "run_reason" : "CAST(NULL AS VARCHAR)",
-               cli_catalog_columns(cp, cat, "tarn_model_run", "tests") > 0
+               query_catalog_columns(cp->s, cat, "tarn_model_run", "tests") > 0
                    ? TESTS_SUMMARY
                    : "CAST(NULL AS VARCHAR)");
     quote_prefixed(sql, cat, "tarn_model_run");

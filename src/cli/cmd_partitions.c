@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/project_cli.h"
 
+#include "project/query.h"
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -122,7 +123,7 @@ int cmd_partitions(int argc, char **argv)
         cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
     char *expected = expected_slices(m);
     tarn_buf sql = {0};
-    if (cat && cli_catalog_columns(&cp, cat, "tarn_partition", NULL) > 0) {
+    if (cat && query_catalog_columns(cp.s, cat, "tarn_partition", NULL) > 0) {
         list_sql(&sql, cat, m, expected);
     } else {
         /* nothing built yet: every expected slice is missing */

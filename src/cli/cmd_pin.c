@@ -10,6 +10,7 @@
 
 #include "materialize/build.h"
 #include "materialize/retain.h"
+#include "project/query.h"
 #include "project/select.h"
 #include "tarn/error.h"
 #include "util/buf.h"
@@ -77,7 +78,7 @@ static int is_number(const char *s)
 
 static int list_pins(cli_project *cp, const char *cat, render_format fmt)
 {
-    if (cli_catalog_columns(cp, cat, "tarn_pin", NULL) == 0) {
+    if (query_catalog_columns(cp->s, cat, "tarn_pin", NULL) == 0) {
         fprintf(stderr, "tarn: no snapshot is pinned in lake \"%s\"\n", cp->p->lake_alias);
         return CLI_OK;
     }

@@ -123,7 +123,7 @@ static void tests_sql(tarn_buf *b, const char *cat, long run_id, render_format f
 
 static int64_t count_rows(cli_project *cp, const char *cat, const char *table, long run_id)
 {
-    if (cli_catalog_columns(cp, cat, table, NULL) == 0)
+    if (query_catalog_columns(cp->s, cat, table, NULL) == 0)
         return 0;
     tarn_buf q = {0};
     buf_puts(&q, "SELECT count(*) FROM ");
@@ -174,7 +174,7 @@ int cmd_runs(int argc, char **argv)
     const char *cat = NULL;
     if (cli_project_lake_exists(&cp) && cli_project_attach(&cp) == CLI_OK)
         cat = tarn_session_catalog_prefix(cp.s, cp.p->lake_alias);
-    if (!cat || cli_catalog_columns(&cp, cat, "tarn_run", NULL) == 0) {
+    if (!cat || query_catalog_columns(cp.s, cat, "tarn_run", NULL) == 0) {
         fprintf(stderr, "tarn: no runs recorded in lake \"%s\" yet\n", cp.p->lake_alias);
         cli_project_close(&cp);
         return o.show ? CLI_FAILED : CLI_OK;
@@ -197,7 +197,7 @@ int cmd_runs(int argc, char **argv)
         }
         status = show_run(&cp, cat, o.show_id, o.fmt);
     } else {
-        list_sql(&sql, cat, cli_catalog_columns(&cp, cat, "tarn_run", "trigger") > 0, o.limit);
+        list_sql(&sql, cat, query_catalog_columns(cp.s, cat, "tarn_run", "trigger") > 0, o.limit);
         status = cli_project_print(&cp, buf_cstr(&sql), o.fmt);
     }
     buf_free(&sql);

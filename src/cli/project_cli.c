@@ -420,24 +420,3 @@ void cli_project_close(cli_project *cp)
     tarn_session_close(cp->s);
     memset(cp, 0, sizeof(*cp));
 }
-
-int64_t cli_catalog_columns(cli_project *cp, const char *cat, const char *table, const char *name)
-{
-    tarn_buf sql = {0}, qualified = {0};
-    quote_prefixed(&qualified, cat, table);
-    buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
-    quote_literal(&sql, buf_cstr(&qualified));
-    buf_putc(&sql, ')');
-    if (name) {
-        buf_puts(&sql, " WHERE name = ");
-        quote_literal(&sql, name);
-    }
-    int64_t n = 0;
-    if (query_int64(&n, cp->s, buf_cstr(&sql)) != 0) {
-        tarn_error_clear();
-        n = 0;
-    }
-    buf_free(&qualified);
-    buf_free(&sql);
-    return n;
-}

@@ -133,11 +133,6 @@ void cli_project_close(cli_project *cp);
  * the error. */
 int cli_project_print(cli_project *cp, const char *sql, render_format fmt);
 
-/* How many columns table `table` of catalog database `cat` has (named
- * `name`, when not NULL); 0 when the table does not exist (a lake no run
- * recorded into yet, or one an older tarn wrote). */
-int64_t cli_catalog_columns(cli_project *cp, const char *cat, const char *table, const char *name);
-
 /* When `msg` is DuckDB's "Could not set lock on file" error: a message
  * naming the catalog, the process holding it (pid, and its command line
  * when readable) and the remedy (caller frees); else NULL. */

@@ -33,23 +33,10 @@ int retain_pins_ensure(tarn_session *s, const char *cat)
     return rc ? tarn_error_prefix(rc, "creating tarn_pin") : 0;
 }
 
-/* Whether catalog table `table` exists (the catalog database is hidden
- * from duckdb_tables(): its columns are asked for). */
+/* Whether catalog table `table` exists. */
 static int table_exists(tarn_session *s, const char *cat, const char *table)
 {
-    tarn_buf b = {0}, t = {0};
-    quote_prefixed(&t, cat, table);
-    buf_puts(&b, "SELECT count(*) FROM pragma_table_info(");
-    quote_literal(&b, buf_cstr(&t));
-    buf_puts(&b, ")");
-    int64_t n = 0;
-    if (query_int64(&n, s, buf_cstr(&b)) != 0) {
-        tarn_error_clear();
-        n = 0;
-    }
-    buf_free(&b);
-    buf_free(&t);
-    return n > 0;
+    return query_catalog_columns(s, cat, table, NULL) > 0;
 }
 
 /* One CTE's body: head, the table cat.table, tail; when the table does

@@ -5,6 +5,7 @@
 
 #include "tarn/error.h"
 #include "util/buf.h"
+#include "util/quote.h"
 #include "util/strlist.h"
 
 #include <stdlib.h>
@@ -126,4 +127,25 @@ int link_exec(tarn_catlink *l, const char *sql, int64_t *count)
     if (!rc && count)
         *count = c.count;
     return rc;
+}
+
+int64_t query_catalog_columns(tarn_session *s, const char *cat, const char *table, const char *name)
+{
+    tarn_buf sql = {0}, qualified = {0};
+    quote_prefixed(&qualified, cat, table);
+    buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
+    quote_literal(&sql, buf_cstr(&qualified));
+    buf_putc(&sql, ')');
+    if (name) {
+        buf_puts(&sql, " WHERE name = ");
+        quote_literal(&sql, name);
+    }
+    int64_t n = 0;
+    if (query_int64(&n, s, buf_cstr(&sql)) != 0) {
+        tarn_error_clear();
+        n = 0;
+    }
+    buf_free(&qualified);
+    buf_free(&sql);
+    return n;
 }

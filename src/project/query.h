@@ -43,4 +43,12 @@ int query_int64(int64_t *out, tarn_session *s, const char *sql);
 int link_rows(qrows *out, tarn_catlink *l, const char *sql);
 int link_exec(tarn_catlink *l, const char *sql, int64_t *count);
 
+/* How many columns table `table` of catalog database `cat` has (named
+ * `name`, when not NULL); 0 when the table does not exist (a lake no run
+ * recorded into yet, or one an older tarn wrote) or cannot be read. The
+ * catalog database is hidden from duckdb_tables(): its columns are asked
+ * for. */
+int64_t query_catalog_columns(tarn_session *s, const char *cat, const char *table,
+                              const char *name);
+
 #endif

@@ -19,23 +19,6 @@ int web_is_lock_error(const char *msg)
     return msg && strstr(msg, "Could not set lock on file") != NULL;
 }
 
-static int64_t count_columns(tarn_session *s, const char *cat, const char *table)
-{
-    tarn_buf q = {0}, sql = {0};
-    quote_prefixed(&q, cat, table);
-    buf_puts(&sql, "SELECT count(*) FROM pragma_table_info(");
-    quote_literal(&sql, buf_cstr(&q));
-    buf_putc(&sql, ')');
-    int64_t n = 0;
-    if (query_int64(&n, s, buf_cstr(&sql)) != 0) {
-        tarn_error_clear();
-        n = 0;
-    }
-    buf_free(&q);
-    buf_free(&sql);
-    return n;
-}
-
 int web_lake_open(web_lake *l, web_reply *r)
 {
     memset(l, 0, sizeof(*l));
@@ -62,8 +45,8 @@ int web_lake_open(web_lake *l, web_reply *r)
         return -1;
     }
     l->cat = tarn_session_catalog_prefix(l->s, l->p->lake_alias);
-    l->has_runs = l->cat && count_columns(l->s, l->cat, "tarn_run") > 0 &&
-                  count_columns(l->s, l->cat, "tarn_model_run") > 0;
+    l->has_runs = l->cat && query_catalog_columns(l->s, l->cat, "tarn_run", NULL) > 0 &&
+                  query_catalog_columns(l->s, l->cat, "tarn_model_run", NULL) > 0;
     return 0;
 }
 
