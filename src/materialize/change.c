@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* ---- the lake: table versions and the last builds -------------------- */
@@ -94,7 +95,8 @@ static long model_of_name(const change_ctx *cc, const char *name)
  * (model first; freed here), and `row` takes each row of a model of the
  * project. */
 static int load_runs(change_ctx *cc, tarn_buf *q, const char *also,
-                     void (*row)(change_ctx *cc, long mi, const qrows *r, size_t i))
+                     void (*row)(change_ctx *cc, long mi, const qrows *r, size_t i),
+                     void (*no_model)(change_ctx *cc, const qrows *r, size_t i))
 {
     buf_puts(q, " FROM (SELECT *, row_number() OVER (PARTITION BY model ORDER BY run_id DESC, "
                 "finished_at DESC) AS _rn FROM ");
@@ -111,6 +113,8 @@ static int load_runs(change_ctx *cc, tarn_buf *q, const char *also,
         long mi = model_of_name(cc, qrows_get(&r, i, 0));
         if (mi >= 0)
             row(cc, mi, &r, i);
+        else if (no_model)
+            no_model(cc, &r, i);
     }
     qrows_free(&r);
     return 0;
@@ -147,7 +151,7 @@ static int load_prev(change_ctx *cc, const strlist *cols)
                            : " AND (coalesce(run_reason, '') NOT IN ('partition requested', "
                              "'current partition', 'backfill') OR coalesce(strategy_spec, '') "
                              "LIKE 'partitioned % append')";
-    return load_runs(cc, &q, also, prev_row);
+    return load_runs(cc, &q, also, prev_row, NULL);
 }
 
 static void last_row(change_ctx *cc, long mi, const qrows *r, size_t i)
@@ -159,6 +163,25 @@ static void last_row(change_ctx *cc, long mi, const qrows *r, size_t i)
     l->model_hash = qrows_dup(r, i, 3, "");
 }
 
+/* A model tarn built that the project has no more (its file was removed
+ * or renamed) while the lake still holds its table: that table's rows
+ * will not change again, and a model reading it is warned. */
+static void retired_row(change_ctx *cc, const qrows *r, size_t i)
+{
+    const char *name = qrows_get(r, i, 0), *dot = name ? strchr(name, '.') : NULL;
+    if (!dot)
+        return;
+    char *schema = xstrndup(name, (size_t)(dot - name));
+    if (change_version(cc, schema, dot + 1) >= 0) {
+        const char *path = qrows_get(r, i, 4), *run = qrows_get(r, i, 5);
+        strlist_push_owned(&cc->retired_keys, change_table_key(schema, dot + 1));
+        strlist_push_owned(&cc->retired_notes,
+                           xasprintf("last built by run %s from %s", run ? run : "?",
+                                     path ? path : "a model file"));
+    }
+    free(schema);
+}
+
 /* The last successful build of every model, whatever its run reason:
  * how it wrote the table (strategy_spec, or only the strategy label on a
  * lake an older tarn built) and its model hash. */
@@ -167,8 +190,8 @@ static int load_last(change_ctx *cc, const strlist *cols)
     tarn_buf q = {0};
     buf_puts(&q, "SELECT model, strategy, ");
     col_or_null(&q, cols, "strategy_spec");
-    buf_puts(&q, ", model_hash");
-    return load_runs(cc, &q, NULL, last_row);
+    buf_puts(&q, ", model_hash, path, run_id");
+    return load_runs(cc, &q, NULL, last_row, retired_row);
 }
 
 /* The slices of each selected partitioned model, still written the way it
@@ -284,6 +307,8 @@ void change_free(change_ctx *cc)
     free(cc->built);
     free(cc->vol);
     strlist_free(&cc->ver_keys);
+    strlist_free(&cc->retired_keys);
+    strlist_free(&cc->retired_notes);
     free(cc->ver_vals);
     strlist_free(&cc->fp_keys);
     strlist_free(&cc->fp_vals);
@@ -411,17 +436,55 @@ static int needs_slice_rebuild(const change_ctx *cc, size_t mi)
     return cc->p->models[mi].annot.grain && cc->stale[mi].n > 0;
 }
 
+const char *change_retired(const change_ctx *cc, const char *schema, const char *table)
+{
+    char *k = change_table_key(schema, table);
+    long i = strlist_find(&cc->retired_keys, k);
+    free(k);
+    return i >= 0 ? cc->retired_notes.items[i] : NULL;
+}
+
+/* The sentences about the tables of retired models that model m reads,
+ * appended to w. */
+static void warn_retired_reads(tarn_buf *w, const change_ctx *cc, const tarn_model *m)
+{
+    strlist seen = {0};
+    for (size_t s = 0; s < m->body.n; s++)
+        for (size_t i = 0; i < m->body.items[s].refs.n; i++) {
+            const table_ref *r = &m->body.items[s].refs.items[i];
+            int in_lake = !r->catalog || strcasecmp(r->catalog, cc->lake ? cc->lake : "") == 0;
+            if (r->is_file || !in_lake || project_ref_model(cc->p, r) >= 0 ||
+                project_ref_current_view(cc->p, r) >= 0)
+                continue;
+            const char *schema = r->schema ? r->schema : "main";
+            const char *note = change_retired(cc, schema, r->table);
+            char *k = change_table_key(schema, r->table);
+            if (note && strlist_find(&seen, k) < 0) {
+                buf_printf(w,
+                           "%sreads %s.%s, which no model builds now (%s, a file the project no "
+                           "longer has): its rows will not change again. Read the model that "
+                           "replaced it, restore the file, or drop the table",
+                           w->len ? "; " : "", schema, r->table, note);
+                strlist_push(&seen, k);
+            }
+            free(k);
+        }
+    strlist_free(&seen);
+}
+
 char *change_warning(const change_ctx *cc, size_t mi)
 {
     const tarn_model *m = &cc->p->models[mi];
     const char *v = cc->vol[mi];
-    if (!v || m->annot.strategy != STRAT_APPEND || m->annot.grain)
-        return NULL;
-    int call = change_volatile_is_call(v);
-    return xasprintf("the query calls %s%s, so its result differs on every run and this append "
-                     "model appends its rows again each time (intended for a log of runs; "
-                     "otherwise make it a merge with key=, or replace)",
-                     v, call ? "()" : "");
+    tarn_buf w = {0};
+    if (v && m->annot.strategy == STRAT_APPEND && !m->annot.grain)
+        buf_printf(&w,
+                   "the query calls %s%s, so its result differs on every run and this append "
+                   "model appends its rows again each time (intended for a log of runs; "
+                   "otherwise make it a merge with key=, or replace)",
+                   v, change_volatile_is_call(v) ? "()" : "");
+    warn_retired_reads(&w, cc, m);
+    return w.len ? buf_detach(&w) : NULL;
 }
 
 /* Whether the slice a run builds by default (the current one at the

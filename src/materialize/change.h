@@ -71,6 +71,8 @@ typedef struct {
     int64_t *ver_vals;       /* the version of each */
     strlist fp_keys;         /* fingerprinted literals (a cache) */
     strlist fp_vals;         /* their fingerprint, or "" when not a file */
+    strlist retired_keys;    /* "schema.table" of a model the project has no more, table kept */
+    strlist retired_notes;   /* for each: "last built by run N from models/….sql" */
 } change_ctx;
 
 /* Loads what change detection needs for the selected models: their config
@@ -90,8 +92,14 @@ const char *change_last_spec(const change_ctx *cc, size_t mi, int *label_only);
 int change_strategy_changed(const change_ctx *cc, size_t mi, const char **was);
 
 /* What the run warns about model mi (caller frees), or NULL: an append
- * model whose result changes on every run. */
+ * model whose result changes on every run; a read of a retired model's
+ * table. */
 char *change_warning(const change_ctx *cc, size_t mi);
+
+/* When lake table schema.table was built by a model the project has no
+ * more (its file removed or renamed; the table is still there): "last
+ * built by run N from PATH". NULL otherwise. */
+const char *change_retired(const change_ctx *cc, const char *schema, const char *table);
 
 /* "schema.table" in lower case: how change detection and the runner key a
  * lake table (caller frees). */

@@ -87,6 +87,10 @@ int run_decide(run_ctx *c, size_t mi, size_t index)
         r->status = MODEL_SKIPPED;
         r->started_at = clock_epoch_s();
         if (r->unchanged) {
+            /* said again while the model is skipped: a read of a retired
+             * model's table is why it never changes */
+            free(r->warning);
+            r->warning = change_warning(&c->chg, mi);
             /* one INSERT for all of them, at the end of the run */
             if (c->unchanged_rows.len)
                 buf_puts(&c->unchanged_rows, ", ");
