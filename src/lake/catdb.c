@@ -279,6 +279,31 @@ int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connec
     return 0;
 }
 
+int lk_catdb_query_int64f(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
+                          const char *fmt, ...)
+{
+    tarn_buf sql = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&sql, fmt, ap);
+    va_end(ap);
+    int rc = lk_catdb_query_int64(out, is_null, db, con, buf_cstr(&sql));
+    buf_free(&sql);
+    return rc;
+}
+
+int lk_catdb_query_stringf(char **out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
+{
+    tarn_buf sql = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&sql, fmt, ap);
+    va_end(ap);
+    int rc = lk_catdb_query_string(out, db, con, buf_cstr(&sql));
+    buf_free(&sql);
+    return rc;
+}
+
 int lk_catdb_table_exists(lk_catdb *db, duckdb_connection con, const char *table)
 {
     return db->ops->table_exists(db, con, table);

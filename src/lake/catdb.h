@@ -146,6 +146,13 @@ int lk_catdb_exec_count(lk_catdb *db, duckdb_connection con, const char *sql, in
 int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
                          const char *sql);
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql);
+/* The same of the SQL that fmt and its arguments make (printf): numbers
+ * and lk_catdb_name() go in as they are, names and strings quoted first
+ * (quote_ident, quote_literal). */
+int lk_catdb_query_int64f(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int lk_catdb_query_stringf(char **out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A statement or query that reads catalog tables together with the
  * session's own (TEMP tables, read_parquet, DuckDB's functions), so it runs
  * in the session's DuckDB: the backend makes its tables readable there

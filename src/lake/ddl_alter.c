@@ -118,13 +118,12 @@ static void rewrite_column_row(lk_lake *lake, const lk_table *t, lk_column *c)
 
 static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
-    char *q = xasprintf("SELECT COALESCE(max(column_id), 0) FROM %s.ducklake_column WHERE "
-                        "table_id = %lld",
-                        lake->meta, (long long)t->id);
     int64_t m = 0;
-    if (lk_catdb_query_int64(&m, NULL, &lake->db, con, q) != 0)
+    if (lk_catdb_query_int64f(&m, NULL, &lake->db, con,
+                              "SELECT COALESCE(max(column_id), 0) FROM %s.ducklake_column WHERE "
+                              "table_id = %lld",
+                              lake->meta, (long long)t->id) != 0)
         tarn_error_clear();
-    free(q);
     int64_t model = lk_table_max_column_id(t);
     return (m > model ? m : model) + 1;
 }

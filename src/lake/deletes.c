@@ -117,14 +117,11 @@ static int load_state(file_state *s, lk_lake *lake, duckdb_connection con, const
         char *name = xasprintf("ducklake_inlined_delete_%lld", (long long)t->id);
         int exists = lk_lake_meta_table_exists(lake, con, name);
         free(name);
-        if (exists) {
-            char *q =
-                xasprintf("SELECT count(*) FROM %s.ducklake_inlined_delete_%lld WHERE file_id = "
-                          "%lld",
-                          lake->meta, (long long)t->id, (long long)file_id);
-            rc = lk_catdb_query_int64(&s->inlined_deleted, NULL, &lake->db, con, q);
-            free(q);
-        }
+        if (exists)
+            rc = lk_catdb_query_int64f(&s->inlined_deleted, NULL, &lake->db, con,
+                                       "SELECT count(*) FROM %s.ducklake_inlined_delete_%lld "
+                                       "WHERE file_id = %lld",
+                                       lake->meta, (long long)t->id, (long long)file_id);
     }
     free(dir);
     return rc;

@@ -35,12 +35,10 @@ static int catalogs_init(feed_catalogs *fc, duckdb_connection con, lk_lake *l, i
                          int64_t to)
 {
     memset(fc, 0, sizeof(*fc));
-    char *q = xasprintf("SELECT snapshot_id, schema_version FROM %s.ducklake_snapshot WHERE "
-                        "snapshot_id BETWEEN %lld AND %lld",
-                        l->meta, (long long)from - 1, (long long)to);
-    int rc = lk_catdb_query(&fc->versions, &l->db, con, q);
-    free(q);
-    return rc;
+    return lk_catdb_queryf(&fc->versions, &l->db, con,
+                           "SELECT snapshot_id, schema_version FROM %s.ducklake_snapshot WHERE "
+                           "snapshot_id BETWEEN %lld AND %lld",
+                           l->meta, (long long)from - 1, (long long)to);
 }
 
 static void catalogs_free(feed_catalogs *fc)

@@ -92,14 +92,13 @@ int lk_lake_snapshot_exists(lk_lake *lake, duckdb_connection con, int64_t snap)
     for (size_t i = 0; i < lake->nlive; i++)
         if (lake->live[i] == snap)
             return 1;
-    char *q = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
-                        lk_catdb_name(&lake->db), (long long)snap);
     int64_t n = 0;
-    if (lk_catdb_query_int64(&n, NULL, &lake->db, con, q) != 0) {
+    if (lk_catdb_query_int64f(&n, NULL, &lake->db, con,
+                              "SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
+                              lk_catdb_name(&lake->db), (long long)snap) != 0) {
         tarn_error_clear();
         n = 0;
     }
-    free(q);
     if (n > 0)
         lk_lake_snapshot_live(lake, snap);
     return n > 0;

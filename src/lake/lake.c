@@ -341,11 +341,11 @@ static int resolve_pin(lk_lake *lake, duckdb_connection con, const lk_attach_opt
 {
     lake->pinned = -1;
     if (opts->snapshot_version >= 0) {
-        char *sql = xasprintf("SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld",
-                              lake->meta, (long long)opts->snapshot_version);
         int64_t n = 0;
-        int rc = lk_catdb_query_int64(&n, NULL, &lake->db, con, sql);
-        free(sql);
+        int rc = lk_catdb_query_int64f(
+            &n, NULL, &lake->db, con,
+            "SELECT count(*) FROM %s.ducklake_snapshot WHERE snapshot_id = %lld", lake->meta,
+            (long long)opts->snapshot_version);
         if (rc)
             return rc;
         if (n == 0)

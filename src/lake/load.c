@@ -93,19 +93,17 @@ static lk_column *push_column(lk_column **arr, size_t *n)
 
 static int load_snapshot(lk_catalog *c, lk_catdb *db, duckdb_connection con, int64_t snap)
 {
-    const char *meta = lk_catdb_name(db);
-    char *sql;
-    if (snap < 0)
-        sql = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
-                        "%s.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1",
-                        meta);
-    else
-        sql = xasprintf("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "
-                        "%s.ducklake_snapshot WHERE snapshot_id = %lld",
-                        meta, (long long)snap);
     duck_table t;
-    int rc = lk_catdb_query(&t, db, con, sql);
-    free(sql);
+    int rc = snap < 0 ? lk_catdb_queryf(&t, db, con,
+                                        "SELECT snapshot_id, schema_version, next_catalog_id, "
+                                        "next_file_id FROM %s.ducklake_snapshot ORDER BY "
+                                        "snapshot_id DESC LIMIT 1",
+                                        lk_catdb_name(db))
+                      : lk_catdb_queryf(&t, db, con,
+                                        "SELECT snapshot_id, schema_version, next_catalog_id, "
+                                        "next_file_id FROM %s.ducklake_snapshot WHERE "
+                                        "snapshot_id = %lld",
+                                        lk_catdb_name(db), (long long)snap);
     if (rc)
         return rc;
     if (t.nrows == 0) {

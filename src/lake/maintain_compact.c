@@ -453,12 +453,12 @@ int mt_write_compacted(const mt_call *c, const lk_table *t, cand *const *src, si
                        .row_id_start = rewrite || !adjacent ? -1 : src[0]->row_id_start};
     /* a merge keeps the sources' partition spec (the table may have a
      * newer one) */
-    char *q = xasprintf("SELECT partition_id FROM %s.ducklake_data_file WHERE data_file_id = %lld",
-                        c->lake->meta, (long long)src[0]->id);
     int is_null = 1;
     if (!rc)
-        rc = lk_catdb_query_int64(&sp.partition_id, &is_null, &c->lake->db, c->con, q);
-    free(q);
+        rc = lk_catdb_query_int64f(
+            &sp.partition_id, &is_null, &c->lake->db, c->con,
+            "SELECT partition_id FROM %s.ducklake_data_file WHERE data_file_id = %lld",
+            c->lake->meta, (long long)src[0]->id);
     if (is_null)
         sp.partition_id = -1;
     mt_written w = {0};

@@ -103,15 +103,14 @@ static char *unreachable(const char *meta)
 static int dead_tables(const mt_call *c, char **out)
 {
     const char *m = c->lake->meta;
-    char *q = xasprintf("SELECT COALESCE(string_agg(DISTINCT table_id::VARCHAR, ', '), '') FROM "
-                        "%s.ducklake_table t WHERE NOT EXISTS (SELECT 1 FROM %s.ducklake_table t2 "
-                        "WHERE t2.table_id = t.table_id AND (t2.end_snapshot IS NULL OR EXISTS "
-                        "(SELECT 1 FROM %s.ducklake_snapshot sn WHERE sn.snapshot_id >= "
-                        "t2.begin_snapshot AND sn.snapshot_id < t2.end_snapshot)))",
-                        m, m, m);
-    int rc = lk_catdb_query_string(out, &c->lake->db, c->con, q);
-    free(q);
-    return rc;
+    return lk_catdb_query_stringf(
+        out, &c->lake->db, c->con,
+        "SELECT COALESCE(string_agg(DISTINCT table_id::VARCHAR, ', '), '') FROM "
+        "%s.ducklake_table t WHERE NOT EXISTS (SELECT 1 FROM %s.ducklake_table t2 "
+        "WHERE t2.table_id = t.table_id AND (t2.end_snapshot IS NULL OR EXISTS "
+        "(SELECT 1 FROM %s.ducklake_snapshot sn WHERE sn.snapshot_id >= "
+        "t2.begin_snapshot AND sn.snapshot_id < t2.end_snapshot)))",
+        m, m, m);
 }
 
 /* Schedules the files `where` selects from `table` (data or delete files)
@@ -152,10 +151,11 @@ static int drop_files(const mt_call *c, stmt_list *l, const char *table, const c
 static int expire_files(const mt_call *c, stmt_list *l, const char *dead)
 {
     const char *m = c->lake->meta;
-    char *unreach = xasprintf("(f.end_snapshot IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
-                        "%s.ducklake_snapshot sn WHERE sn.snapshot_id >= f.begin_snapshot AND "
-                        "sn.snapshot_id < f.end_snapshot))",
-                        m);
+    char *unreach =
+        xasprintf("(f.end_snapshot IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+                  "%s.ducklake_snapshot sn WHERE sn.snapshot_id >= f.begin_snapshot AND "
+                  "sn.snapshot_id < f.end_snapshot))",
+                  m);
     char *where = *dead ? xasprintf("f.table_id IN (%s) OR %s", dead, unreach) : xstrdup(unreach);
     char *data_ids = NULL, *del_ids = NULL;
     int rc = drop_files(c, l, "ducklake_data_file", "data_file_id", where, &data_ids);
@@ -165,8 +165,8 @@ static int expire_files(const mt_call *c, stmt_list *l, const char *dead)
                                              "ducklake_file_variant_stats",
                                              "ducklake_file_partition_value"};
         for (size_t i = 0; i < 4; i++)
-            add(l, xasprintf("DELETE FROM %s.%s WHERE data_file_id IN (%s)", m, TABLES[i],
-                             data_ids));
+            add(l,
+                xasprintf("DELETE FROM %s.%s WHERE data_file_id IN (%s)", m, TABLES[i], data_ids));
     }
     if (!rc) {
         tarn_buf w = {0};
@@ -192,14 +192,13 @@ static int expire_tables(const mt_call *c, stmt_list *l, const char *dead)
     const char *m = c->lake->meta;
     if (!*dead)
         return 0;
-    char *q =
-        xasprintf("SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE table_id IN "
-                  "(%s) UNION ALL SELECT 'ducklake_inlined_delete_' || table_id::VARCHAR FROM "
-                  "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s)) d",
-                  m, dead, m, dead);
     duck_table r;
-    int rc = lk_catdb_query(&r, &c->lake->db, c->con, q);
-    free(q);
+    int rc = lk_catdb_queryf(
+        &r, &c->lake->db, c->con,
+        "SELECT table_name FROM %s.ducklake_inlined_data_tables WHERE table_id IN "
+        "(%s) UNION ALL SELECT 'ducklake_inlined_delete_' || table_id::VARCHAR FROM "
+        "(SELECT DISTINCT table_id FROM %s.ducklake_table WHERE table_id IN (%s)) d",
+        m, dead, m, dead);
     if (rc)
         return rc;
     static const char *const TABLES[] = {
@@ -289,8 +288,9 @@ static int snapshot_rows(const mt_call *c, const char *filter, char **out)
     buf_puts(&name, "temp.main.");
     quote_ident(&name, raw);
     free(raw);
-    buf_printf(&b, "CREATE OR REPLACE TEMP TABLE %s AS SELECT * FROM (%s) WHERE snapshot_id IN "
-                   "(SELECT snapshot_id FROM %s.ducklake_snapshot WHERE %s) ORDER BY snapshot_id",
+    buf_printf(&b,
+               "CREATE OR REPLACE TEMP TABLE %s AS SELECT * FROM (%s) WHERE snapshot_id IN "
+               "(SELECT snapshot_id FROM %s.ducklake_snapshot WHERE %s) ORDER BY snapshot_id",
                buf_cstr(&name) + strlen("temp.main."), sub, c->lake->meta,
                filter ? filter : "false");
     rc = lk_catdb_mixed_exec(&c->lake->db, c->con, buf_cstr(&b));
@@ -323,4 +323,3 @@ int mt_expire_snapshots(char **out, const mt_call *c)
     free(filter);
     return rc;
 }
-

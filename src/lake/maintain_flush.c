@@ -38,13 +38,12 @@ static int table_in_meta(const mt_call *c, const char *name)
 static int version_model(const mt_call *c, const lk_table *t, int64_t sv, lk_catalog *cat,
                          const lk_table **out)
 {
-    char *q =
-        xasprintf("SELECT COALESCE((SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions "
-                  "WHERE table_id = %lld AND schema_version <= %lld), %lld)",
-                  c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
     int64_t snap = 0;
-    int rc = lk_catdb_query_int64(&snap, NULL, &c->lake->db, c->con, q);
-    free(q);
+    int rc = lk_catdb_query_int64f(
+        &snap, NULL, &c->lake->db, c->con,
+        "SELECT COALESCE((SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions "
+        "WHERE table_id = %lld AND schema_version <= %lld), %lld)",
+        c->lake->meta, (long long)t->id, (long long)sv, (long long)t->begin);
     if (!rc)
         rc = mt_catalog_load(cat, c, snap);
     if (rc)
@@ -195,11 +194,10 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
     tarn_buf name = {0};
     buf_printf(&name, "%s.", c->lake->meta);
     quote_ident(&name, inl->name);
-    char *q = xasprintf("SELECT count(*) FROM %s WHERE begin_snapshot <= %lld", buf_cstr(&name),
-                        (long long)txn->cat.snapshot_id);
     int64_t n = 0;
-    int rc = lk_catdb_query_int64(&n, NULL, &c->lake->db, c->con, q);
-    free(q);
+    int rc = lk_catdb_query_int64f(&n, NULL, &c->lake->db, c->con,
+                                   "SELECT count(*) FROM %s WHERE begin_snapshot <= %lld",
+                                   buf_cstr(&name), (long long)txn->cat.snapshot_id);
     if (rc || n == 0) {
         buf_free(&name);
         return rc;

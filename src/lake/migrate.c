@@ -391,13 +391,10 @@ static int known_version(const char *v)
  * scope filter: a scoped `version` row is not something DuckLake writes. */
 static int stored_version(lk_catdb *db, duckdb_connection con, char **out)
 {
-    const char *meta = lk_catdb_name(db);
-    char *sql = xasprintf("SELECT \"value\" FROM %s.ducklake_metadata WHERE \"key\" = 'version' "
-                          "LIMIT 1",
-                          meta);
-    int rc = lk_catdb_query_string(out, db, con, sql);
-    free(sql);
-    return rc;
+    return lk_catdb_query_stringf(
+        out, db, con,
+        "SELECT \"value\" FROM %s.ducklake_metadata WHERE \"key\" = 'version' LIMIT 1",
+        lk_catdb_name(db));
 }
 
 /* Runs every step from `from` up to 1.0, one report line each. */

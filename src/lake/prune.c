@@ -280,15 +280,16 @@ static void order_files(scan_input *in, lk_lake *lake, duckdb_connection con, co
         return;
     tarn_buf type = {0};
     lk_type_to_sql(&type, c);
-    char *sql = xasprintf("SELECT data_file_id FROM %s.ducklake_file_column_stats WHERE table_id = "
-                          "%lld AND column_id = %lld ORDER BY TRY_CAST(%s AS %s) %s NULLS LAST, "
-                          "data_file_id",
-                          lk_catdb_name(&lake->db), (long long)t->id, (long long)c->id,
-                          p->order_desc ? "max_value" : "min_value", buf_cstr(&type),
-                          p->order_desc ? "DESC" : "ASC");
-    buf_free(&type);
     duck_table r;
-    if (lk_catdb_query(&r, &lake->db, con, sql) == 0) {
+    int rc = lk_catdb_queryf(&r, &lake->db, con,
+                             "SELECT data_file_id FROM %s.ducklake_file_column_stats WHERE "
+                             "table_id = %lld AND column_id = %lld ORDER BY TRY_CAST(%s AS %s) %s "
+                             "NULLS LAST, data_file_id",
+                             lk_catdb_name(&lake->db), (long long)t->id, (long long)c->id,
+                             p->order_desc ? "max_value" : "min_value", buf_cstr(&type),
+                             p->order_desc ? "DESC" : "ASC");
+    buf_free(&type);
+    if (rc == 0) {
         size_t *rank = xcalloc(in->n, sizeof(size_t));
         for (size_t i = 0; i < in->n; i++)
             rank[i] = in->files[i].pending ? (size_t)-1 : order_rank(&r, in->files[i].id);
@@ -306,7 +307,6 @@ static void order_files(scan_input *in, lk_lake *lake, duckdb_connection con, co
         duck_table_free(&r);
     }
     tarn_error_clear();
-    free(sql);
 }
 
 static int group_count(const lk_prune *p)
@@ -443,17 +443,17 @@ void lk_prune_files(scan_input *in, lk_lake *lake, duckdb_connection con, const 
             buf_printf(&files, "%s(%lld, %lld)", files.len ? ", " : "", (long long)in->files[i].id,
                        (long long)in->files[i].record_count);
     if (cond.len && files.len) {
-        char *sql = xasprintf("SELECT s.data_file_id FROM %s s JOIN (VALUES %s) f(i, n) ON "
-                              "s.data_file_id = f.i WHERE s.table_id = %lld GROUP BY "
-                              "s.data_file_id HAVING %s",
-                              buf_cstr(&rows), buf_cstr(&files), (long long)t->id, buf_cstr(&cond));
         duck_table r;
-        if (lk_catdb_query(&r, &lake->db, con, sql) == 0) {
+        if (lk_catdb_queryf(&r, &lake->db, con,
+                            "SELECT s.data_file_id FROM %s s JOIN (VALUES %s) f(i, n) ON "
+                            "s.data_file_id = f.i WHERE s.table_id = %lld GROUP BY "
+                            "s.data_file_id HAVING %s",
+                            buf_cstr(&rows), buf_cstr(&files), (long long)t->id,
+                            buf_cstr(&cond)) == 0) {
             drop_files(in, &r);
             duck_table_free(&r);
         }
         tarn_error_clear(); /* a constant that does not cast: the query says so itself */
-        free(sql);
     }
     buf_free(&cond);
     buf_free(&files);

@@ -62,16 +62,18 @@ static char **inlined_names(lk_lake *lake, duckdb_connection con, const lk_table
 static char **inlined_names_read(lk_lake *lake, duckdb_connection con, const lk_table *t,
                                  const lk_inlined *inl)
 {
-    char *sql = xasprintf(
-        "SELECT c.column_id, c.column_name FROM %s.ducklake_column c, (SELECT COALESCE((SELECT "
-        "max(begin_snapshot) FROM %s.ducklake_schema_versions WHERE table_id = %lld AND "
-        "schema_version <= %lld), %lld) AS s) v WHERE c.table_id = %lld AND c.parent_column IS "
-        "NULL AND v.s >= c.begin_snapshot AND (v.s < c.end_snapshot OR c.end_snapshot IS NULL)",
-        lake->meta, lake->meta, (long long)t->id, (long long)inl->schema_version,
-        (long long)t->begin, (long long)t->id);
     duck_table r;
-    int ok = lk_catdb_query(&r, &lake->db, con, sql) == 0 && r.nrows > 0;
-    free(sql);
+    int ok =
+        lk_catdb_queryf(&r, &lake->db, con,
+                        "SELECT c.column_id, c.column_name FROM %s.ducklake_column c, (SELECT "
+                        "COALESCE((SELECT max(begin_snapshot) FROM "
+                        "%s.ducklake_schema_versions WHERE table_id = %lld AND "
+                        "schema_version <= %lld), %lld) AS s) v WHERE c.table_id = %lld AND "
+                        "c.parent_column IS NULL AND v.s >= c.begin_snapshot AND (v.s < "
+                        "c.end_snapshot OR c.end_snapshot IS NULL)",
+                        lake->meta, lake->meta, (long long)t->id, (long long)inl->schema_version,
+                        (long long)t->begin, (long long)t->id) == 0 &&
+        r.nrows > 0;
     if (!ok) {
         /* created in this transaction: it has the current columns */
         if (r.ncols)
@@ -120,13 +122,12 @@ static void inlined_column(tarn_buf *b, const lk_lake *lake, const lk_column *c,
 static const lk_table *inlined_layout(lk_catalog *then, lk_lake *lake, duckdb_connection con,
                                       const lk_table *t, const lk_inlined *inl)
 {
-    char *q = xasprintf("SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions WHERE "
-                        "table_id = %lld AND schema_version <= %lld",
-                        lake->meta, (long long)t->id, (long long)inl->schema_version);
     int64_t begin = -1;
     int is_null = 1;
-    int rc = lk_catdb_query_int64(&begin, &is_null, &lake->db, con, q);
-    free(q);
+    int rc = lk_catdb_query_int64f(&begin, &is_null, &lake->db, con,
+                                   "SELECT max(begin_snapshot) FROM %s.ducklake_schema_versions "
+                                   "WHERE table_id = %lld AND schema_version <= %lld",
+                                   lake->meta, (long long)t->id, (long long)inl->schema_version);
     tarn_error_clear();
     if (rc || is_null || lk_catalog_load(then, &lake->db, con, begin) != 0) {
         tarn_error_clear();

@@ -92,10 +92,9 @@ int lk_txn_begin(lk_lake *lake, duckdb_connection con, int explicit_txn)
     /* Start from the latest committed snapshot: the session's catalog when
      * nobody committed since (one query instead of a reload), its tables
      * shared until the transaction changes one (model.h). */
-    char *q = xasprintf("SELECT max(snapshot_id) FROM %s.ducklake_snapshot", lake->meta);
     int64_t latest = -1;
-    int rc = lk_catdb_query_int64(&latest, NULL, &lake->db, con, q);
-    free(q);
+    int rc = lk_catdb_query_int64f(&latest, NULL, &lake->db, con,
+                                   "SELECT max(snapshot_id) FROM %s.ducklake_snapshot", lake->meta);
     /* Inside BEGIN … COMMIT the session's DuckDB transaction writes the
      * lake's views, and one DuckDB transaction writes one database: the
      * catalog's views (catdb.h) are held until the transaction ends. */
@@ -332,17 +331,17 @@ lk_table_delta *lk_txn_delta(lk_lake *lake, duckdb_connection con, int64_t table
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
     if (t && lk_txn_created_table(lake, txn, t))
         return d; /* created by this transaction: no stats row yet, row ids from 0 */
-    char *sql = xasprintf("SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = %lld",
-                          lake->meta, (long long)table_id);
     int64_t next = 0;
     int is_null = 1;
-    if (lk_catdb_query_int64(&next, &is_null, &lake->db, con, sql) == 0) {
+    if (lk_catdb_query_int64f(&next, &is_null, &lake->db, con,
+                              "SELECT next_row_id FROM %s.ducklake_table_stats WHERE table_id = "
+                              "%lld",
+                              lake->meta, (long long)table_id) == 0) {
         d->had_stats_row = 1;
         d->next_row_id = d->base_row_id = is_null ? 0 : next;
     } else {
         tarn_error_clear();
     }
-    free(sql);
     return d;
 }
 
