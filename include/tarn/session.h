@@ -72,6 +72,14 @@ const char *tarn_session_catalog_name(tarn_session *s, const char *alias);
  * the session. */
 const char *tarn_session_catalog_prefix(tarn_session *s, const char *alias);
 
+/* Runs query `sql` over tarn's own tables in lake `alias`'s catalog
+ * (named with tarn_session_catalog_prefix) in the catalog database itself,
+ * not in the session's DuckDB: write SQL that DuckDB and PostgreSQL both
+ * run. A PostgreSQL catalog answers there without sending its rows over to
+ * DuckDB. Rows go to `sink`. */
+int tarn_session_catalog_query(tarn_session *s, const char *alias, const char *sql,
+                               const tarn_sink *sink);
+
 /* Queues `sql` to run inside the catalog transaction that commits lake
  * `alias`'s open transaction (between BEGIN and COMMIT in the session), so
  * that it is committed atomically with the snapshot — or not at all. Fails
@@ -107,6 +115,14 @@ int tarn_session_pending_changes(tarn_session *s, const char *alias, char ***out
  * arrays malloc'd (caller frees each key and both arrays). */
 int tarn_session_table_versions(tarn_session *s, const char *alias, char ***keys,
                                 int64_t **versions, size_t *n);
+
+/* The live objects of lake `alias`: *n names (lower case), "schema.table"
+ * for a table or a view, "schema" for a schema, each with its kind in
+ * *kinds (TARN_LAKE_TABLE, TARN_LAKE_VIEW, TARN_LAKE_SCHEMA); arrays
+ * malloc'd (caller frees each name and both arrays). */
+enum { TARN_LAKE_TABLE, TARN_LAKE_VIEW, TARN_LAKE_SCHEMA };
+int tarn_session_lake_objects(tarn_session *s, const char *alias, char ***names, int **kinds,
+                              size_t *n);
 
 /* The committed object with catalog id `id` (a schema id when
  * `schema_only`): *kind "table", "view" or "schema", its schema and name

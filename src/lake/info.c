@@ -133,23 +133,29 @@ int lk_info_record_counts(duck_table *out, lk_lake *lake, duckdb_connection con)
 int lk_info_table_versions(duck_table *out, lk_lake *lake, duckdb_connection con)
 {
     const char *m = lake->meta;
+    /* SQL that DuckDB and PostgreSQL both run (string_to_array, split_part,
+     * a CASE for the cast: every kind counted is kind:table_id), so that
+     * the catalog database runs it: through DuckDB a PostgreSQL catalog
+     * sent every row of ducklake_snapshot_changes over for each run (a
+     * worker opens one per model it builds) */
     char *q = xasprintf(
-        "WITH p AS (SELECT snapshot_id, regexp_extract(tok, '^([a-z_]+):', 1) AS kind, "
-        "TRY_CAST(regexp_extract(tok, ':([0-9]+)$', 1) AS BIGINT) AS table_id FROM "
-        "(SELECT snapshot_id, unnest(string_split(changes_made, ',')) AS tok FROM "
-        "%s.ducklake_snapshot_changes)), c AS (SELECT table_id, max(snapshot_id) AS snap FROM p "
-        "WHERE kind IN ('inserted_into_table', 'deleted_from_table', 'altered_table', "
-        "'inlined_insert', 'inlined_delete') AND table_id IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM p m WHERE m.snapshot_id = p.snapshot_id AND m.table_id = p.table_id AND "
-        "m.kind IN ('flushed_inlined', 'inline_flush', 'merge_adjacent', 'rewrite_delete')) "
-        "GROUP BY 1) SELECT lower(s.schema_name) || '.' || lower(t.table_name), "
+        "WITH u AS (SELECT snapshot_id, tok, split_part(tok, ':', 1) AS kind FROM (SELECT "
+        "snapshot_id, unnest(string_to_array(changes_made, ',')) AS tok FROM "
+        "%s.ducklake_snapshot_changes) x), p AS (SELECT snapshot_id, kind, CASE WHEN kind IN "
+        "('inserted_into_table', 'deleted_from_table', 'altered_table', 'inlined_insert', "
+        "'inlined_delete', 'flushed_inlined', 'inline_flush', 'merge_adjacent', "
+        "'rewrite_delete') THEN CAST(split_part(tok, ':', 2) AS BIGINT) END AS table_id FROM u), "
+        "c AS (SELECT table_id, max(snapshot_id) AS snap FROM p WHERE kind IN "
+        "('inserted_into_table', 'deleted_from_table', 'altered_table', 'inlined_insert', "
+        "'inlined_delete') AND table_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM p f WHERE "
+        "f.snapshot_id = p.snapshot_id AND f.table_id = p.table_id AND f.kind IN "
+        "('flushed_inlined', 'inline_flush', 'merge_adjacent', 'rewrite_delete')) GROUP BY "
+        "table_id) SELECT lower(s.schema_name) || '.' || lower(t.table_name), "
         "greatest(t.begin_snapshot, coalesce(c.snap, 0)) FROM %s.ducklake_table t JOIN "
         "%s.ducklake_schema s ON s.schema_id = t.schema_id LEFT JOIN c ON c.table_id = "
         "t.table_id WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL",
         m, m, m);
-    /* DuckDB's string functions split the change tokens: run in DuckDB (a
-     * PostgreSQL catalog's tables read through their views there) */
-    int rc = lk_catdb_mixed_query(out, &lake->db, con, q);
+    int rc = lk_catdb_query(out, &lake->db, con, q);
     free(q);
     return rc;
 }

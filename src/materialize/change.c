@@ -23,7 +23,10 @@
  * what was being read. */
 static int records_query(qrows *r, change_ctx *cc, tarn_buf *q, const char *what)
 {
-    int rc = query_rows(r, cc->s, buf_cstr(q));
+    /* in the catalog database: PostgreSQL reads its records there rather
+     * than sending every row over to DuckDB (a worker reads them for each
+     * model it builds) */
+    int rc = catalog_rows(r, cc->s, cc->lake, buf_cstr(q));
     buf_free(q);
     return rc ? tarn_error_prefix(rc, "%s", what) : 0;
 }
@@ -51,23 +54,22 @@ static int load_versions(change_ctx *cc)
  * lack the newer ones); empty when the table does not exist. */
 static void record_columns(change_ctx *cc, const char *table, strlist *out)
 {
-    /* pragma_table_info reads the one table (duckdb_columns() binds every
-     * view of the lake); a missing table is an error there: no columns */
-    tarn_buf q = {0}, name = {0};
-    quote_prefixed(&name, cc->cat, table);
-    buf_puts(&q, "SELECT name FROM pragma_table_info(");
-    quote_literal(&q, buf_cstr(&name));
-    buf_puts(&q, ") ORDER BY cid");
+    /* the names of an empty result, in the catalog database (a view over
+     * PostgreSQL's table in DuckDB asks PostgreSQL for its columns when it
+     * binds); a missing table is an error there: no columns */
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT * FROM ");
+    quote_prefixed(&q, cc->cat, table);
+    buf_puts(&q, " WHERE 1 = 0");
     qrows r;
-    int rc = query_rows(&r, cc->s, buf_cstr(&q));
+    int rc = catalog_rows(&r, cc->s, cc->lake, buf_cstr(&q));
     buf_free(&q);
-    buf_free(&name);
     if (rc) {
         tarn_error_clear();
         return;
     }
-    for (size_t i = 0; i < r.nrows; i++)
-        strlist_push(out, qrows_get(&r, i, 0));
+    for (size_t i = 0; i < r.ncols; i++)
+        strlist_push(out, r.names[i]);
     qrows_free(&r);
 }
 
@@ -104,7 +106,7 @@ static int load_runs(change_ctx *cc, tarn_buf *q, const char *also,
     buf_puts(q, " WHERE status = 'success'");
     if (also)
         buf_puts(q, also);
-    buf_puts(q, ") WHERE _rn = 1");
+    buf_puts(q, ") AS lr WHERE _rn = 1");
     qrows r;
     int rc = records_query(&r, cc, q, "reading the last builds");
     if (rc)

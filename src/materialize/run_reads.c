@@ -77,33 +77,24 @@ int build_run_config(tarn_project *p, tarn_session *s)
 }
 /* ---- what the lake holds --------------------------------------------- */
 
+/* From the session's catalog model rather than information_schema, whose
+ * listing of a lake binds every lake table's view and reads the catalog's
+ * column facts (a worker's build lists the lake for each model). */
 static int load_lake_tables(run_ctx *c)
 {
-    tarn_buf sql = {0};
-    buf_puts(&sql, "SELECT table_schema, table_name, table_type FROM information_schema.tables "
-                   "WHERE table_catalog = ");
-    quote_literal(&sql, c->lake);
-    qrows q;
-    int rc = query_rows(&q, c->s, buf_cstr(&sql));
-    buf_free(&sql);
+    char **names;
+    int *kinds;
+    size_t n;
+    int rc = tarn_session_lake_objects(c->s, c->lake, &names, &kinds, &n);
     if (rc)
         return rc;
-    for (size_t i = 0; i < q.nrows; i++) {
-        char *k = change_table_key(qrows_get(&q, i, 0), qrows_get(&q, i, 1));
-        const char *type = qrows_get(&q, i, 2);
-        strlist_push_owned(type && strcmp(type, "VIEW") == 0 ? &c->lake_views : &c->lake_tables, k);
-    }
-    qrows_free(&q);
-    sql = (tarn_buf){0};
-    buf_puts(&sql, "SELECT schema_name FROM information_schema.schemata WHERE catalog_name = ");
-    quote_literal(&sql, c->lake);
-    rc = query_rows(&q, c->s, buf_cstr(&sql));
-    buf_free(&sql);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < q.nrows; i++)
-        strlist_push_owned(&c->lake_schemas, lower_dup(qrows_get(&q, i, 0)));
-    qrows_free(&q);
+    for (size_t i = 0; i < n; i++)
+        strlist_push_owned(kinds[i] == TARN_LAKE_SCHEMA ? &c->lake_schemas
+                           : kinds[i] == TARN_LAKE_VIEW ? &c->lake_views
+                                                        : &c->lake_tables,
+                           names[i]);
+    free(names);
+    free(kinds);
     return 0;
 }
 

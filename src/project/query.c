@@ -108,6 +108,17 @@ int query_int64(int64_t *out, tarn_session *s, const char *sql)
     return 0;
 }
 
+int catalog_rows(qrows *out, tarn_session *s, const char *alias, const char *sql)
+{
+    memset(out, 0, sizeof(*out));
+    collect c = {.r = out, .count = -1};
+    tarn_sink sink = {.begin = c_begin, .row = c_row, .count = c_count, .ctx = &c};
+    int rc = tarn_session_catalog_query(s, alias, sql, &sink);
+    if (rc)
+        qrows_free(out);
+    return rc;
+}
+
 int link_rows(qrows *out, tarn_catlink *l, const char *sql)
 {
     memset(out, 0, sizeof(*out));

@@ -38,6 +38,11 @@ int query_string(char **out, tarn_session *s, const char *sql);
 /* The same as an integer; TARN_ENOTFOUND when NULL or no row. */
 int query_int64(int64_t *out, tarn_session *s, const char *sql);
 
+/* The rows of a query over tarn's tables in lake `alias`'s catalog, run by
+ * the catalog database itself (tarn_session_catalog_query: SQL that DuckDB
+ * and PostgreSQL both run). */
+int catalog_rows(qrows *out, tarn_session *s, const char *alias, const char *sql);
+
 /* The same over a link to a catalog (tarn_catlink_exec): rows of a query,
  * or a statement's changed-row count. */
 int link_rows(qrows *out, tarn_catlink *l, const char *sql);

@@ -4,6 +4,9 @@
  * catalog id names, whether a table exists and is partitioned (see
  * include/tarn/session.h).
  *
+ * tarn_session_catalog_query reads tarn's own tables in the catalog
+ * database.
+ *
  * The answers come from the lake handle's committed catalog model (at the
  * session's snapshot) or from SQL the lake layer builds (lake/info.h), so
  * that a second catalog backend changes nothing above the session.
@@ -122,5 +125,64 @@ int tarn_session_table_exists(tarn_session *s, const char *alias, const char *sc
     if (!l)
         return 0; /* no such lake attached: no such table either */
     *out = lk_catalog_table_named(&l->cat, schema, table) != NULL;
+    return 0;
+}
+
+static void push_object(char ***names, int **kinds, size_t *n, size_t *cap, char *name, int kind)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 32;
+        *names = xrealloc(*names, *cap * sizeof(char *));
+        *kinds = xrealloc(*kinds, *cap * sizeof(int));
+    }
+    (*names)[*n] = name;
+    (*kinds)[(*n)++] = kind;
+}
+
+int tarn_session_lake_objects(tarn_session *s, const char *alias, char ***names, int **kinds,
+                              size_t *n)
+{
+    *names = NULL;
+    *kinds = NULL;
+    *n = 0;
+    lk_lake *l = facts_lake(s, alias);
+    if (!l)
+        return TARN_ENOTFOUND;
+    const lk_catalog *c = &l->cat;
+    size_t cap = 0;
+    for (size_t i = 0; i < c->nschemas; i++)
+        push_object(names, kinds, n, &cap, lower_copy(c->schemas[i].name), TARN_LAKE_SCHEMA);
+    for (size_t i = 0; i < c->ntables + c->nviews; i++) {
+        int view = i >= c->ntables;
+        int64_t schema_id = view ? c->views[i - c->ntables].schema_id : c->tables[i].schema_id;
+        const char *name = view ? c->views[i - c->ntables].name : c->tables[i].name;
+        const lk_schema *sc = lk_catalog_schema_by_id((lk_catalog *)c, schema_id);
+        if (!sc)
+            continue;
+        char *k = xasprintf("%s.%s", sc->name, name);
+        char *lk = lower_copy(k);
+        free(k);
+        push_object(names, kinds, n, &cap, lk, view ? TARN_LAKE_VIEW : TARN_LAKE_TABLE);
+    }
+    return 0;
+}
+
+int tarn_session_catalog_query(tarn_session *s, const char *alias, const char *sql,
+                               const tarn_sink *sink)
+{
+    lk_lake *l = facts_lake(s, alias);
+    if (!l)
+        return TARN_ENOTFOUND;
+    duck_table t;
+    int rc = lk_catdb_query(&t, &l->db, s->con, sql);
+    if (rc)
+        return rc;
+    if (sink && sink->begin)
+        sink->begin(sink->ctx, t.ncols, (const char *const *)t.names);
+    for (size_t i = 0; sink && sink->row && i < t.nrows; i++)
+        sink->row(sink->ctx, (const char *const *)&t.cells[i * t.ncols]);
+    if (sink && sink->end)
+        sink->end(sink->ctx);
+    duck_table_free(&t);
     return 0;
 }
