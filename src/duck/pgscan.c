@@ -305,14 +305,17 @@ static int parse_ymd(int64_t *days, const char **rest, const char *text)
     return 0;
 }
 
+/* PostgreSQL's "infinity" (1) and "-infinity" (-1); 0 for any other text. */
+static int infinity_sign(const char *text)
+{
+    return strcmp(text, "infinity") == 0 ? 1 : strcmp(text, "-infinity") == 0 ? -1 : 0;
+}
+
 int duck_pg_parse_date(int32_t *days, const char *text)
 {
-    if (strcmp(text, "infinity") == 0) {
-        *days = INT32_MAX;
-        return 0;
-    }
-    if (strcmp(text, "-infinity") == 0) {
-        *days = -INT32_MAX;
+    int inf = infinity_sign(text);
+    if (inf) {
+        *days = inf * INT32_MAX;
         return 0;
     }
     int64_t d;
@@ -325,12 +328,9 @@ int duck_pg_parse_date(int32_t *days, const char *text)
 
 int duck_pg_parse_timestamp(int64_t *micros, const char *text)
 {
-    if (strcmp(text, "infinity") == 0) {
-        *micros = INT64_MAX;
-        return 0;
-    }
-    if (strcmp(text, "-infinity") == 0) {
-        *micros = -INT64_MAX;
+    int inf = infinity_sign(text);
+    if (inf) {
+        *micros = inf * INT64_MAX;
         return 0;
     }
     int64_t days;
