@@ -248,13 +248,19 @@ char *cg_insert_keys(const char *target, const strlist *key)
     return cg_insert_keys_in(target, key, NULL);
 }
 
+/* Appends `"<partition column>" = 'slice'`: the rows of one slice. */
+static void slice_match(tarn_buf *b, const char *slice)
+{
+    quote_ident(b, CG_PARTITION_COLUMN);
+    buf_puts(b, " = ");
+    quote_literal(b, slice);
+}
+
 char *cg_slice_rows(const char *target, const char *slice)
 {
     tarn_buf b = {0};
     buf_printf(&b, "(SELECT * FROM %s WHERE ", target);
-    quote_ident(&b, CG_PARTITION_COLUMN);
-    buf_puts(&b, " = ");
-    quote_literal(&b, slice);
+    slice_match(&b, slice);
     buf_puts(&b, ")");
     return buf_detach(&b);
 }
@@ -265,9 +271,7 @@ char *cg_delete_keys_in(const char *target, const strlist *key, const char *slic
     buf_printf(&b, "DELETE FROM %s AS t WHERE ", target);
     if (slice) {
         buf_puts(&b, "t.");
-        quote_ident(&b, CG_PARTITION_COLUMN);
-        buf_puts(&b, " = ");
-        quote_literal(&b, slice);
+        slice_match(&b, slice);
         buf_puts(&b, " AND ");
     }
     buf_puts(&b, "EXISTS (SELECT 1 FROM " CG_KEYS " AS k WHERE ");
