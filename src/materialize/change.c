@@ -366,7 +366,7 @@ static char *upstream_reason(const change_ctx *cc, const json_t *up, const unsig
         int64_t now = change_version(cc, schema, dot + 1);
         free(schema);
         if ((will_run && um >= 0 && will_run[um]) || now < 0 || now > json_integer_value(ver))
-            return xasprintf("upstream changed: %s", table);
+            return xasprintf(REASON_UPSTREAM "%s", table);
     }
     return NULL;
 }
@@ -394,6 +394,21 @@ static char *files_reason(const change_ctx *cc, size_t mi, const json_t *prev)
     }
     json_decref(now);
     return why;
+}
+
+/* Whether a file model mi names changed since its last build. */
+static int files_reason_is_set(const change_ctx *cc, size_t mi)
+{
+    char *why = files_reason(cc, mi, cc->prev[mi].files);
+    int set = why != NULL;
+    free(why);
+    return set;
+}
+
+int change_only_upstream(const change_ctx *cc, size_t mi, const char *reason)
+{
+    return reason && strncmp(reason, REASON_UPSTREAM, strlen(REASON_UPSTREAM)) == 0 &&
+           cc->prev[mi].found && !cc->always[mi] && !files_reason_is_set(cc, mi);
 }
 
 const char *change_last_spec(const change_ctx *cc, size_t mi, int *label_only)

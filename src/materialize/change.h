@@ -52,6 +52,7 @@ typedef struct {
 
 /* Run reasons the build acts on (model_build.c, runner.c). */
 #define REASON_FULL_REBUILD "sql changed (full rebuild)"
+#define REASON_UPSTREAM "upstream changed: "
 #define REASON_APPEND_CHANGED                                                                      \
     "sql changed (appending with the new SQL; the rows appended before stay)"
 
@@ -90,6 +91,11 @@ const char *change_last_spec(const change_ctx *cc, size_t mi, int *label_only);
 /* Whether model mi is written otherwise than at its last successful
  * build; *was gets that build's spec (or label). */
 int change_strategy_changed(const change_ctx *cc, size_t mi, const char **was);
+
+/* Whether model mi, built for `reason`, would be skipped as unchanged but
+ * for new versions of lake tables it read at its last successful build
+ * (its SQL, config, files and own table as they were then). */
+int change_only_upstream(const change_ctx *cc, size_t mi, const char *reason);
 
 /* What the run warns about model mi (caller frees), or NULL: an append
  * model whose result changes on every run; a read of a retired model's

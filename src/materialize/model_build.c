@@ -724,13 +724,13 @@ static int commit_build(build_state *b, double t0)
     return rc;
 }
 
-/* A build that changed nothing: rolled back, and recorded as a success at
- * the current snapshot. */
-static int record_unchanged(build_state *b, double t0)
+/* A build that changed nothing: rolled back (when it began), and
+ * recorded as a success at the current snapshot. */
+static int record_unchanged(build_state *b, double t0, int began)
 {
     run_ctx *c = b->c;
     model_result *r = b->r;
-    int rc = query_exec(c->s, "ROLLBACK", NULL);
+    int rc = began ? query_exec(c->s, "ROLLBACK", NULL) : 0;
     r->status = MODEL_SUCCESS;
     if (!rc)
         rc = tarn_session_snapshot(c->s, c->lake, &r->snapshot_id);
@@ -808,9 +808,11 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     r->started_at = clock_epoch_s();
     r->snapshot_id = -1;
     double t0 = clock_mono_ms();
-    int rc = query_exec(c->s, "BEGIN", NULL);
-    int began = rc == 0;
-    if (!rc)
+    /* an append model over the rows it already appended builds nothing */
+    int same_input = mb_append_same_input(&b);
+    int rc = same_input ? 0 : query_exec(c->s, "BEGIN", NULL);
+    int began = !same_input && rc == 0;
+    if (!rc && !same_input)
         rc = build_body(&b);
     /* A build that provably changed nothing (no row written or deleted in
      * an existing table, no DDL) commits no snapshot: DuckLake makes no
@@ -824,7 +826,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     if (!rc && build_cancel_signal())
         rc = tarn_error_set(TARN_ERROR, "stopped");
     if (!rc)
-        rc = r->no_change ? record_unchanged(&b, t0) : commit_build(&b, t0);
+        rc = r->no_change ? record_unchanged(&b, t0, began) : commit_build(&b, t0);
     r->duration_ms = clock_mono_ms() - t0 + b.worker_ms;
     if (rc)
         record_failure(&b, began, rc);

@@ -61,6 +61,12 @@ int mb_check_keys(build_state *b, const strlist *cols);
  * keys whose rows changed are deleted and their staged rows inserted. */
 int mb_merge_staged(build_state *b, const strlist *cols);
 
+/* append_input.c: 1 when append model b would run only for new versions
+ * of tables it reads that hold the rows its last build read (its run
+ * reason then says so, and its reads are in b->r->upstream); 0 otherwise.
+ * Runs before the build's BEGIN. */
+int mb_append_same_input(build_state *b);
+
 /* guard.c: fails the build, before it writes, when its table has rows and
  * was built with a strategy this one would lose or duplicate rows of
  * (guard.h); nothing to check on a first build or with --full-refresh. */

@@ -1,0 +1,130 @@
+/*
+ * append_input.c — whether an append model's input is the one it already
+ * appended. Change detection (change.c) runs a model when a lake table it
+ * reads has a newer version than at its last build; for most strategies a
+ * build over the same rows is only wasted work, but an append model would
+ * put every row there a second time. A table rebuilt with the same rows
+ * (a replace whose SQL changed but not its result, `--force` upstream)
+ * has a newer version and the same input. So an append model that would
+ * run only for such versions compares, for each table it reads, the rows
+ * its last build read (the table at the snapshot recorded in its
+ * tarn_model_run.upstream) with the rows this build would read (the
+ * table at the snapshot the run pins): when every table holds the same
+ * rows and columns, the build appends nothing and is recorded as a success
+ * that wrote no snapshot, with the new versions read, so the next run
+ * compares from there. Part of the model build (model_int.h).
+ *
+ * The comparison runs before the build's BEGIN: a read that fails there (a
+ * snapshot expired since, columns of another count) means "changed" and
+ * leaves no aborted transaction behind.
+ */
+#include "materialize/change.h"
+#include "materialize/model_int.h"
+
+#include "tarn/error.h"
+#include "util/buf.h"
+#include "util/quote.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The snapshot model mi's last build read `table` at, or -1. */
+static int64_t last_read_snapshot(const change_ctx *cc, size_t mi, const char *table)
+{
+    const json_t *up = cc->prev[mi].upstream, *e;
+    size_t i;
+    json_array_foreach(up, i, e)
+    {
+        const char *t = json_string_value(json_object_get(e, "table"));
+        const json_t *snap = json_object_get(e, "snapshot_id");
+        if (t && strcmp(t, table) == 0)
+            return json_is_integer(snap) ? (int64_t)json_integer_value(snap) : -1;
+    }
+    return -1;
+}
+
+static void table_at(tarn_buf *b, const char *lake, const char *table, int64_t snap)
+{
+    const char *dot = strchr(table, '.');
+    char *schema = xstrndup(table, (size_t)(dot - table));
+    buf_puts(b, "FROM ");
+    quote_qualified(b, lake, schema, dot + 1);
+    buf_printf(b, " AT (VERSION => %lld)", (long long)snap);
+    free(schema);
+}
+
+/* The columns (names and types) of `table` at snapshot `snap`, one text. */
+static int columns_at(char **out, run_ctx *c, const char *table, int64_t snap)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT string_agg(column_name || ' ' || column_type, ', ') FROM (DESCRIBE ");
+    table_at(&q, c->lake, table, snap);
+    buf_puts(&q, ")");
+    qrows r;
+    int rc = query_rows(&r, c->s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc)
+        return rc;
+    *out = xstrdup(r.nrows && qrows_get(&r, 0, 0) ? qrows_get(&r, 0, 0) : "");
+    qrows_free(&r);
+    return 0;
+}
+
+/* Whether `table` holds the same columns and rows (as a multiset) at
+ * snapshots a and b. Any error counts as "not the same". */
+static int same_rows(run_ctx *c, const char *table, int64_t a, int64_t b)
+{
+    char *ca = NULL, *cb = NULL;
+    int same = columns_at(&ca, c, table, a) == 0 && columns_at(&cb, c, table, b) == 0 &&
+               strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    if (same) {
+        tarn_buf q = {0};
+        buf_puts(&q, "SELECT count(*) FROM ((");
+        table_at(&q, c->lake, table, a);
+        buf_puts(&q, " EXCEPT ALL ");
+        table_at(&q, c->lake, table, b);
+        buf_puts(&q, ") UNION ALL (");
+        table_at(&q, c->lake, table, b);
+        buf_puts(&q, " EXCEPT ALL ");
+        table_at(&q, c->lake, table, a);
+        buf_puts(&q, ") LIMIT 1)");
+        qrows r;
+        int ran = query_rows(&r, c->s, buf_cstr(&q)) == 0;
+        same = ran && r.nrows == 1 && qrows_get(&r, 0, 0) && strcmp(qrows_get(&r, 0, 0), "0") == 0;
+        if (ran)
+            qrows_free(&r);
+        buf_free(&q);
+    }
+    tarn_error_clear();
+    return same;
+}
+
+int mb_append_same_input(build_state *b)
+{
+    run_ctx *c = b->c;
+    const tarn_model *m = b->m;
+    model_result *r = b->r;
+    if (m->annot.strategy != STRAT_APPEND || m->annot.grain || !b->exists ||
+        !change_only_upstream(&c->chg, b->mi, r->run_reason))
+        return 0;
+    /* the reads this build would make, by every statement of the model:
+     * pinned as the build will pin them */
+    for (size_t s = 0; s < m->body.n; s++)
+        free(pin_statement(c, b->mi, &m->body.items[s], NULL, r));
+    int same = r->nupstream > 0;
+    for (size_t i = 0; i < r->nupstream && same; i++) {
+        const upstream_read *u = &r->upstream[i];
+        int64_t was = last_read_snapshot(&c->chg, b->mi, u->table);
+        same = was >= 0 && (was == u->snapshot_id || same_rows(c, u->table, was, u->snapshot_id));
+    }
+    if (same) {
+        char *why =
+            xasprintf("%s, which holds the rows the last build read: nothing appended", r->run_reason);
+        free(r->run_reason);
+        r->run_reason = why;
+    }
+    return same;
+}
