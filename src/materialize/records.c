@@ -46,7 +46,8 @@ int records_ensure(tarn_session *s, const char *cat)
                      "end_snapshot_id BIGINT, models_total INTEGER, models_succeeded INTEGER, "
                      "models_failed INTEGER, models_skipped INTEGER, tarn_version VARCHAR, "
                      "models_unchanged INTEGER, host VARCHAR, pid BIGINT, process_start VARCHAR, "
-                     "\"trigger\" VARCHAR, occurrence VARCHAR, target VARCHAR)"},
+                     "\"trigger\" VARCHAR, occurrence VARCHAR, target VARCHAR, heartbeat_at "
+                     "TIMESTAMPTZ)"},
         {"tarn_model_run",
          "(run_id BIGINT NOT NULL, model VARCHAR NOT NULL, target VARCHAR, path VARCHAR, "
          "strategy VARCHAR, status VARCHAR, snapshot_id BIGINT, rows_written BIGINT, "
@@ -87,6 +88,7 @@ int records_ensure(tarn_session *s, const char *cat)
         {"tarn_run", "\"trigger\" VARCHAR"},
         {"tarn_run", "occurrence VARCHAR"},
         {"tarn_run", "target VARCHAR"},
+        {"tarn_run", "heartbeat_at TIMESTAMPTZ"},
     };
     for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
         tarn_buf b = {0};
@@ -158,14 +160,41 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
 }
 
 /* How long a run of another host on a shared catalog may go without a sign
- * of life (its start, a build it recorded) before it counts as gone:
- * TARN_RUN_STALE_SECONDS, default a day. */
-static double stale_seconds(void)
+ * of life before it counts as gone: TARN_RUN_STALE_SECONDS; by default a
+ * day for a run that never renewed its heartbeat (its start, and the
+ * builds it recorded, are all it shows: a tarn before the heartbeat, or
+ * a catalog one process writes), and RECORDS_BEAT_STALE_S for one that
+ * did (its process renews it every records_beat_every() seconds while it
+ * runs, so a long build shows life too). */
+#define RECORDS_BEAT_STALE_S 300.0
+static double stale_seconds(int beats)
 {
     const char *v = getenv("TARN_RUN_STALE_SECONDS");
     char *end = NULL;
     double d = v && *v ? strtod(v, &end) : 0;
-    return v && *v && end && !*end && d > 0 ? d : 86400;
+    return v && *v && end && !*end && d > 0 ? d : beats ? RECORDS_BEAT_STALE_S : 86400;
+}
+
+double records_beat_every(void)
+{
+    const char *v = getenv("TARN_RUN_HEARTBEAT_SECONDS");
+    char *end = NULL;
+    double d = v && *v ? strtod(v, &end) : 0;
+    if (v && *v && end && !*end && d > 0)
+        return d < 0.05 ? 0.05 : d;
+    /* a few beats inside the window the next run judges by */
+    double every = stale_seconds(1) / 5;
+    return every > 30 ? 30 : every < 0.05 ? 0.05 : every;
+}
+
+char *records_run_beat_sql(const char *cat, int64_t run_id)
+{
+    tarn_buf b = {0};
+    buf_puts(&b, "UPDATE ");
+    quote_prefixed(&b, cat, "tarn_run");
+    buf_printf(&b, " SET heartbeat_at = now() WHERE run_id = %lld AND status = 'running'",
+               (long long)run_id);
+    return buf_detach(&b);
 }
 
 /* Whether the 'running' row r.i is a run that is gone. Its own host's
@@ -173,15 +202,38 @@ static double stale_seconds(void)
  * asked: on a DuckDB file whoever reads the catalog holds its lock, which
  * a live run would hold, so the run is gone; on a shared (PostgreSQL)
  * catalog it is gone only when its last sign of life (column 4: seconds
- * since) is older than stale_seconds(). */
+ * since; column 5: whether it beats) is older than stale_seconds(). */
 static int run_gone(const qrows *r, size_t i, int shared)
 {
     const char *pid = qrows_get(r, i, 2);
     int alive = proc_alive(qrows_get(r, i, 1), pid ? strtol(pid, NULL, 10) : 0, qrows_get(r, i, 3));
     if (alive >= 0 || !shared)
         return alive != 1;
-    const char *idle = qrows_get(r, i, 4);
-    return idle && strtod(idle, NULL) > stale_seconds();
+    const char *idle = qrows_get(r, i, 4), *beats = qrows_get(r, i, 5);
+    return idle && strtod(idle, NULL) > stale_seconds(beats && strcmp(beats, "true") == 0);
+}
+
+/* Whether catalog table `table` has column `col` (no: also when it is not
+ * there at all). */
+static int has_column(tarn_session *s, const char *alias, const char *cat, const char *table,
+                      const char *col)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT * FROM ");
+    quote_prefixed(&q, cat, table);
+    buf_puts(&q, " WHERE 1 = 0");
+    qrows r;
+    int rc = catalog_rows(&r, s, alias, buf_cstr(&q));
+    buf_free(&q);
+    if (rc) {
+        tarn_error_clear();
+        return 0;
+    }
+    int found = 0;
+    for (size_t i = 0; i < r.ncols && !found; i++)
+        found = strcmp(r.names[i], col) == 0;
+    qrows_free(&r);
+    return found;
 }
 
 int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *alias, const char *cat)
@@ -193,11 +245,15 @@ int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *ali
     if (rc)
         return rc;
     tarn_buf q = {0};
-    buf_puts(&q,
-             "SELECT run_id, host, pid, process_start, epoch(now()) - epoch(greatest(started_at, "
-             "(SELECT max(greatest(m.started_at, m.finished_at)) FROM ");
+    /* a lake an older tarn made has no heartbeat column until a run adds it */
+    const char *beat =
+        has_column(s, alias, cat, "tarn_run", "heartbeat_at") ? "r.heartbeat_at" : "NULL";
+    buf_printf(&q,
+               "SELECT run_id, host, pid, process_start, epoch(now()) - epoch(greatest(started_at, "
+               "%s, (SELECT max(greatest(m.started_at, m.finished_at)) FROM ",
+               beat);
     quote_prefixed(&q, cat, "tarn_model_run");
-    buf_puts(&q, " m WHERE m.run_id = r.run_id))) FROM ");
+    buf_printf(&q, " m WHERE m.run_id = r.run_id))), %s IS NOT NULL FROM ", beat);
     quote_prefixed(&q, cat, "tarn_run");
     buf_puts(&q, " r WHERE status = 'running' ORDER BY run_id");
     qrows r;

@@ -64,10 +64,19 @@ char *records_run_start(const char *cat, const build_summary *sum, const char *s
  * be asked: on a DuckDB-file catalog its run is gone (whoever can read the
  * catalog holds its lock, which a live run holds); on a catalog several
  * processes share (PostgreSQL, lake `alias`) it is gone once nothing
- * of it (its start, the builds it recorded in tarn_model_run) is newer than
- * TARN_RUN_STALE_SECONDS (default 86400), and left alone until then. */
+ * of it (its start, the builds it recorded in tarn_model_run, its
+ * heartbeat: tarn_run.heartbeat_at, renewed while it runs) is newer than
+ * TARN_RUN_STALE_SECONDS (default 300 for a run with a heartbeat, 86400
+ * for one without), and left alone until then. */
 int records_dead_runs(int64_t **ids, size_t *n, tarn_session *s, const char *alias,
                       const char *cat);
+/* A run's heartbeat on a shared catalog: how often its process renews it
+ * (TARN_RUN_HEARTBEAT_SECONDS; by default a fifth of the time without one
+ * after which another host's run counts as gone, at most 30 s), and the
+ * statement that renews it (tarn_run.heartbeat_at, for a link to the
+ * catalog, tarn_catlink_exec). */
+double records_beat_every(void);
+char *records_run_beat_sql(const char *cat, int64_t run_id);
 /* Marks those runs 'interrupted' (the next run does, before its own);
  * *marked: how many. */
 int records_mark_interrupted(tarn_session *s, const char *alias, const char *cat, size_t *marked);

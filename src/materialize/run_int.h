@@ -1,8 +1,9 @@
 /*
  * run_int.h — what the runner (runner.c and its parts run_reads.c,
  * run_slices.c, run_steps.c, run_parallel.c) shares with the per-model
- * build (model_build.c), the reference rewriting (pin.c) and the runs over
- * workers (remote.c, worker.c). Internal to materialize/.
+ * build (model_build.c), the reference rewriting (pin.c), the runs over
+ * workers (remote.c, worker.c) and the run's heartbeat (run_beat.c).
+ * Internal to materialize/.
  */
 #ifndef TARN_MATERIALIZE_RUN_INT_H
 #define TARN_MATERIALIZE_RUN_INT_H
@@ -103,6 +104,13 @@ void run_one(run_ctx *c, size_t mi, size_t index);
  * selected model can use one (c->pf, else NULL), and the run with them. */
 void run_start_workers(run_ctx *c);
 void run_parallel(run_ctx *c);
+
+/* A run's heartbeat (run_beat.c): on a catalog several processes share,
+ * a thread renewing the run's tarn_run row until stopped; NULL (nothing
+ * to stop) on a DuckDB file, or when no link to the catalog opens. */
+typedef struct run_beat run_beat;
+run_beat *run_beat_start(run_ctx *c);
+void run_beat_stop(run_beat *b);
 
 /* The run over `tarn worker` processes (remote.c): every model enqueued,
  * each decided as build_run decides it once its upstream is done, built by

@@ -13,6 +13,7 @@
  *   run_steps.c     one model: decide, build (slice by slice), record
  *   run_parallel.c  -j N: queries evaluated ahead by worker threads
  *   remote.c        --on-workers: models built by `tarn worker` processes
+ *   run_beat.c      the run's heartbeat on a shared catalog
  */
 #include "materialize/datatest.h"
 #include "materialize/queue.h"
@@ -220,6 +221,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         ctx_free(&c);
         return rc;
     }
+    run_beat *beat = run_beat_start(&c);
     run_start_workers(&c);
     run_emit(&c, BUILD_RUN_START, 0, 0);
     if (o->test_only)
@@ -245,6 +247,7 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     if (query_exec(s, fin, NULL) != 0)
         tarn_error_clear();
     free(fin);
+    run_beat_stop(beat);
     run_emit(&c, BUILD_RUN_FINISH, 0, 0);
     ctx_free(&c);
     return 0;
