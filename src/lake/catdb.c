@@ -239,18 +239,6 @@ int lk_catdb_query(duck_table *out, lk_catdb *db, duckdb_connection con, const c
     return log_end(db, sql, t, db->ops->query(out, db, con, sql));
 }
 
-int lk_catdb_queryf(duck_table *out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
-{
-    tarn_buf sql = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&sql, fmt, ap);
-    va_end(ap);
-    int rc = lk_catdb_query(out, db, con, buf_cstr(&sql));
-    buf_free(&sql);
-    return rc;
-}
-
 int lk_catdb_query_string(char **out, lk_catdb *db, duckdb_connection con, const char *sql)
 {
     duck_table t;
@@ -279,28 +267,47 @@ int lk_catdb_query_int64(int64_t *out, int *is_null, lk_catdb *db, duckdb_connec
     return 0;
 }
 
+/* The SQL that fmt and ap make, run as lk_catdb_query into *t, or else as
+ * lk_catdb_query_string into *str, or else as lk_catdb_query_int64 into
+ * *num (the printf forms below differ in that only). */
+static int query_vformat(duck_table *t, char **str, int64_t *num, int *is_null, lk_catdb *db,
+                         duckdb_connection con, const char *fmt, va_list ap)
+{
+    tarn_buf sql = {0};
+    buf_vprintf(&sql, fmt, ap);
+    const char *q = buf_cstr(&sql);
+    int rc = t     ? lk_catdb_query(t, db, con, q)
+             : str ? lk_catdb_query_string(str, db, con, q)
+                   : lk_catdb_query_int64(num, is_null, db, con, q);
+    buf_free(&sql);
+    return rc;
+}
+
+int lk_catdb_queryf(duck_table *out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = query_vformat(out, NULL, NULL, NULL, db, con, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 int lk_catdb_query_int64f(int64_t *out, int *is_null, lk_catdb *db, duckdb_connection con,
                           const char *fmt, ...)
 {
-    tarn_buf sql = {0};
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&sql, fmt, ap);
+    int rc = query_vformat(NULL, NULL, out, is_null, db, con, fmt, ap);
     va_end(ap);
-    int rc = lk_catdb_query_int64(out, is_null, db, con, buf_cstr(&sql));
-    buf_free(&sql);
     return rc;
 }
 
 int lk_catdb_query_stringf(char **out, lk_catdb *db, duckdb_connection con, const char *fmt, ...)
 {
-    tarn_buf sql = {0};
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&sql, fmt, ap);
+    int rc = query_vformat(NULL, out, NULL, NULL, db, con, fmt, ap);
     va_end(ap);
-    int rc = lk_catdb_query_string(out, db, con, buf_cstr(&sql));
-    buf_free(&sql);
     return rc;
 }
 
