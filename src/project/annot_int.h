@@ -42,6 +42,9 @@ int annot_is_ident(const char *s);
 int annot_is_space(char c);
 /* Splits `s` at runs of whitespace into `out` (owned copies). */
 void annot_split_words(strlist *out, const char *s);
+/* A keyword a model has on one line only: 0 when this is its first line
+ * (*line becomes it), else the error (`fix` says what to do) and -1. */
+int annot_first_line(annot_parser *p, int *line, const char *keyword, const char *fix);
 /* The n bytes at s without the spaces around them (caller frees). */
 char *annot_trim_dup(const char *s, size_t n);
 /* A comma-separated identifier list into `out` (`what` names it in

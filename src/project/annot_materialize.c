@@ -336,12 +336,9 @@ static void managed_strategy(annot_parser *p)
 void annot_parse_materialize(annot_parser *p, const char *rest)
 {
     model_annot *a = p->a;
-    if (a->materialize_line) {
-        ERR(p, "put every option on one '-- materialize' line",
-            "second '-- materialize' line (the first is line %d)", a->materialize_line);
+    if (annot_first_line(p, &a->materialize_line, "materialize",
+                         "put every option on one '-- materialize' line"))
         return;
-    }
-    a->materialize_line = p->line;
     int before = p->errors;
     strlist w = {0};
     annot_split_words(&w, rest);

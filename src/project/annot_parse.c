@@ -64,6 +64,16 @@ int annot_is_space(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
+int annot_first_line(annot_parser *p, int *line, const char *keyword, const char *fix)
+{
+    if (*line) {
+        ERR(p, fix, "second '-- %s' line (the first is line %d)", keyword, *line);
+        return -1;
+    }
+    *line = p->line;
+    return 0;
+}
+
 /* Splits `s` at runs of whitespace. */
 void annot_split_words(strlist *out, const char *s)
 {

@@ -48,12 +48,8 @@ static void partition_option(annot_parser *p, model_annot *a, const char *tok)
 void annot_parse_partitioned(annot_parser *p, const char *rest)
 {
     model_annot *a = p->a;
-    if (a->partitioned_line) {
-        ERR(p, "a model has one partitioning",
-            "second '-- partitioned' line (the first is line %d)", a->partitioned_line);
+    if (annot_first_line(p, &a->partitioned_line, "partitioned", "a model has one partitioning"))
         return;
-    }
-    a->partitioned_line = p->line;
     int errors_before = p->errors;
     strlist w = {0};
     annot_split_words(&w, rest);
