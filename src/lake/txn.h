@@ -82,6 +82,7 @@ typedef struct {
     int stats_inserted;   /* this transaction inserted the column stats rows */
     int inlined;          /* rows were inlined (next_file_id is bumped once) */
     int got_file;         /* a Parquet data file was written */
+    int64_t pending_rows; /* rows in its pending-insert table (write.c) */
     lk_stats_set stats;   /* column stats of this commit's writes, merged at commit */
     int touched;
 } lk_table_delta;

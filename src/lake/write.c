@@ -215,6 +215,7 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
     d->next_row_id += with_rowid ? fresh : n;
+    d->pending_rows = (create ? 0 : d->pending_rows) + n;
     if (fresh > 0)
         d->pending_holes = 1;
     d->added_records += n;
@@ -588,7 +589,12 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
         row_id_at_commit(&b, lake, con, t->id, pins);
         buf_printf(&b, ", %lld, NULL, ", (long long)txn->snapshot_id);
         lk_write_columns(&b, t);
-        buf_printf(&b, " FROM %s ORDER BY row_id", pins);
+        buf_printf(&b, " FROM %s", pins);
+        /* one row needs no sort (half the statement's cost: an autocommit
+         * INSERT of one row) */
+        const lk_table_delta *d = lk_txn_find_delta(txn, t->id);
+        if (!d || d->pending_rows != 1)
+            buf_puts(&b, " ORDER BY row_id");
         lk_txn_insert_select(txn, t->inlined[t->ninlined - 1].name, buf_cstr(&b));
         buf_free(&b);
         free(pins);
@@ -681,6 +687,7 @@ int lk_delete_matching(lk_lake *lake, duckdb_connection con, int64_t table_id,
         free(sql);
         lk_table_delta *d = lk_txn_delta(lake, con, table_id);
         d->added_records -= npend;
+        d->pending_rows -= npend;
         d->pending_holes = 1;
     }
     free(pd);
