@@ -225,6 +225,38 @@ static int flush_inlined_table(const mt_call *c, const lk_table *t, const lk_inl
     return rc;
 }
 
+/* The SQL of the positions deleted from data file `fid` and their
+ * snapshots: its rows in ducklake_inlined_delete_T and those of its
+ * current delete file (at old_path, begun at snapshot old_begin; NULL:
+ * none). */
+static void file_deletions_sql(tarn_buf *pos, const mt_call *c, const lk_table *t, const char *fid,
+                               const char *old_path, const char *old_begin)
+{
+    buf_printf(pos,
+               "SELECT pos, min(snap) AS snap FROM (SELECT row_id AS pos, begin_snapshot "
+               "AS snap FROM %s.ducklake_inlined_delete_%lld WHERE file_id = %s",
+               c->lake->meta, (long long)t->id, fid);
+    if (old_path) {
+        /* an old file without embedded snapshots deleted everything at
+         * its begin snapshot */
+        buf_puts(pos, " UNION ALL SELECT pos, COALESCE(snap, ");
+        buf_puts(pos, old_begin);
+        buf_puts(pos, ") FROM ");
+        if (lk_dvec_file_is(old_path)) { /* DuckLake's deletion vector */
+            lk_dvec_source_sql(pos, old_path, "snap");
+        } else {
+            buf_puts(pos, "read_parquet(");
+            quote_literal(pos, old_path);
+            buf_printf(pos,
+                       ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
+                       "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
+                       "'BIGINT', default_value: NULL::VARCHAR}})",
+                       LK_FIELD_ID_SNAPSHOT);
+        }
+    }
+    buf_puts(pos, ") GROUP BY pos");
+}
+
 /* Deletions of file rows kept in ducklake_inlined_delete_T become
  * (snapshot-embedded) delete files, merged with each file's current one. */
 static int flush_file_deletions(const mt_call *c, const lk_table *t)
@@ -236,52 +268,31 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
         return 0;
     lk_txn *txn = c->lake->txn;
     char *dir = lk_lake_table_dir(c->lake, &txn->cat, t);
-    tarn_buf q = {0};
-    buf_printf(&q,
-               "SELECT DISTINCT i.file_id, d.path, d.path_is_relative, x.delete_file_id, x.path, "
-               "x.path_is_relative, x.begin_snapshot FROM %s.ducklake_inlined_delete_%lld i JOIN "
-               "%s.ducklake_data_file d ON d.data_file_id = i.file_id LEFT JOIN (SELECT * FROM "
-               "%s.ducklake_delete_file WHERE table_id = %lld AND %lld >= begin_snapshot AND (%lld "
-               "< end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = i.file_id ORDER BY "
-               "i.file_id",
-               c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
-               (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
     duck_table r;
-    int rc = lk_catdb_query(&r, &c->lake->db, c->con, buf_cstr(&q));
+    int rc = lk_catdb_queryf(
+        &r, &c->lake->db, c->con,
+        "SELECT DISTINCT i.file_id, d.path, d.path_is_relative, x.delete_file_id, x.path, "
+        "x.path_is_relative, x.begin_snapshot FROM %s.ducklake_inlined_delete_%lld i JOIN "
+        "%s.ducklake_data_file d ON d.data_file_id = i.file_id LEFT JOIN (SELECT * FROM "
+        "%s.ducklake_delete_file WHERE table_id = %lld AND %lld >= begin_snapshot AND (%lld "
+        "< end_snapshot OR end_snapshot IS NULL)) x ON x.data_file_id = i.file_id ORDER BY "
+        "i.file_id",
+        c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
+        (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *fid = duck_table_get(&r, i, 0);
         int rel = !duck_table_get(&r, i, 2) || strcmp(duck_table_get(&r, i, 2), "true") == 0;
         char *data = rel ? xasprintf("%s%s", dir, duck_table_get(&r, i, 1))
                          : xstrdup(duck_table_get(&r, i, 1));
-        tarn_buf pos = {0};
-        buf_printf(&pos,
-                   "SELECT pos, min(snap) AS snap FROM (SELECT row_id AS pos, begin_snapshot "
-                   "AS snap FROM %s.ducklake_inlined_delete_%lld WHERE file_id = %s",
-                   c->lake->meta, (long long)t->id, fid);
         const char *old = duck_table_get(&r, i, 3);
         char *old_path = NULL;
         if (old) {
             int orel = strcmp(duck_table_get(&r, i, 5), "true") == 0;
             old_path = orel ? xasprintf("%s%s", dir, duck_table_get(&r, i, 4))
                             : xstrdup(duck_table_get(&r, i, 4));
-            /* an old file without embedded snapshots deleted everything at
-             * its begin snapshot */
-            buf_puts(&pos, " UNION ALL SELECT pos, COALESCE(snap, ");
-            buf_puts(&pos, duck_table_get(&r, i, 6));
-            buf_puts(&pos, ") FROM ");
-            if (lk_dvec_file_is(old_path)) { /* DuckLake's deletion vector */
-                lk_dvec_source_sql(&pos, old_path, "snap");
-            } else {
-                buf_puts(&pos, "read_parquet(");
-                quote_literal(&pos, old_path);
-                buf_printf(&pos,
-                           ", schema = MAP {2147483645: {name: 'pos', type: 'BIGINT', "
-                           "default_value: NULL::VARCHAR}, %lld: {name: 'snap', type: "
-                           "'BIGINT', default_value: NULL::VARCHAR}})",
-                           LK_FIELD_ID_SNAPSHOT);
-            }
         }
-        buf_puts(&pos, ") GROUP BY pos");
+        tarn_buf pos = {0};
+        file_deletions_sql(&pos, c, t, fid, old_path, duck_table_get(&r, i, 6));
         int64_t ndel = 0, id = strtoll(fid, NULL, 10);
         rc = mt_write_delete_file(c, t, id, data, buf_cstr(&pos), 1, &ndel);
         if (!rc && old) {
@@ -301,7 +312,6 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
     }
     if (!rc)
         duck_table_free(&r);
-    buf_free(&q);
     free(dir);
     return rc;
 }
