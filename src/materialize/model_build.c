@@ -301,13 +301,46 @@ static char *recover_error(build_state *b, const char *msg)
     return out;
 }
 
+/* The error of an empty result meeting a table that has rows (`what`
+ * says what it would do to them); nothing has been committed. */
+static int empty_refused(const tarn_model *m, const char *what)
+{
+    return tarn_error_set(TARN_EINVALID,
+                          "the SELECT returned no rows and %s; nothing was written. If the source "
+                          "is meant to be empty, add allow_empty to the materialize line%s, or run "
+                          "with --allow-empty",
+                          what, m->annot.materialize_line ? "" : " (-- materialize allow_empty)");
+}
+
+/* A replace whose query returns no rows would empty a table that has
+ * rows: as with a merge, an empty result is most often a source gone
+ * empty (an extract that failed), and replacing would pass the loss on
+ * to every model downstream. The rows there are counted before the
+ * CREATE OR REPLACE (a count reads the files' footers, not the rows), so
+ * the replace itself streams the query once, as before. */
 static int build_replace(build_state *b)
 {
-    char *q = mb_query_text(b, NULL);
-    char *sql = cg_replace(b->target, q);
-    int rc = mb_run(b, sql, &b->r->rows_written, 1);
+    const tarn_model *m = b->m;
+    int64_t had = 0;
+    int check = b->exists && !m->annot.allow_empty && !b->c->o->allow_empty;
+    int rc = 0;
+    if (check) {
+        char *count = xasprintf("SELECT count(*) FROM %s", b->target);
+        rc = query_int64(&had, b->c->s, count);
+        free(count);
+    }
+    char *q = rc ? NULL : mb_query_text(b, NULL);
+    char *sql = q ? cg_replace(b->target, q) : NULL;
+    if (sql)
+        rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
     free(q);
+    if (!rc && check && had > 0 && b->r->rows_written == 0) {
+        char *what =
+            xasprintf("replacing would empty %s, which has %lld rows", m->name, (long long)had);
+        rc = empty_refused(m, what);
+        free(what);
+    }
     return rc;
 }
 
@@ -455,11 +488,7 @@ int mb_check_empty(build_state *b)
     char *what =
         history ? xasprintf("deletes=close would close all %lld current versions", (long long)rows)
                 : xasprintf("%s has %lld rows", m->name, (long long)rows);
-    rc = tarn_error_set(TARN_EINVALID,
-                        "the SELECT returned no rows and %s; nothing was written. If the source "
-                        "is meant to be empty, add allow_empty to the materialize line%s, or run "
-                        "with --allow-empty",
-                        what, m->annot.materialize_line ? "" : " (-- materialize key=…)");
+    rc = empty_refused(m, what);
     free(what);
     return rc;
 }

@@ -312,11 +312,11 @@ static void managed_strategy(annot_parser *p)
             "a managed model's table and nothing else",
             "writes= is for manual models");
     strategy_conflicts(p);
-    /* allow_empty lifts the empty-result check, which only merge and
-     * history builds make (an empty replace or append is what it says). */
-    if (p->f_allow_empty && !a->key.n)
-        ERR(p, "drop 'allow_empty': only a merge (key=) or history build refuses an empty SELECT",
-            "'allow_empty' only applies to key= and history");
+    /* allow_empty lifts the empty-result check, which replace, merge and
+     * history builds make (an empty append writes nothing). */
+    if (p->f_allow_empty && p->f_append)
+        ERR(p, "drop 'allow_empty': an append build of no rows writes nothing",
+            "'allow_empty' does not apply to 'append'");
     else if (p->f_allow_empty && p->f_incremental)
         ERR(p, "drop 'allow_empty': an incremental build takes an empty slice as no new rows",
             "'allow_empty' does not apply to 'incremental'");

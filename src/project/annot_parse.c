@@ -266,6 +266,12 @@ static void cross_line_checks(annot_parser *p)
                                   out->materialize_line);
             ERR(p, fix, "'-- partitioned' cannot be combined with '%s'", what);
             free(fix);
+        } else if (out->allow_empty && out->strategy == STRAT_REPLACE) {
+            /* a slice of no rows is a period with no data yet, replaced as
+             * such: there is no empty-result check to lift */
+            p->line = out->materialize_line;
+            ERR(p, "drop 'allow_empty': a partitioned model replaces a slice of no rows as empty",
+                "'allow_empty' does not apply to a partitioned replace");
         } else if (out->strategy == STRAT_APPEND && out->lookback > 0) {
             ERR(p,
                 "drop lookback=, or merge late rows by key (key=… in place of append): each run "

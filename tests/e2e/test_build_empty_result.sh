@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test_build_empty_result.sh — an empty SELECT meeting a table that has rows: a `history …
-# deletes=close` build (which would close every current version) and a merge build fail naming the
-# count, writing nothing, unless the model says `allow_empty` or the run `--allow-empty`; a
-# history build that keeps missing keys is not concerned. Also: an append model whose query calls
+# test_build_empty_result.sh — an empty SELECT meeting a table that has rows: a replace build (which
+# would empty it, and the models downstream), a `history … deletes=close` build (which would close
+# every current version) and a merge build fail naming the count, writing nothing, unless the
+# model says `allow_empty` or the run `--allow-empty`; a history build that keeps missing keys is
+# not concerned. Also: an append model whose query calls
 # now(), random(), current_date … is warned about by `tarn plan` and the run.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/build_lib.sh"
@@ -43,10 +44,33 @@ contains "merge: it names the count" "the SELECT returned no rows and core.order
 run_ok "merge: --allow-empty" "$t" run core.orders --allow-empty
 check_eq "merge: the rows stay" "3" "$(lakeq "$t" "SELECT count(*) FROM lake.core.orders")"
 
+# A replace: an empty result would empty the table, and every model downstream with it.
+b=$(project basic)
+run_ok "replace: first run" "$b" run
+cp "$b/data/items.csv" "$b/items.full"
+head -n 1 "$b/items.full" >"$b/data/items.csv"
+snaps=$(snapshots "$b")
+dump=$(lake_dump "$b")
+run_rc "replace: an empty source fails" 1 "$b" run
+contains "replace: it names the count" "the SELECT returned no rows and replacing would empty staging.items, which has 4 rows; nothing was written" "$ERR"
+contains "replace: the remedy names the line to write" "add allow_empty to the materialize line (-- materialize allow_empty), or run with --allow-empty" "$ERR"
+contains "replace: the models downstream are skipped" "skipped   marts.expensive" "$ERR"
+check_eq "replace: no snapshot" "$snaps" "$(snapshots "$b")"
+check_eq "replace: the tables are as they were" "$dump" "$(lake_dump "$b")"
+run_ok "replace: --allow-empty" "$b" run staging.items --allow-empty
+check_eq "replace: emptied on purpose" "0" "$(lakeq "$b" "SELECT count(*) FROM lake.staging.items")"
+run_ok "replace: an empty table stays empty without a word" "$b" run staging.items --force
+cp "$b/items.full" "$b/data/items.csv"
+run_ok "replace: the items come back" "$b" run staging.items
+head -n 1 "$b/items.full" >"$b/data/items.csv"
+sed -i '1i -- materialize allow_empty' "$b/models/staging/items.sql"
+run_ok "replace: allow_empty on the model" "$b" run staging.items
+check_eq "replace: emptied again" "0" "$(lakeq "$b" "SELECT count(*) FROM lake.staging.items")"
+
 # allow_empty where no empty check is made is a load error.
 sed -i 's/^-- materialize append$/-- materialize append allow_empty/' "$t/models/core/order_log.sql"
 run_rc "allow_empty on an append model" 2 "$t" plan
-contains "it says where it applies" "models/core/order_log.sql:2: 'allow_empty' only applies to key= and history" "$ERR"
+contains "it says where it does not apply" "models/core/order_log.sql:2: 'allow_empty' does not apply to 'append'" "$ERR"
 sed -i 's/^-- materialize append allow_empty$/-- materialize append/' "$t/models/core/order_log.sql"
 
 # ---- an append model whose result changes on every run -------------------------------------------
