@@ -279,6 +279,7 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
         "i.file_id",
         c->lake->meta, (long long)t->id, c->lake->meta, c->lake->meta, (long long)t->id,
         (long long)txn->cat.snapshot_id, (long long)txn->cat.snapshot_id);
+    int queried = rc == 0; /* r is to be freed, also when a write below fails */
     for (size_t i = 0; !rc && i < r.nrows; i++) {
         const char *fid = duck_table_get(&r, i, 0);
         int rel = !duck_table_get(&r, i, 2) || strcmp(duck_table_get(&r, i, 2), "true") == 0;
@@ -310,7 +311,7 @@ static int flush_file_deletions(const mt_call *c, const lk_table *t)
         lk_txn_change(txn, tok);
         free(tok);
     }
-    if (!rc)
+    if (queried)
         duck_table_free(&r);
     free(dir);
     return rc;

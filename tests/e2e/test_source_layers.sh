@@ -4,7 +4,7 @@
 # Each folder of src/ is a layer; a file may include headers of its own layer and of the layers
 # below it, never of a layer above (ARCHITECTURE.md draws them):
 #
-#   util < duck < sql < lake < session < project < materialize < sched < worker < web < cli
+#   util < duck < sql < lake < session < project < materialize < sched < web < cli
 #
 # The public headers of include/tarn/ belong to a layer too: tarn/error.h, tarn/output.h and tarn/version.h are
 # util's (every layer reports errors through the one; the lexer and the session share the other;
@@ -14,7 +14,7 @@
 # is missing from the order above fails too, so a new layer must be placed on purpose.
 . "$(dirname "$0")/lib.sh"
 
-ORDER=(util duck sql lake session project materialize sched worker web cli)
+ORDER=(util duck sql lake session project materialize sched web cli)
 
 rank_of() {
     local i
