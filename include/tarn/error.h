@@ -17,6 +17,9 @@ enum {
     TARN_EUNSUPPORTED = -3, /* valid SQL tarn does not implement yet */
     TARN_EINVALID = -4,     /* bad input from the user */
     TARN_ECONFLICT = -5,    /* concurrent writer / lock */
+    TARN_ELOST = -6,        /* the connection to a catalog database was lost (the server or
+                               the network dropped it): a commit in flight may or may not
+                               have landed */
 };
 
 /* Sets the thread's last error (printf-style) and returns `code`. */

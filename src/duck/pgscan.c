@@ -49,7 +49,9 @@ static int pg_error(PGconn *conn, const PGresult *res, const char *what)
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
     int unique = state && strcmp(state, "23505") == 0 && detail;
-    int rc = tarn_error_set(TARN_ERROR, "PostgreSQL %s: %s%s%s", what, msg, unique ? ": " : "",
+    /* a failure of the connection itself, not of the statement */
+    int code = PQstatus(conn) == CONNECTION_BAD ? TARN_ELOST : TARN_ERROR;
+    int rc = tarn_error_set(code, "PostgreSQL %s: %s%s%s", what, msg, unique ? ": " : "",
                             unique ? detail : "");
     free(msg);
     return rc;
@@ -98,7 +100,7 @@ static int pg_ready(duck_pg *pg, const char *sql)
     }
     if (pg->lost_block) {
         if (!starts_with_word(sql, "ROLLBACK"))
-            return tarn_error_set(TARN_ERROR,
+            return tarn_error_set(TARN_ELOST,
                                   "PostgreSQL: the connection to the catalog was lost inside a "
                                   "transaction, which PostgreSQL rolled back");
         pg->lost_block = 0;

@@ -79,6 +79,22 @@ static void crash_point(const char *point)
     }
 }
 
+/* Test hook: TARN_COMMIT_HOLD=<path> makes the next commit, once a file
+ * <path> exists, remove it and wait TARN_COMMIT_HOLD_S seconds (default 3)
+ * inside its catalog transaction, its statements sent and its COMMIT not,
+ * saying so on stderr: a test drops the catalog connection there. */
+static void commit_hold_point(void)
+{
+    const char *path = getenv("TARN_COMMIT_HOLD");
+    if (!path || !*path || unlink(path) != 0)
+        return;
+    const char *sec = getenv("TARN_COMMIT_HOLD_S");
+    double s = sec ? strtod(sec, NULL) : 3;
+    fprintf(stderr, "tarn: TARN_COMMIT_HOLD: holding inside the catalog transaction\n");
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
 /* Test hook: TARN_COMMIT_WAIT=<path> stops a commit before its catalog
  * transaction until a test lets it go, so that another writer can commit
  * in between: the commit writes a line to the fifo <path>.ready (blocking
@@ -561,7 +577,16 @@ static int commit_attempt(lk_lake *lake, duckdb_connection con, int64_t *failed,
         rc = lk_rebase_check_files(&rb, lake, con);
     if (!rc) {
         crash_point("in-catalog-txn");
+        commit_hold_point();
         rc = lk_catdb_commit(&lake->db, con);
+        if (rc) {
+            /* the failed COMMIT ended the transaction; a connection lost
+             * inside it takes this ROLLBACK before it runs anything else
+             * (duck/pgscan.c) */
+            tarn_error_saved e = tarn_error_save();
+            lk_catdb_rollback(&lake->db, con);
+            tarn_error_restore(&e);
+        }
     } else {
         lk_catdb_rollback(&lake->db, con);
     }

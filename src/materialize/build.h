@@ -98,6 +98,8 @@ typedef struct {
     char *tests_json;        /* data test results: JSON array, or NULL */
     char *error;             /* why it failed, or why it was skipped */
     int conflict;            /* it failed on a conflict of its commit with another's */
+    int lost;                /* it failed on a catalog connection lost (TARN_ELOST): its
+                                commit may have landed */
     /* history: versions opened (new and changed keys) and closed (changed
      * keys, and missing keys with deletes=close); rows_written counts the
      * opened ones. valid_at is this build's valid_from/valid_to. */

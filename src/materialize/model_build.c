@@ -784,6 +784,7 @@ static void record_failure(build_state *b, int began, int rc)
     model_result *r = b->r;
     int stopped = build_cancel_signal() != 0;
     r->conflict = !stopped && rc == TARN_ECONFLICT;
+    r->lost = !stopped && rc == TARN_ELOST;
     r->no_change = 0;
     r->status = stopped ? MODEL_CANCELLED : MODEL_FAILED;
     r->snapshot_id = -1;
@@ -799,6 +800,10 @@ static void record_failure(build_state *b, int began, int rc)
         r->error = real;
     }
     cleanup_temps(b);
+    /* a worker builds it again: the attempt that follows records the build
+     * (a failure here would say the run failed it) */
+    if (c->builds_again && (r->conflict || r->lost))
+        return;
     strlist recs = {0};
     build_records(&recs, c, m, r);
     for (size_t i = 0; i < recs.n; i++)

@@ -56,6 +56,10 @@ struct run_ctx {
     void (*on_commit)(void *ctx, run_ctx *c, const model_result *r, strlist *out);
     void *commit_ctx;
     const strlist *committed_slices;
+    /* a worker's build that is built again when it fails on a conflict or
+     * a lost catalog connection (model_result.conflict, .lost): such a
+     * failure is not recorded, the next attempt's record is the build's */
+    int builds_again;
 };
 
 int run_has_table(const run_ctx *c, const char *schema, const char *table);

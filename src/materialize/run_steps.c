@@ -133,6 +133,7 @@ void run_fold_slice(model_result *r, model_result *one)
     /* a slice whose commit conflicted with another's makes the model worth
      * building again (a worker does: its committed slices are kept) */
     r->conflict |= one->conflict;
+    r->lost |= one->lost;
     if (one->status == MODEL_SUCCESS && !one->no_change)
         r->snapshot_id = one->snapshot_id;
     else if (r->snapshot_id < 0)

@@ -244,7 +244,12 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
         tarn_error_clear();
     out->stop_signal = build_cancel_signal();
     char *fin = records_run_finish(c.cat, out, end);
-    if (query_exec(s, fin, NULL) != 0)
+    int frc = query_exec(s, fin, NULL);
+    if (frc == TARN_ELOST) { /* the catalog connection opens again; the update is the same */
+        tarn_error_clear();
+        frc = query_exec(s, fin, NULL);
+    }
+    if (frc != 0)
         tarn_error_clear();
     free(fin);
     run_beat_stop(beat);

@@ -259,13 +259,17 @@ typedef struct {
     job_state state;
     int64_t snapshot_id;
     int conflict; /* failed on a conflict with another commit: worth building again */
+    int lost;     /* failed on its catalog connection, lost: built again (the guard and
+                     queue_committed tell whether its commit landed meanwhile) */
     char *error;
     model_result shown; /* status, rows, duration for the log */
 } job_outcome;
 
-/* Builds job j's model in session s; the outcome for its job row. */
+/* Builds job j's model in session s; the outcome for its job row.
+ * again: whether a failure on a conflict or a lost connection is built
+ * again (then not recorded). */
 static void build_job(job_outcome *out, const worker *w, const queue_job *j, tarn_session *s,
-                      size_t mi, const job_opts *jo)
+                      size_t mi, const job_opts *jo, int again)
 {
     const tarn_model *m = &w->p->models[mi];
     unsigned char *sel = xcalloc(w->p->nmodels + 1, 1);
@@ -282,7 +286,9 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
         rc = run_ctx_open(&c, &sum, w->p, s, &bo);
     if (rc) {
         out->state = JOB_FAILED;
+        out->lost = rc == TARN_ELOST;
         out->error = xstrdup(tarn_error_last());
+        tarn_error_clear();
         free(sel);
         return;
     }
@@ -304,6 +310,7 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
         c.on_commit = on_commit;
         c.commit_ctx = &cc;
         c.committed_slices = &committed;
+        c.builds_again = again;
         run_result_prepare(&c, mi, xstrdup(j->run_reason ? j->run_reason : "queued"));
         /* what other workers committed since the context was read; builds
          * on other workers run meanwhile, and their commits and this one's
@@ -318,6 +325,7 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
         out->snapshot_id = r->status == MODEL_SUCCESS ? r->snapshot_id : -1;
         out->error = r->error ? xstrdup(r->error) : NULL;
         out->conflict = r->conflict;
+        out->lost = r->lost;
         out->shown.status = r->status;
         out->shown.rows_written = r->rows_written;
         out->shown.snapshot_id = r->snapshot_id;
@@ -326,6 +334,7 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
     }
     if (rc) {
         out->state = JOB_FAILED;
+        out->lost = rc == TARN_ELOST;
         out->error = xstrdup(tarn_error_last());
         tarn_error_clear();
     }
@@ -334,7 +343,8 @@ static void build_job(job_outcome *out, const worker *w, const queue_job *j, tar
     free(sel);
 }
 
-/* How many times a build whose commit conflicted is built again. */
+/* How many times a build whose commit conflicted, or whose catalog
+ * connection was lost, is built again. */
 #define BUILD_AGAIN 5
 
 /* A claimed job, from its session to its job row. */
@@ -366,12 +376,17 @@ static void serve_job(const worker *w, const queue_job *j)
     double t0 = clock_mono_ms();
     /* A commit that conflicts with another worker's (both made the schema
      * of their new tables, say) is built again on the lake as that one
-     * left it, as DuckLake's users run a conflicting transaction again. */
+     * left it, as DuckLake's users run a conflicting transaction again.
+     * So is a build whose catalog connection was lost (its connection is
+     * opened again): if its commit landed before the connection went, the
+     * next attempt finds the job's guard row and builds nothing. */
     for (int again = 0; !rc; again++) {
-        build_job(&out, w, j, s, (size_t)mi, &jo);
-        if (out.state != JOB_FAILED || !out.conflict || again >= BUILD_AGAIN || stopping)
+        build_job(&out, w, j, s, (size_t)mi, &jo, again < BUILD_AGAIN && !stopping);
+        if (out.state != JOB_FAILED || !(out.conflict || out.lost) || again >= BUILD_AGAIN ||
+            stopping)
             break;
-        logf_(w, "%s: its commit conflicted with another (%s); building it again", j->model,
+        logf_(w, "%s: %s (%s); building it again", j->model,
+              out.lost ? "its catalog connection was lost" : "its commit conflicted with another",
               out.error ? out.error : "");
         free(out.error);
         out = (job_outcome){.snapshot_id = -1};
@@ -390,7 +405,14 @@ static void serve_job(const worker *w, const queue_job *j)
             tarn_error_clear();
         logf_(w, "%s: stopped, rolled back; back in the queue", j->model);
     } else {
-        if (queue_finish(w->l, w->cat, j, w->o->id, out.state, out.snapshot_id, out.error) != 0) {
+        /* once more when the link's connection was lost: the link opens
+         * it again, and the update (of this attempt's row) is the same */
+        int frc = queue_finish(w->l, w->cat, j, w->o->id, out.state, out.snapshot_id, out.error);
+        if (frc == TARN_ELOST) {
+            tarn_error_clear();
+            frc = queue_finish(w->l, w->cat, j, w->o->id, out.state, out.snapshot_id, out.error);
+        }
+        if (frc != 0) {
             logf_(w, "%s: cannot record the job's end: %s", j->model, tarn_error_last());
             tarn_error_clear();
         }

@@ -2,7 +2,8 @@
 # tests/e2e/test_pg_reconnect.sh — a PostgreSQL catalog connection that the server drops
 # (pg_terminate_backend, as a restart or a network cut would) is opened again on its next use:
 # a `tarn worker` keeps claiming and building, a build held just before its commit still commits
-# once (duck/pgscan.c).
+# once (duck/pgscan.c), and a build whose connection is dropped inside its catalog transaction is
+# built again (worker.c), committed once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 . "$(dirname "$0")/worker_lib.sh"
@@ -51,5 +52,36 @@ check_eq "its rows are there" "10" \
 kill -TERM "$wp" 2>/dev/null
 wait "$wp"
 check_eq "the worker stops on SIGTERM (exit 0)" 0 $?
+BG=()
+
+# dropped inside a build's catalog transaction (its statements sent, its COMMIT not): PostgreSQL
+# rolls it back, the worker builds the model again, that build commits once, and the run succeeds
+# with no failed record of the lost attempt
+TARN_COMMIT_HOLD="$s/hold" start_worker "$s/w2.log" -C "$s" --id w2 --lease 5
+wp=${BG[0]}
+wait_for "$s/w2.log" "ready" 60 || fail "the second worker starts" "$(cat "$s/w2.log")"
+touch "$s/hold"
+timeout 120 "$TARN" run -C "$s" --on-workers --force raw.a >"$s/run4.out" 2>&1 </dev/null &
+rp=$!
+if wait_for "$s/w2.log" "holding inside the catalog transaction" 60; then
+    drop_backends w >/dev/null
+else
+    fail "the build holds inside its catalog transaction" "$(cat "$s/w2.log")"
+fi
+wait "$rp"
+rc=$?
+[ "$rc" -eq 0 ] && ok "a run whose build lost its connection inside its commit succeeds" ||
+    fail "a run whose build lost its connection inside its commit succeeds" "exit $rc" \
+        "$(cat "$s/run4.out")" "$(tail -n 20 "$s/w2.log")"
+grep -q "raw.a: its catalog connection was lost" "$s/w2.log" && ok "the worker built it again" ||
+    fail "the worker built it again" "$(tail -n 20 "$s/w2.log")"
+run4="(SELECT max(run_id) FROM public.tarn_run)"
+check_eq "raw.a was committed once in that run" "1" \
+    "$(pg_psql "SELECT count(*) FROM public.tarn_job_commit WHERE run_id = $run4 AND model = 'raw.a'" w)"
+check_eq "its one record is the success (the lost attempt recorded no failure)" "success" \
+    "$(pg_psql "SELECT string_agg(status, ',') FROM public.tarn_model_run WHERE run_id = $run4 AND model = 'raw.a'" w)"
+check_eq "the run is recorded a success" "success" \
+    "$(pg_psql "SELECT status FROM public.tarn_run WHERE run_id = $run4" w)"
+stop_workers
 
 finish

@@ -223,6 +223,10 @@ check_eq "each model committed exactly once (one guard row each)" "200 200" \
     "$(pgq big "SELECT count(*), count(DISTINCT model) FROM public.tarn_job_commit WHERE run_id = 1" | tr '|' ' ')"
 check_eq "one successful build record per model" "200 200" \
     "$(pgq big "SELECT count(*), count(DISTINCT model) FROM public.tarn_model_run WHERE run_id = 1 AND status = 'success'" | tr '|' ' ')"
+# first builds of one schema's tables on several workers conflict (each makes the schema), and are
+# built again: the attempt that conflicted records nothing
+check_eq "no failed build record (builds made again after $(grep -c "conflicted" "$B/w.log") conflicts)" \
+    "0" "$(pgq big "SELECT count(*) FROM public.tarn_model_run WHERE run_id = 1 AND status <> 'success'")"
 check_eq "one snapshot per model build (and none for the killed build)" "200" \
     "$(pgq big "SELECT count(*) FROM public.ducklake_snapshot WHERE snapshot_id > 0")"
 check_eq "every job done, $held on its second attempt" "done|200
