@@ -54,7 +54,7 @@ static int check_parses(const char *expr)
 }
 
 /* DuckDB's rendering of `expr` (*out malloc'd). */
-static int render(char **out, const char *expr)
+static int expr_render(char **out, const char *expr)
 {
     *out = NULL;
     int rc = check_parses(expr);
@@ -125,7 +125,7 @@ int lk_sort_normalize(lk_sortkey *keys, size_t n, const lk_table *t)
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         char *text = NULL;
-        rc = render(&text, keys[i].expr);
+        rc = expr_render(&text, keys[i].expr);
         if (!rc)
             rc = missing_columns(&missing, t, text);
         if (!rc) {
@@ -222,7 +222,7 @@ int lk_sort_rename_column(lk_table *t, const char *old_name, const char *new_nam
         char *text = renamed_expr(k->expr, &old_name, &new_name, 1), *out = NULL;
         if (!text)
             continue;
-        int rc = render(&out, text);
+        int rc = expr_render(&out, text);
         free(text);
         if (rc)
             return rc;
