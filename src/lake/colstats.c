@@ -123,7 +123,8 @@ static char *dup_or_null(const char *s)
  * nested one its own scalar subqueries (its values are a struct field, list
  * elements or map entries, not one per row). */
 static void leaf_figures(tarn_buf *q, tarn_buf *flat, size_t i, const lk_leaf_stats *l,
-                         const lk_column *const *chain, size_t depth, const char *source)
+                         const lk_column *const *chain, size_t depth, const char *source,
+                         int one_row)
 {
     if (depth == 1) {
         tarn_buf v = {0};
@@ -131,11 +132,18 @@ static void leaf_figures(tarn_buf *q, tarn_buf *flat, size_t i, const lk_leaf_st
         const char *cast = l->text_order ? "::VARCHAR" : "";
         /* GEOMETRY and VARIANT values have no order: no bounds */
         const char *bound = l->geo || l->variant ? "NULL::VARCHAR" : buf_cstr(&v);
-        buf_printf(flat,
-                   "%smin(%s%s)::VARCHAR AS n%zu, max(%s%s)::VARCHAR AS x%zu, count(%s) AS c%zu, "
-                   "count(*) - count(%s) AS z%zu",
-                   flat->len ? ", " : "", bound, cast, i, bound, cast, i, buf_cstr(&v), i,
-                   buf_cstr(&v), i);
+        if (one_row) /* the row's value is its own min and max: no aggregate */
+            buf_printf(flat,
+                       "%s(%s%s)::VARCHAR AS n%zu, (%s%s)::VARCHAR AS x%zu, (%s IS NOT "
+                       "NULL)::BIGINT AS c%zu, (%s IS NULL)::BIGINT AS z%zu",
+                       flat->len ? ", " : "", bound, cast, i, bound, cast, i, buf_cstr(&v), i,
+                       buf_cstr(&v), i);
+        else
+            buf_printf(flat,
+                       "%smin(%s%s)::VARCHAR AS n%zu, max(%s%s)::VARCHAR AS x%zu, count(%s) AS "
+                       "c%zu, count(*) - count(%s) AS z%zu",
+                       flat->len ? ", " : "", bound, cast, i, bound, cast, i, buf_cstr(&v), i,
+                       buf_cstr(&v), i);
         buf_printf(q, "f.n%zu, f.x%zu, f.c%zu, f.z%zu", i, i, i, i);
         buf_free(&v);
         return;
@@ -151,8 +159,8 @@ static void leaf_figures(tarn_buf *q, tarn_buf *flat, size_t i, const lk_leaf_st
     buf_free(&leaf);
 }
 
-int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
-                       const lk_table *t)
+static int stats_from(lk_stats_set *s, duckdb_connection con, const char *source, const lk_table *t,
+                      int one_row)
 {
     /* one round trip for every leaf, and one pass over the rows for the
      * top-level ones (a subquery per figure cost 55 ms on 40 columns) */
@@ -167,7 +175,7 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
             continue;
         if (nq++)
             buf_puts(&q, ", ");
-        leaf_figures(&q, &flat, i, l, chain, depth, source);
+        leaf_figures(&q, &flat, i, l, chain, depth, source, one_row);
     }
     if (!nq) {
         buf_free(&q);
@@ -197,6 +205,18 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
     }
     duck_table_free(&r);
     return 0;
+}
+
+int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
+                       const lk_table *t)
+{
+    return stats_from(s, con, source, t, 0);
+}
+
+int lk_stats_from_one_row(lk_stats_set *s, duckdb_connection con, const char *source,
+                          const lk_table *t)
+{
+    return stats_from(s, con, source, t, 1);
 }
 
 /* CASE expression choosing between the stored bound `col` and `val`. */

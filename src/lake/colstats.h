@@ -25,6 +25,11 @@ void lk_stats_init(lk_stats_set *s, const lk_table *t);
  * columns are the table's columns), as DuckLake does for inlined rows. */
 int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *source,
                        const lk_table *t);
+/* The same for a `source` of exactly one row, without aggregates for its
+ * top-level columns (a third of the query's cost: an autocommit INSERT of
+ * one row). */
+int lk_stats_from_one_row(lk_stats_set *s, duckdb_connection con, const char *source,
+                          const lk_table *t);
 
 /* Folds the stats of one more write of this commit into the commit's
  * running stats of the table: counts add, a side with unknown bounds makes

@@ -210,7 +210,8 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         pending_inserts_made(lake, t);
     lk_stats_set st;
     lk_stats_init(&st, t);
-    rc = lk_stats_from_rows(&st, con, STAGE, t);
+    rc =
+        n == 1 ? lk_stats_from_one_row(&st, con, STAGE, t) : lk_stats_from_rows(&st, con, STAGE, t);
     if (!rc)
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);

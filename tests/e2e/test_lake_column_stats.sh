@@ -5,7 +5,8 @@
 # gathered in one pass and merged in one UPDATE; src/lake/colstats.c). The expected values are
 # computed by DuckDB from the table's own rows, so the check holds for any data; values like 9 and
 # 10 make a text comparison of the stored bounds give the wrong answer. Nested leaves (a struct
-# field, list elements, map keys and values) keep their own figures.
+# field, list elements, map keys and values) keep their own figures. One-row inserts (whose
+# figures are read from the row without aggregates) give what one insert of those rows gives.
 #
 # Run: `bash tests/e2e/test_lake_column_stats.sh` (TARN=build-san/tarn for ASan).
 
@@ -91,6 +92,33 @@ check_eq "b's bounds are the inserted value's" "min_value,max_value
 5,5" "$(catalog "SELECT min_value, max_value FROM m.ducklake_table_column_stats s JOIN
     m.ducklake_column c USING (table_id, column_id) JOIN m.ducklake_table t USING (table_id)
     WHERE t.table_name = 'dd' AND c.column_name = 'b' AND c.end_snapshot IS NULL;")"
+
+# one-row inserts (each its own commit, stats taken from the row itself) leave the statistics a
+# multi-row insert of the same rows leaves, for every kind of value: NULLs, NaN, -0.0, quotes,
+# time zones, intervals, blobs, nested leaves
+types="i INTEGER, h HUGEINT, x DOUBLE, f FLOAT, s VARCHAR, d DATE, ts TIMESTAMP, tz TIMESTAMPTZ,
+       k DECIMAL(9,2), b BOOLEAN, bl BLOB, u UUID, iv INTERVAL, st STRUCT(a INTEGER, b VARCHAR),
+       li INTEGER[]"
+one=(
+    "(5, 170141183460469231731687303715884105727, 'NaN', -0.0, 'it''s', DATE '2020-02-29',
+      TIMESTAMP '2020-01-01 10:00:00', TIMESTAMPTZ '2020-01-01 10:00:00+05', 1.25, true, '\x00\xFF'::BLOB,
+      '00000000-0000-0000-0000-000000000001', INTERVAL 3 DAY, {'a': 1, 'b': 'z'}, [3, 1])"
+    "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+    "(-7, -1, -0.0, 2.5, '', DATE '1999-12-31', TIMESTAMP '2030-06-01', TIMESTAMPTZ '2019-12-31 23:00:00+00',
+      -3.50, false, ''::BLOB, 'ffffffff-ffff-ffff-ffff-ffffffffffff', INTERVAL 25 HOUR, {'a': NULL, 'b': 'a'}, [])"
+)
+all=$(printf '%s, ' "${one[@]}")
+single="CREATE TABLE l.one ($types);"
+for r in "${one[@]}"; do single+=" INSERT INTO l.one VALUES $r;"; done
+q "$single CREATE TABLE l.many ($types); INSERT INTO l.many VALUES ${all%, };" >/dev/null
+stats_of() {
+    catalog "SELECT c.column_name, s.contains_null, s.contains_nan, s.min_value, s.max_value,
+        s.extra_stats FROM m.ducklake_table_column_stats s JOIN m.ducklake_column c
+        USING (table_id, column_id) JOIN m.ducklake_table t USING (table_id)
+        WHERE t.table_name = '$1' AND c.end_snapshot IS NULL ORDER BY c.column_id;"
+}
+check_eq "one-row inserts: the statistics of one multi-row insert" "$(stats_of many)" "$(stats_of one)"
+check_eq "… for each column and nested leaf" "i h x f s d ts tz k b bl u iv a b element" "$(stats_of one | tail -n +2 | grep . | cut -d, -f1 | paste -sd" ")"
 
 check_eq "no errors on stderr" "" "$(cat "$d/err")"
 finish
