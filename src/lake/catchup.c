@@ -6,11 +6,11 @@
  * reload rebuilds every table's view, which costs a statement per table
  * per catch-up. Reads ducklake_snapshot and ducklake_snapshot_changes
  * (the changes_made of the snapshots in between), then every catalog
- * table at the last of them (lk_catalog_load). The changes_made reader
- * and splitter here also serve a commit's views (lake.c): the changes
- * of the snapshots its session had not seen.
+ * table at the last of them (lk_catalog_load). The changes_made lists
+ * are read and split by changes.c.
  */
 #include "lake/catdb.h"
+#include "lake/changes.h"
 #include "lake/info.h"
 #include "lake/lake.h"
 #include "lake/model.h"
@@ -21,50 +21,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* One change of a changes_made list: every one, or (catalog_only) only
- * the created_, dropped_ and altered_ entries. */
-static void push_change(strlist *out, tarn_buf *b, int catalog_only)
-{
-    const char *t = buf_cstr(b);
-    if (b->len && (!catalog_only || strncmp(t, "created_", 8) == 0 ||
-                   strncmp(t, "dropped_", 8) == 0 || strncmp(t, "altered_", 8) == 0))
-        strlist_push(out, t);
-}
-
-void lk_changes_split(strlist *out, const char *list, int catalog_only)
-{
-    tarn_buf b = {0};
-    int quoted = 0;
-    for (const char *p = list; p && *p; p++) {
-        if (*p == '"')
-            quoted = !quoted;
-        if (*p == ',' && !quoted) {
-            push_change(out, &b, catalog_only);
-            buf_clear(&b);
-            continue;
-        }
-        buf_putc(&b, *p);
-    }
-    push_change(out, &b, catalog_only);
-    buf_free(&b);
-}
-
-int lk_lake_changes_made(strlist *out, lk_lake *lake, duckdb_connection con, int64_t after,
-                         int64_t upto, int catalog_only)
-{
-    duck_table t;
-    int rc = lk_catdb_queryf(&t, &lake->db, con,
-                             "SELECT changes_made FROM %s.ducklake_snapshot_changes WHERE "
-                             "snapshot_id > %lld AND snapshot_id <= %lld ORDER BY snapshot_id",
-                             lake->meta, (long long)after, (long long)upto);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < t.nrows; i++)
-        lk_changes_split(out, duck_table_get(&t, i, 0), catalog_only);
-    duck_table_free(&t);
-    return 0;
-}
 
 int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
 {
@@ -83,7 +39,7 @@ int lk_lake_catch_up(lk_lake *lake, duckdb_connection con)
     if (rc)
         return rc;
     strlist tokens = {0};
-    rc = lk_lake_changes_made(&tokens, lake, con, lake->cat.snapshot_id, last, 0);
+    rc = lk_changes_made(&tokens, &lake->db, lake->meta, con, lake->cat.snapshot_id, last, 0);
     if (rc) {
         strlist_free(&tokens);
         return rc;

@@ -12,6 +12,7 @@
 #include "lake/lake.h"
 
 #include "duck/duck.h"
+#include "lake/changes.h"
 #include "lake/commit.h"
 #include "lake/delmask.h"
 #include "lake/dvec.h"
@@ -560,7 +561,8 @@ static int unseen_changes(strlist *tokens, lk_lake *lake, const lk_txn *txn, duc
         lk_changes_split(tokens, txn->other_changes, 1);
     if (txn->base_snapshot <= session_snapshot)
         return 0;
-    return lk_lake_changes_made(tokens, lake, con, session_snapshot, txn->base_snapshot, 1);
+    return lk_changes_made(tokens, &lake->db, lake->meta, con, session_snapshot, txn->base_snapshot,
+                           1);
 }
 
 /* The committed catalog read back at the commit's own snapshot becomes the

@@ -52,15 +52,6 @@ int lk_lake_reload(lk_lake *lake, duckdb_connection con);
  * call for rebuilt (catchup.c); nothing when no one committed. Not inside
  * a transaction. */
 int lk_lake_catch_up(lk_lake *lake, duckdb_connection con);
-/* (catchup.c) The entries of a changes_made list
- * ("created_table:\"s\".\"t\",inserted_into_table:4", split at the commas
- * outside double quotes) appended to *out: every one, or (catalog_only)
- * only the created_, dropped_ and altered_ ones. */
-void lk_changes_split(strlist *out, const char *list, int catalog_only);
-/* (catchup.c) The same, for each snapshot after `after` up to `upto`, in
- * snapshot order. */
-int lk_lake_changes_made(strlist *out, lk_lake *lake, duckdb_connection con, int64_t after,
-                         int64_t upto, int catalog_only);
 /* Runs a statement on the lake's catalog database that is not DuckLake's
  * (tarn's own tables beside the ducklake_* ones: CREATE TABLE, INSERT, …)
  * when that database is not DuckDB's (PostgreSQL): sent there, its tables
