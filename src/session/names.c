@@ -2,7 +2,9 @@
  * names.c — what every statement handler of a session shares, below them
  * all: reading a possibly qualified name from the tokens, resolving it to
  * an attached lake and its schema and table, the source text of a token
- * range, and one writing statement's begin/end on a lake.
+ * range, whether an alias follows a name, the strings an argument
+ * expression evaluates to, and one writing statement's begin/end on a
+ * lake.
  */
 #include "session/session_int.h"
 
@@ -129,4 +131,58 @@ int session_write_begin(tarn_session *s, lk_lake *l)
 int session_write_end(tarn_session *s, lk_lake *l, int rc)
 {
     return lk_statement_end(l, s->con, s->explicit_txn, rc);
+}
+
+/* Whether an alias follows token i (AS x, or a bare name that is not a
+ * clause keyword). */
+int session_alias_follows(const sql_tokens *tk, size_t i)
+{
+    static const char *const CLAUSES[] = {
+        "WHERE",     "GROUP",   "ORDER",     "LIMIT",   "OFFSET",  "JOIN",   "LEFT",  "RIGHT",
+        "INNER",     "OUTER",   "FULL",      "CROSS",   "ON",      "USING",  "UNION", "EXCEPT",
+        "INTERSECT", "HAVING",  "WINDOW",    "QUALIFY", "NATURAL", "ANTI",   "SEMI",  "POSITIONAL",
+        "ASOF",      "LATERAL", "RETURNING", "SET",     "PIVOT",   "UNPIVOT"};
+    if (i >= tk->n)
+        return 0;
+    const sql_token *t = &tk->toks[i];
+    if (sql_tok_is_kw(t, "AS"))
+        return 1;
+    if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
+        return 0;
+    for (size_t k = 0; k < sizeof(CLAUSES) / sizeof(CLAUSES[0]); k++)
+        if (sql_tok_is_kw(t, CLAUSES[k]))
+            return 0;
+    return 1;
+}
+
+int session_eval_strings(strlist *out, int *had_null, tarn_session *s, const char *sql)
+{
+    *had_null = 0;
+    char *q = xasprintf("SELECT typeof((%s))", sql);
+    char *type = NULL;
+    int rc = duck_query_string(&type, s->con, q);
+    free(q);
+    if (rc)
+        return rc;
+    int is_list = type && strcmp(type, "VARCHAR[]") == 0;
+    int is_null = !type || strcmp(type, "\"NULL\"") == 0;
+    free(type);
+    if (is_null) {
+        *had_null = 1;
+        return 0;
+    }
+    q = is_list ? xasprintf("SELECT unnest((%s))", sql) : xasprintf("SELECT (%s)::VARCHAR", sql);
+    duck_table r;
+    rc = duck_table_query(&r, s->con, q);
+    free(q);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < r.nrows; i++) {
+        if (duck_table_get(&r, i, 0))
+            strlist_push(out, duck_table_get(&r, i, 0));
+        else
+            *had_null = 1;
+    }
+    duck_table_free(&r);
+    return 0;
 }

@@ -103,28 +103,6 @@ static int in_from_position(const sql_tokens *tk, size_t i)
     return sql_tok_is_kw(p, "FROM") || sql_tok_is_kw(p, "JOIN") || sql_tok_is_op(p, ",");
 }
 
-/* Whether an alias follows token i (AS x, or a bare name that is not a
- * clause keyword). */
-int rewrite_alias_follows(const sql_tokens *tk, size_t i)
-{
-    static const char *const CLAUSES[] = {
-        "WHERE",     "GROUP",   "ORDER",     "LIMIT",   "OFFSET",  "JOIN",   "LEFT",  "RIGHT",
-        "INNER",     "OUTER",   "FULL",      "CROSS",   "ON",      "USING",  "UNION", "EXCEPT",
-        "INTERSECT", "HAVING",  "WINDOW",    "QUALIFY", "NATURAL", "ANTI",   "SEMI",  "POSITIONAL",
-        "ASOF",      "LATERAL", "RETURNING", "SET",     "PIVOT",   "UNPIVOT"};
-    if (i >= tk->n)
-        return 0;
-    const sql_token *t = &tk->toks[i];
-    if (sql_tok_is_kw(t, "AS"))
-        return 1;
-    if (t->type != SQL_TOK_IDENT && t->type != SQL_TOK_QIDENT)
-        return 0;
-    for (size_t k = 0; k < sizeof(CLAUSES) / sizeof(CLAUSES[0]); k++)
-        if (sql_tok_is_kw(t, CLAUSES[k]))
-            return 0;
-    return 1;
-}
-
 /* Whether `text` is a plain decimal integer (digits only) that fits. */
 static int plain_int64(int64_t *out, const char *text)
 {
@@ -341,7 +319,7 @@ static void where_terms(lk_prune *out, const sql_tokens *tk, const qname *q, con
     if (alias_end != alias_at) {
         qualifier =
             tk->toks[sql_tok_is_kw(&tk->toks[alias_at], "AS") ? alias_at + 1 : alias_at].text;
-    } else if (rewrite_alias_follows(tk, after)) {
+    } else if (session_alias_follows(tk, after)) {
         int as = sql_tok_is_kw(&tk->toks[after], "AS");
         qualifier = tk->toks[after + as].text;
         w = after + as + 1;
@@ -382,7 +360,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     if (e + 1 < tk->n && sql_tok_is_kw(&tk->toks[e], "AS") &&
         (tk->toks[e + 1].type == SQL_TOK_IDENT || tk->toks[e + 1].type == SQL_TOK_QIDENT))
         alias_end = e + 2;
-    else if (e < tk->n && rewrite_alias_follows(tk, e) && !sql_tok_is_kw(&tk->toks[e], "AT"))
+    else if (e < tk->n && session_alias_follows(tk, e) && !sql_tok_is_kw(&tk->toks[e], "AT"))
         alias_end = e + 1;
     if (alias_end != e && alias_end + 1 < tk->n && sql_tok_is_kw(&tk->toks[alias_end], "AT") &&
         sql_tok_is_op(&tk->toks[alias_end + 1], "("))
@@ -431,7 +409,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
         buf_printf(b, "(%s) %s", scan, alias);
         free(alias);
     } else {
-        emit_subquery(b, scan, name, rewrite_alias_follows(tk, after));
+        emit_subquery(b, scan, name, session_alias_follows(tk, after));
     }
     free(scan);
     *next = after;

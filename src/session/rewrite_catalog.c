@@ -102,7 +102,7 @@ static int is_info_schema(const sql_tokens *tk, size_t i, qname *q, const char *
 static void rewrite_alias(size_t *next, tarn_buf *b, const sql_tokens *tk, size_t end,
                           const char *name)
 {
-    if (!rewrite_alias_follows(tk, end))
+    if (!session_alias_follows(tk, end))
         buf_printf(b, " AS %s", name);
     *next = end;
 }

@@ -12,10 +12,6 @@
 
 #include <stddef.h>
 
-/* Whether an alias follows token i (AS x, or a bare name that is not a
- * clause keyword). */
-int rewrite_alias_follows(const sql_tokens *tk, size_t i);
-
 /* Appends a FROM item __tarn_o(cat, sch, tbl, col, dflt, nul): a VALUES
  * row per top-level column of every lake table, with the default and
  * nullability DuckDB's views of the tables cannot carry; returns the

@@ -103,38 +103,6 @@ static int bool_arg(const lk_args *a, const char *name, int dflt)
     return v ? strcasecmp(v, "true") == 0 : dflt;
 }
 
-int session_eval_strings(strlist *out, int *had_null, tarn_session *s, const char *sql)
-{
-    *had_null = 0;
-    char *q = xasprintf("SELECT typeof((%s))", sql);
-    char *type = NULL;
-    int rc = duck_query_string(&type, s->con, q);
-    free(q);
-    if (rc)
-        return rc;
-    int is_list = type && strcmp(type, "VARCHAR[]") == 0;
-    int is_null = !type || strcmp(type, "\"NULL\"") == 0;
-    free(type);
-    if (is_null) {
-        *had_null = 1;
-        return 0;
-    }
-    q = is_list ? xasprintf("SELECT unnest((%s))", sql) : xasprintf("SELECT (%s)::VARCHAR", sql);
-    duck_table r;
-    rc = duck_table_query(&r, s->con, q);
-    free(q);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < r.nrows; i++) {
-        if (duck_table_get(&r, i, 0))
-            strlist_push(out, duck_table_get(&r, i, 0));
-        else
-            *had_null = 1;
-    }
-    duck_table_free(&r);
-    return 0;
-}
-
 /* The file list argument: a string or a list of strings, none NULL. */
 static int file_list(strlist *out, tarn_session *s, const char *sql)
 {
@@ -151,8 +119,9 @@ static int add_data_files(tarn_session *s, const lk_args *a)
 {
     lk_lake *l = a->npos > 0 && a->pos[0] ? session_lake(s, a->pos[0]) : NULL;
     if (!l)
-        return tarn_error_set(TARN_EINVALID, "CALL ducklake_add_data_files: no DuckLake lake is "
-                                             "attached as \"%s\"",
+        return tarn_error_set(TARN_EINVALID,
+                              "CALL ducklake_add_data_files: no DuckLake lake is "
+                              "attached as \"%s\"",
                               a->npos > 0 && a->pos[0] ? a->pos[0] : "");
     if (a->npos < 3 || !a->pos_sql[2])
         return tarn_error_set(TARN_EINVALID, "ducklake_add_data_files(lake, table, files [, schema "
@@ -165,8 +134,9 @@ static int add_data_files(tarn_session *s, const lk_args *a)
             strcasecmp(a->names[i], "allow_missing") != 0 &&
             strcasecmp(a->names[i], "ignore_extra_columns") != 0 &&
             strcasecmp(a->names[i], "hive_partitioning") != 0)
-            return tarn_error_set(TARN_EINVALID, "Binder Error: Invalid named parameter \"%s\" "
-                                                 "for function ducklake_add_data_files",
+            return tarn_error_set(TARN_EINVALID,
+                                  "Binder Error: Invalid named parameter \"%s\" "
+                                  "for function ducklake_add_data_files",
                                   a->names[i]);
     strlist files = {0};
     int rc = file_list(&files, s, a->pos_sql[2]);

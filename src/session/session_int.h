@@ -23,9 +23,9 @@ struct tarn_session {
     int txn_failed;   /* a statement failed inside it: only ROLLBACK/COMMIT work */
     char *use_lake;   /* USE lake[.schema]: the lake of unqualified names */
     char *use_schema;
-    session_secret *secrets; /* CREATE SECRET … (TYPE ducklake), newest first */
+    session_secret *secrets;           /* CREATE SECRET … (TYPE ducklake), newest first */
     struct session_prepared *prepared; /* PREPAREd statements (session_prepare.c) */
-    int json_cells; /* rows delivered as JSON text (tarn_session_set_json_cells) */
+    int json_cells;   /* rows delivered as JSON text (tarn_session_set_json_cells) */
     session_log *log; /* DuckLake's DuckLakeMetadata log (session_log.c); NULL until enabled */
 };
 
@@ -100,9 +100,13 @@ void session_prepared_free(tarn_session *s);
 /* The source text of tokens [from, to) of `sql`. */
 char *session_token_text(const sql_tokens *tk, const char *sql, size_t from, size_t to);
 
+/* Whether an alias follows token i (AS x, or a bare name that is not a
+ * clause keyword). */
+int session_alias_follows(const sql_tokens *tk, size_t i);
+
 /* Evaluates SQL expression `sql` (a string, or a list of strings) in the
  * session's DuckDB and appends its strings to *out; *had_null tells that
- * the value or one of its elements was NULL (left out). session_call.c. */
+ * the value or one of its elements was NULL (left out). */
 int session_eval_strings(strlist *out, int *had_null, tarn_session *s, const char *sql);
 
 #endif
