@@ -40,6 +40,69 @@ static int table_built(cli_project *cp, const tarn_model *m)
     return yes;
 }
 
+/* With --at: the snapshot is one the lake has, and model m's table was
+ * there then; else the error says which snapshots there are, or when the
+ * table was first built (DuckLake's own message names neither). */
+static int at_check(cli_project *cp, const tarn_model *m, long at)
+{
+    const char *alias = cp->p->lake_alias;
+    tarn_buf q = {0};
+    buf_printf(&q,
+               "SELECT count(*) FILTER (WHERE snapshot_id = %ld), min(snapshot_id), "
+               "max(snapshot_id) FROM ducklake_snapshots(",
+               at);
+    quote_literal(&q, alias);
+    buf_puts(&q, ")");
+    qrows r;
+    int rc = query_rows(&r, cp->s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc) {
+        tarn_error_clear();
+        return CLI_OK; /* the read itself will say what is wrong */
+    }
+    int found = strcmp(qrows_get(&r, 0, 0), "0") != 0;
+    if (!found)
+        cli_errorf(
+            "lake \"%s\" has no snapshot %ld: its oldest is %s, its latest %s (`tarn history "
+            "%s` lists the snapshots of its builds)",
+            alias, at, qrows_get(&r, 0, 1), qrows_get(&r, 0, 2), m->name);
+    qrows_free(&r);
+    if (!found)
+        return CLI_FAILED;
+    const char *cat = tarn_session_catalog_prefix(cp->s, alias);
+    buf_printf(&q,
+               "SELECT count(*) FILTER (WHERE t.begin_snapshot <= %ld AND (t.end_snapshot IS "
+               "NULL OR t.end_snapshot > %ld)), min(t.begin_snapshot) FILTER (WHERE "
+               "t.begin_snapshot > %ld) FROM ",
+               at, at, at);
+    quote_prefixed(&q, cat, "ducklake_table");
+    buf_puts(&q, " t JOIN ");
+    quote_prefixed(&q, cat, "ducklake_schema");
+    buf_puts(&q, " s USING (schema_id) WHERE lower(s.schema_name) = lower(");
+    quote_literal(&q, m->schema);
+    buf_puts(&q, ") AND lower(t.table_name) = lower(");
+    quote_literal(&q, m->table);
+    buf_puts(&q, ")");
+    rc = query_rows(&r, cp->s, buf_cstr(&q));
+    buf_free(&q);
+    if (rc) {
+        tarn_error_clear();
+        return CLI_OK;
+    }
+    int there = strcmp(qrows_get(&r, 0, 0), "0") != 0;
+    const char *later = qrows_get(&r, 0, 1);
+    if (!there && later)
+        cli_errorf("%s was not in lake \"%s\" at snapshot %ld: its table was made at snapshot %s "
+                   "(`tarn history %s` lists its builds)",
+                   m->name, alias, at, later, m->name);
+    else if (!there)
+        cli_errorf("%s was not in lake \"%s\" at snapshot %ld, nor after it (`tarn history %s` "
+                   "lists its builds)",
+                   m->name, alias, at, m->name);
+    qrows_free(&r);
+    return there ? CLI_OK : CLI_FAILED;
+}
+
 /* The one model the selectors select; NULL (reported) when they select
  * none or several. */
 static const tarn_model *show_model(cli_project *cp, const cli_common *c)
@@ -122,6 +185,8 @@ int cmd_show(int argc, char **argv)
     } else {
         status = cli_project_attach(&cp);
     }
+    if (status == CLI_OK && at >= 0)
+        status = at_check(&cp, m, at);
     if (status == CLI_OK && at < 0 && table_built(&cp, m) == 0) {
         cli_errorf("%s has not been built: the lake has no table %s.%s yet (build it with "
                    "`tarn run %s`)",

@@ -65,6 +65,9 @@ run_rc "show an unknown model" 2 "$t/p" show nope
 run_rc "show without a model" 2 "$t/p" show
 run_rc "show --limit 0" 2 "$t/p" show staging.stg_orders --limit 0
 run_rc "show --at a snapshot that does not exist" 1 "$t/p" show staging.stg_orders --at 999
+contains "… names the snapshots there are" "lake \"lake\" has no snapshot 999: its oldest is 0, its latest " "$ERR"
+run_rc "show --at a snapshot before the model's table was made" 1 "$t/p" show marts.orders_daily --at 1
+contains "… says when it was made" "marts.orders_daily was not in lake \"lake\" at snapshot 1: its table was made at snapshot 2 (\`tarn history marts.orders_daily\` lists its builds)" "$ERR"
 
 # help and usage errors
 check "help run" tarn help run
