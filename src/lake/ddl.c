@@ -9,8 +9,8 @@
  * _delete_file, _partition_info, _sort_info, the tags) at the
  * transaction's snapshot; a DROP of an object this transaction created
  * deletes its rows instead, so nothing of it is committed. ALTER TABLE is
- * in ddl_alter.c, views and comments in ddl_view.c; the helpers they share
- * are in ddl_int.h.
+ * in ddl_alter.c, views and comments in ddl_view.c; the rows and helpers
+ * they all share are in ddl_rows.c (ddl_int.h), below them all.
  *
  * Directory rule (DuckLake's): a schema or table gets the directory
  * `<name>/` when its name is only [A-Za-z0-9_-], else `<uuid>/`, so no
@@ -40,70 +40,6 @@
 static char *dir_for(const char *name, const char *uuid)
 {
     return xasprintf("%s/", quote_is_plain_path_segment(name) ? name : uuid);
-}
-
-char *ddl_name_token(const char *kind, const char *schema, const char *name)
-{
-    tarn_buf b = {0};
-    buf_printf(&b, "%s:", kind);
-    quote_ident(&b, schema);
-    if (name) {
-        buf_putc(&b, '.');
-        quote_ident(&b, name);
-    }
-    return buf_detach(&b);
-}
-
-void ddl_token_name(lk_txn *txn, const char *kind, const char *schema, const char *name)
-{
-    char *tok = ddl_name_token(kind, schema, name);
-    lk_txn_change(txn, tok);
-    free(tok);
-}
-
-void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id)
-{
-    lk_txn_sql(lake->txn,
-               "UPDATE %s.%s SET end_snapshot = %lld WHERE end_snapshot IS NULL AND %s = %lld",
-               lake->meta, table, (long long)lake->txn->snapshot_id, key, (long long)id);
-}
-
-lk_schema *ddl_schema_to_create_in(lk_lake *lake, const char *schema)
-{
-    lk_schema *s = lk_catalog_schema(&lake->txn->cat, schema);
-    if (!s)
-        tarn_error_set(TARN_ENOTFOUND,
-                       "Binder Error: Schema \"%s\" not found in DuckLakeCatalog \"%s\"", schema,
-                       lake->alias);
-    return s;
-}
-
-void ddl_changed(lk_txn *txn, const char *kind, int64_t id)
-{
-    char *tok = xasprintf("%s:%lld", kind, (long long)id);
-    lk_txn_change(txn, tok);
-    free(tok);
-    txn->catalog_changed = 1;
-}
-void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
-                    const char *name)
-{
-    buf_printf(b, "(%lld, '%s', %lld, NULL, ", (long long)id, uuid, (long long)begin);
-    if (schema_id >= 0)
-        buf_printf(b, "%lld, ", (long long)schema_id);
-    quote_literal(b, name);
-}
-
-void ddl_path_object_row(lk_txn *txn, const char *table, int64_t id, const char *uuid,
-                         int64_t schema_id, const char *name, const char *path, int path_rel)
-{
-    tarn_buf b = {0};
-    ddl_object_row(&b, id, uuid, txn->snapshot_id, schema_id, name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, path);
-    buf_printf(&b, ", %s)", path_rel ? "true" : "false");
-    lk_txn_row(txn, table, "%s", buf_cstr(&b));
-    buf_free(&b);
 }
 
 int lk_create_schema(lk_lake *lake, duckdb_connection con, const char *name, int if_not_exists)
@@ -318,73 +254,6 @@ int lk_drop_schema(lk_lake *lake, duckdb_connection con, const char *name, int i
 
 /* ---- CREATE TABLE ---- */
 
-static int is_number(const char *s)
-{
-    char *end = NULL;
-    if (!*s)
-        return 0;
-    strtod(s, &end);
-    return end && *end == 0;
-}
-
-/* DuckDB renders a column default as SQL text; DuckLake stores literals
- * unquoted (type 'literal') and anything else as expression text. */
-static void set_default(lk_column *c, const char *text)
-{
-    free(c->default_value);
-    free(c->default_value_type);
-    c->initial_default = NULL;
-    if (!text) {
-        c->default_value = xstrdup("NULL");
-        c->default_value_type = xstrdup("literal");
-        return;
-    }
-    size_t n = strlen(text);
-    if (n >= 2 && text[0] == '\'' && text[n - 1] == '\'') {
-        tarn_buf b = {0};
-        for (size_t i = 1; i + 1 < n; i++) {
-            buf_putc(&b, text[i]);
-            if (text[i] == '\'' && text[i + 1] == '\'')
-                i++;
-        }
-        c->default_value = xstrdup(buf_cstr(&b));
-        c->initial_default = buf_detach(&b);
-        c->default_value_type = xstrdup("literal");
-    } else if (is_number(text)) {
-        c->default_value = xstrdup(text);
-        c->initial_default = xstrdup(text);
-        c->default_value_type = xstrdup("literal");
-    } else {
-        c->default_value = xstrdup(text);
-        c->default_value_type = xstrdup("expression");
-    }
-}
-
-int ddl_read_shape(lk_table *t, duckdb_connection con, const char *shape)
-{
-    char *sql = xasprintf("SELECT * FROM %s LIMIT 0", shape);
-    duckdb_result res;
-    int rc = 0;
-    if (duckdb_query(con, sql, &res) != DuckDBSuccess) {
-        rc = duck_error_from_result(&res, sql);
-        duckdb_destroy_result(&res);
-        free(sql);
-        return rc;
-    }
-    free(sql);
-    idx_t n = duckdb_column_count(&res);
-    t->cols = xcalloc(n ? n : 1, sizeof(lk_column));
-    int64_t next_id = 1;
-    for (idx_t i = 0; i < n && !rc; i++) {
-        duckdb_logical_type lt = duckdb_column_logical_type(&res, i);
-        rc = lk_type_from_logical(&t->cols[i], duckdb_column_name(&res, i), lt, &next_id);
-        t->ncols++;
-        duckdb_destroy_logical_type(&lt);
-    }
-    duckdb_destroy_result(&res);
-    return rc;
-}
-
 /* What a DuckDB table may have and a DuckLake table may not: PRIMARY KEY,
  * UNIQUE, CHECK and FOREIGN KEY constraints, generated columns, collations
  * (DuckLake's messages). */
@@ -425,43 +294,6 @@ static int check_shape(duckdb_connection con, const char *shape_name)
     return rc;
 }
 
-int ddl_read_constraints(lk_table *t, duckdb_connection con, const char *shape_name)
-{
-    tarn_buf b = {0};
-    /* pragma_table_info reads one table; duckdb_columns() would list (and
-     * bind) every column of every view of every lake attached */
-    tarn_buf name = {0};
-    quote_qualified(&name, "temp", "main", shape_name);
-    buf_puts(&b, "SELECT name, dflt_value, CASE WHEN \"notnull\" THEN 'false' ELSE 'true' END FROM "
-                 "pragma_table_info(");
-    quote_literal(&b, buf_cstr(&name));
-    buf_puts(&b, ") ORDER BY cid");
-    buf_free(&name);
-    duck_table r;
-    int rc = duck_table_query(&r, con, buf_cstr(&b));
-    buf_free(&b);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < r.nrows && i < t->ncols; i++) {
-        lk_column *c = &t->cols[i];
-        if (!lk_type_is_nested(c->type))
-            set_default(c, duck_table_get(&r, i, 1));
-        const char *nullable = duck_table_get(&r, i, 2);
-        c->nulls_allowed = !nullable || strcmp(nullable, "true") == 0;
-    }
-    duck_table_free(&r);
-    return 0;
-}
-
-int ddl_reserved_error(const char *name)
-{
-    return tarn_error_set(TARN_EINVALID,
-                          "Column name \"%s\" is reserved by DuckLake for internal use when data "
-                          "inlining is enabled. If you must use this column name, disable inlining "
-                          "by calling ducklake_set_option('data_inlining_row_limit', 0).",
-                          name);
-}
-
 static int check_column_names(const lk_table *t, int inlining)
 {
     for (size_t i = 0; i < t->ncols; i++) {
@@ -487,33 +319,6 @@ static int inlines_at_create(lk_lake *lake, duckdb_connection con, int64_t schem
     if (v)
         return strtoll(v, NULL, 10) > 0;
     return lake->inline_limit != 0;
-}
-
-void ddl_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c)
-{
-    lk_txn *txn = lake->txn;
-    tarn_buf b = {0};
-    buf_printf(&b, "(%lld, %lld, NULL, %lld, %lld, ", (long long)c->id, (long long)txn->snapshot_id,
-               (long long)t->id, (long long)c->id);
-    quote_literal(&b, c->name);
-    buf_puts(&b, ", ");
-    quote_literal(&b, c->type);
-    buf_puts(&b, ", ");
-    quote_literal(&b, c->initial_default);
-    buf_puts(&b, ", ");
-    quote_literal(&b, c->default_value);
-    buf_printf(&b, ", %s, ", c->nulls_allowed ? "true" : "false");
-    if (c->parent >= 0)
-        buf_printf(&b, "%lld", (long long)c->parent);
-    else
-        buf_puts(&b, "NULL");
-    buf_puts(&b, ", ");
-    quote_literal(&b, c->default_value_type);
-    buf_puts(&b, ", 'duckdb')");
-    lk_txn_row(txn, "ducklake_column", "%s", buf_cstr(&b));
-    buf_free(&b);
-    for (size_t i = 0; i < c->nchildren; i++)
-        ddl_column_rows(lake, t, &c->children[i]);
 }
 
 int lk_create_table(lk_lake *lake, duckdb_connection con, const char *schema, const char *name,

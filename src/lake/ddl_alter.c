@@ -84,18 +84,6 @@ int lk_inlining_check(lk_lake *lake, duckdb_connection con, const lk_catalog *ca
     return 0;
 }
 
-lk_column *ddl_top_column(lk_table *t, const char *name, size_t *index)
-{
-    for (size_t i = 0; i < t->ncols; i++) {
-        if (strcasecmp(t->cols[i].name, name) == 0) {
-            if (index)
-                *index = i;
-            return &t->cols[i];
-        }
-    }
-    return NULL;
-}
-
 static void end_column_rows(lk_lake *lake, const lk_table *t, const lk_column *c, int recursive)
 {
     lk_txn_sql(lake->txn,
@@ -126,41 +114,6 @@ static int64_t next_column_id(lk_lake *lake, duckdb_connection con, const lk_tab
         tarn_error_clear();
     int64_t model = lk_table_max_column_id(t);
     return (m > model ? m : model) + 1;
-}
-
-/* Records, once per table and commit, that the table's layout changed:
- * a schema_versions row and, when the columns themselves changed and the
- * table inlines, a new inlined-data table with the new columns (DuckLake
- * keeps one inlined table per column layout; default and NOT NULL changes
- * keep the layout; a layout with a GEOMETRY column gets none). */
-void ddl_layout_changed(lk_lake *lake, lk_table *t, int new_columns)
-{
-    lk_txn *txn = lake->txn;
-    int64_t sv = txn->cat.schema_version + 1;
-    char *name = xasprintf("ducklake_inlined_data_%lld_%lld", (long long)t->id, (long long)sv);
-    int had_inlined = t->ninlined > 0;
-    int fresh = !had_inlined || t->inlined[t->ninlined - 1].schema_version != sv;
-    lk_txn_schema_changed(txn, t->id);
-    if (fresh)
-        lk_txn_row(txn, "ducklake_schema_versions", "(%lld, %lld, %lld)",
-                   (long long)txn->snapshot_id, (long long)sv, (long long)t->id);
-    if (had_inlined && new_columns && lk_table_inlinable(t)) {
-        if (!fresh) {
-            lk_txn_sql(txn, "DROP TABLE IF EXISTS %s.%s", lake->meta, name);
-            lk_txn_meta_table(txn, '-', name);
-            lk_txn_sql(txn, "DELETE FROM %s.ducklake_inlined_data_tables WHERE table_name = '%s'",
-                       lake->meta, name);
-            free(t->inlined[--t->ninlined].name);
-        }
-        lk_write_inlined_table(lake, t, sv);
-    }
-    free(name);
-    txn->catalog_changed = 1;
-}
-
-void ddl_altered(lk_lake *lake, const lk_table *t)
-{
-    ddl_changed(lake->txn, "altered_table", t->id);
 }
 
 /* DuckLake allows a type change when the new type is what DuckDB would
@@ -199,13 +152,6 @@ static int shape_column(lk_column *out, duckdb_connection con, const char *shape
         lk_column_copy(out, &tmp.cols[0]);
     lk_table_free(&tmp);
     return rc;
-}
-
-void ddl_set_begin(lk_column *c, int64_t snapshot)
-{
-    c->begin = snapshot;
-    for (size_t i = 0; i < c->nchildren; i++)
-        ddl_set_begin(&c->children[i], snapshot);
 }
 
 static void renumber(lk_column *c, int64_t *next, int64_t parent)

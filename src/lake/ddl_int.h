@@ -1,8 +1,8 @@
 /*
  * ddl_int.h — what ddl.c, ddl_alter.c, ddl_alter_table.c and ddl_view.c
- * share (not for other files: they use ddl.h). All run inside the open
- * transaction (lake->txn) and only queue catalog rows and change tokens;
- * nothing is written before the commit.
+ * share, all of it defined in ddl_rows.c (not for other files: they use
+ * ddl.h). All run inside the open transaction (lake->txn) and only queue
+ * catalog rows and change tokens; nothing is written before the commit.
  */
 #ifndef TARN_LAKE_DDL_INT_H
 #define TARN_LAKE_DDL_INT_H
@@ -30,13 +30,13 @@ void ddl_end_rows(lk_lake *lake, const char *table, const char *key, int64_t id)
  * catalog table (ducklake_schema, _table, _view) lays it out:
  * "(id, 'uuid', begin, NULL, schema_id, 'name'" (schema_id < 0: a schema's
  * row, which has none). The caller adds the rest and the ')'. */
+void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
+                    const char *name);
 /* Records the row of a new version of a schema or table (`table`:
  * ducklake_schema or ducklake_table): ddl_object_row's columns, then its
  * path and whether that is relative to the parent's. */
 void ddl_path_object_row(lk_txn *txn, const char *table, int64_t id, const char *uuid,
                          int64_t schema_id, const char *name, const char *path, int path_rel);
-void ddl_object_row(tarn_buf *b, int64_t id, const char *uuid, int64_t begin, int64_t schema_id,
-                    const char *name);
 
 /* The columns of DuckDB table `shape` (`SELECT * FROM shape`, quoted by the
  * caller) become t's columns, with fresh column ids from 1. */
@@ -56,6 +56,10 @@ lk_column *ddl_top_column(lk_table *t, const char *name, size_t *index);
 void ddl_altered(lk_lake *lake, const lk_table *t);
 /* Sets c's and its children's begin snapshot. */
 void ddl_set_begin(lk_column *c, int64_t snapshot);
+/* Records, once per table and commit, that t's layout changed (a
+ * schema_versions row; with new_columns, a new inlined-data table when t
+ * inlines). */
+void ddl_layout_changed(lk_lake *lake, lk_table *t, int new_columns);
 
 /* Ends view v's live rows (and its tags) and records dropped_view:<id>. */
 void ddl_drop_view_rows(lk_lake *lake, const lk_view *v);

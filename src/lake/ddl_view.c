@@ -31,14 +31,6 @@
 
 /* ---- views ---- */
 
-void ddl_drop_view_rows(lk_lake *lake, const lk_view *v)
-{
-    lk_txn *txn = lake->txn;
-    ddl_end_rows(lake, "ducklake_view", "view_id", v->id);
-    ddl_end_rows(lake, "ducklake_tag", "object_id", v->id);
-    ddl_changed(txn, "dropped_view", v->id);
-}
-
 int lk_drop_view(lk_lake *lake, const char *schema, const char *name, int if_exists)
 {
     lk_txn *txn = lake->txn;
