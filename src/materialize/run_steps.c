@@ -13,6 +13,7 @@
 #include "tarn/error.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/quote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,74 @@ static void build_slices(run_ctx *c, size_t mi, model_result *r)
     strlist_free(&all);
 }
 
+/* The snapshot of model mi's success record in this run, or -1: the
+ * records of a build are in its commit, so there is one when the commit
+ * landed. */
+static int64_t committed_in_run(run_ctx *c, size_t mi)
+{
+    tarn_buf q = {0};
+    buf_puts(&q, "SELECT max(snapshot_id) FROM ");
+    quote_prefixed(&q, c->cat, "tarn_model_run");
+    buf_printf(
+        &q, " WHERE run_id = %lld AND status = 'success' AND model = ", (long long)c->sum->run_id);
+    quote_literal(&q, c->p->models[mi].name);
+    qrows r;
+    int rc = catalog_rows(&r, c->s, c->lake, buf_cstr(&q));
+    buf_free(&q);
+    if (rc) {
+        tarn_error_clear();
+        return -1;
+    }
+    int64_t snap = r.nrows && qrows_get(&r, 0, 0) ? strtoll(qrows_get(&r, 0, 0), NULL, 10) : -1;
+    qrows_free(&r);
+    return snap;
+}
+
+/* How many times a run in one process builds a model again whose catalog
+ * connection was lost. */
+#define LOST_AGAIN 2
+
+/* model_build, and in a run in one process, again when the build failed
+ * on its catalog connection, lost (PostgreSQL dropped it, also inside the
+ * commit's catalog transaction): unless the commit landed before the
+ * connection went (its success record says), which is then the build. A
+ * worker builds a job again itself (worker.c). */
+static void build_model(run_ctx *c, size_t mi, model_result *r)
+{
+    if (c->on_commit) {
+        model_build(c, mi, r);
+        return;
+    }
+    for (int again = 0;; again++) {
+        c->builds_again = again < LOST_AGAIN;
+        model_build(c, mi, r);
+        c->builds_again = 0;
+        if (r->status != MODEL_FAILED || !r->lost || again >= LOST_AGAIN)
+            return;
+        int64_t snap = committed_in_run(c, mi);
+        if (tarn_session_catch_up(c->s, c->lake) != 0) /* what the lost commit made */
+            tarn_error_clear();
+        if (snap >= 0) {
+            r->status = MODEL_SUCCESS;
+            r->snapshot_id = snap;
+            r->lost = 0;
+            free(r->error);
+            r->error = NULL;
+            return;
+        }
+        /* a fresh result, with what run_result_prepare gave it */
+        model_result keep = *r;
+        *r = (model_result){.model = mi, .snapshot_id = -1};
+        r->run_reason = keep.run_reason;
+        r->warning = keep.warning;
+        r->config_hash = keep.config_hash;
+        r->source_files = keep.source_files;
+        r->target_version = keep.target_version;
+        keep.run_reason = keep.warning = NULL; /* r's now (the hashes are c->chg's) */
+        build_result_free(&keep);
+    }
+}
+
 /* Builds model mi, decided to build (its START event already out). */
 void run_execute(run_ctx *c, size_t mi, size_t index)
 {
@@ -236,7 +305,7 @@ void run_execute(run_ctx *c, size_t mi, size_t index)
         (c->partitions[mi].n > 1 || c->o->slices || rebuild))
         build_slices(c, mi, r);
     else
-        model_build(c, mi, r);
+        build_model(c, mi, r);
     if (r->status == MODEL_SUCCESS) {
         out->succeeded++;
         if (!r->no_change)

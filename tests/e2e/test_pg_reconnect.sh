@@ -3,7 +3,7 @@
 # (pg_terminate_backend, as a restart or a network cut would) is opened again on its next use:
 # a `tarn worker` keeps claiming and building, a build held just before its commit still commits
 # once (duck/pgscan.c), and a build whose connection is dropped inside its catalog transaction is
-# built again (worker.c), committed once.
+# built again (worker.c; run_steps.c in a run in one process), committed once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 . "$(dirname "$0")/worker_lib.sh"
@@ -83,5 +83,26 @@ check_eq "its one record is the success (the lost attempt recorded no failure)" 
 check_eq "the run is recorded a success" "success" \
     "$(pg_psql "SELECT status FROM public.tarn_run WHERE run_id = $run4" w)"
 stop_workers
+
+# the same in a run in one process: built again, committed once, recorded once
+touch "$s/hold"
+TARN_COMMIT_HOLD="$s/hold" timeout 120 "$TARN" run -C "$s" --force raw.a >"$s/run5.out" \
+    2>"$s/run5.err" </dev/null &
+rp=$!
+if wait_for "$s/run5.err" "holding inside the catalog transaction" 60; then
+    drop_backends w >/dev/null
+else
+    fail "the run's build holds inside its catalog transaction" "$(cat "$s/run5.err")"
+fi
+snaps=$(pg_psql "SELECT count(*) FROM public.ducklake_snapshot" w)
+wait "$rp"
+rc=$?
+[ "$rc" -eq 0 ] && ok "a run in one process whose build lost its connection in its commit succeeds" ||
+    fail "a run in one process whose build lost its connection in its commit succeeds" "exit $rc" \
+        "$(cat "$s/run5.err")"
+check_eq "its one record is the success" "success" \
+    "$(pg_psql "SELECT string_agg(status, ',') FROM public.tarn_model_run WHERE run_id = $run4 AND model = 'raw.a'" w)"
+check_eq "the build made one snapshot" "$((snaps + 1))" \
+    "$(pg_psql "SELECT count(*) FROM public.ducklake_snapshot" w)"
 
 finish
