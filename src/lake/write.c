@@ -4,7 +4,8 @@
  *
  * An insert's rows go, as in DuckLake, to the catalog when they are at
  * most the table's inlining limit, else to Parquet (write_files.c, and
- * write_part.c for a partitioned table). Inlined rows first collect in a
+ * write_part.c for a partitioned table; the SQL of the rows they take is
+ * write_source.c's). Inlined rows first collect in a
  * TEMP table per table and transaction (its pending inserts); the commit
  * moves them into the table's newest inlined-data table
  *   ducklake_inlined_data_<table_id>_<schema_version>
@@ -35,12 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAGE "temp.main.__tarn_stage"
 #define MATCH "temp.main.__tarn_match"
 
 const char *lk_stage_name(void)
 {
-    return STAGE;
+    return LK_STAGE;
 }
 
 static void column_default(tarn_buf *b, const lk_column *c)
@@ -81,42 +81,6 @@ int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int
     return rc;
 }
 
-void lk_write_columns(tarn_buf *b, const lk_table *t)
-{
-    for (size_t i = 0; i < t->ncols; i++) {
-        if (i)
-            buf_puts(b, ", ");
-        quote_ident(b, t->cols[i].name);
-    }
-}
-
-/* " ORDER BY [sort keys, ]rowid" over the stage: the order rows are
- * written in, the table's sort order first (SET SORTED BY) unless they
- * are UPDATE images (with_rowid), which DuckLake writes as they come. */
-static void stage_order(tarn_buf *b, const lk_table *t, int with_rowid, int sorted)
-{
-    buf_puts(b, " ORDER BY ");
-    if (sorted && !with_rowid && lk_sort_order_by(b, t, NULL))
-        buf_puts(b, ", ");
-    buf_puts(b, "rowid");
-}
-
-/* SELECT the stage's columns (and __tarn_rowid, as `rowid_name`) in write order. */
-static void stage_select(tarn_buf *b, const lk_table *t, int with_rowid, const char *rowid_name)
-{
-    buf_puts(b, "SELECT ");
-    lk_write_columns(b, t);
-    if (with_rowid)
-        buf_printf(b, ", __tarn_rowid AS %s", rowid_name);
-    buf_puts(b, " FROM " STAGE);
-    stage_order(b, t, with_rowid, 1);
-}
-
-void lk_write_stage_rows(tarn_buf *b, const lk_table *t, int with_rowid)
-{
-    stage_select(b, t, with_rowid, "__tarn_rowid");
-}
-
 /* Records that the transaction has a pending-insert table for `t`. */
 static void pending_inserts_made(lk_lake *lake, const lk_table *t)
 {
@@ -140,7 +104,7 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
         buf_printf(&b, "CREATE TEMP TABLE %s AS SELECT NULL::BIGINT AS row_id, ",
                    pins + strlen("temp.main."));
         lk_write_columns(&b, t);
-        buf_puts(&b, " FROM " STAGE " LIMIT 0");
+        buf_puts(&b, " FROM " LK_STAGE " LIMIT 0");
         rc = duck_exec(con, buf_cstr(&b));
     }
     if (!rc)
@@ -171,7 +135,7 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
      * appended again, so its new image takes the next id. */
     int64_t fresh = 0;
     if (with_rowid && d->next_row_id > d->base_row_id) {
-        char *q = xasprintf("SELECT count(*) FROM " STAGE " WHERE __tarn_rowid >= %lld",
+        char *q = xasprintf("SELECT count(*) FROM " LK_STAGE " WHERE __tarn_rowid >= %lld",
                             (long long)d->base_row_id);
         rc = duck_query_int64(&fresh, NULL, con, q);
         free(q);
@@ -194,13 +158,13 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         buf_printf(&b, "%lld::BIGINT AS row_id, ", (long long)d->next_row_id);
     else {
         buf_printf(&b, "(%lld + row_number() OVER (", (long long)d->next_row_id);
-        stage_order(&b, t, with_rowid, sorted);
+        lk_write_stage_order(&b, t, with_rowid, sorted);
         buf_puts(&b, ") - 1)::BIGINT AS row_id, ");
     }
     lk_write_columns(&b, t);
-    buf_puts(&b, " FROM " STAGE);
+    buf_puts(&b, " FROM " LK_STAGE);
     if (with_rowid || n != 1)
-        stage_order(&b, t, with_rowid, sorted);
+        lk_write_stage_order(&b, t, with_rowid, sorted);
     rc = duck_exec(con, buf_cstr(&b));
     buf_free(&b);
     free(pins);
@@ -210,8 +174,8 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         pending_inserts_made(lake, t);
     lk_stats_set st;
     lk_stats_init(&st, t);
-    rc =
-        n == 1 ? lk_stats_from_one_row(&st, con, STAGE, t) : lk_stats_from_rows(&st, con, STAGE, t);
+    rc = n == 1 ? lk_stats_from_one_row(&st, con, LK_STAGE, t)
+                : lk_stats_from_rows(&st, con, LK_STAGE, t);
     if (!rc)
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
@@ -226,22 +190,6 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
     lk_txn_change(lake->txn, tok);
     free(tok);
     return rc;
-}
-
-/* The rows a write takes: `source` (in the table's sort order, if any),
- * or the stage's rows in order. */
-void lk_write_source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const char *source)
-{
-    if (source && (with_rowid || t->nsorts == 0)) {
-        buf_puts(b, source);
-        return;
-    }
-    if (source) {
-        buf_printf(b, "SELECT * FROM (%s) AS __tarn_sorted ORDER BY ", source);
-        lk_sort_order_by(b, t, NULL);
-        return;
-    }
-    stage_select(b, t, with_rowid, "_ducklake_internal_row_id");
 }
 
 /* How many rows an insert into `t` may inline: the lake's or table's
@@ -286,8 +234,8 @@ static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t
 {
     /* nothing to write, unless DuckLake's per-thread COPY gets the rows
      * (inlining off): it writes one empty file */
-    if (n == 0 &&
-        (t->nkeys > 0 || !lk_pqopts_per_thread(lake, con, t) || insert_inline_limit(lake, con, t) > 0))
+    if (n == 0 && (t->nkeys > 0 || !lk_pqopts_per_thread(lake, con, t) ||
+                   insert_inline_limit(lake, con, t) > 0))
         return 0;
     int with_rowid = lake->txn->stage_rowid;
     lk_table_delta *d = lk_txn_delta(lake, con, t->id);
@@ -318,7 +266,7 @@ static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, 
         return tarn_error_set(TARN_ENOTFOUND, "table %lld not found", (long long)table_id);
     ensure_table_dir(lake, t);
     int64_t n = known;
-    int rc = known >= 0 ? 0 : duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " STAGE);
+    int rc = known >= 0 ? 0 : duck_query_int64(&n, NULL, con, "SELECT count(*) FROM " LK_STAGE);
     if (rc)
         return rc;
     *count = n;
@@ -406,7 +354,7 @@ static int insert_query_staged(lk_lake *lake, duckdb_connection con, const lk_ta
 {
     int rc = lk_stage_create(lake, con, t, 0);
     if (!rc) {
-        char *sql = xasprintf("INSERT INTO " STAGE " %s", src);
+        char *sql = xasprintf("INSERT INTO " LK_STAGE " %s", src);
         rc = duck_exec(con, sql);
         free(sql);
     }
@@ -431,7 +379,7 @@ static int insert_query_file_first(lk_lake *lake, duckdb_connection con, const l
         *count = n;
     } else if (!rc && n > 0) {
         tarn_buf b = {0};
-        buf_puts(&b, "INSERT INTO " STAGE " SELECT * FROM read_parquet([");
+        buf_puts(&b, "INSERT INTO " LK_STAGE " SELECT * FROM read_parquet([");
         for (size_t i = 0; i < f.n; i++) {
             buf_puts(&b, i ? ", " : "");
             quote_literal(&b, f.abs[i]);
@@ -605,7 +553,7 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
 void lk_write_cleanup(duckdb_connection con)
 {
     /* one round trip for the three scratch tables a statement may use */
-    duck_exec(con, "DROP TABLE IF EXISTS " STAGE "; DROP TABLE IF EXISTS " MATCH
+    duck_exec(con, "DROP TABLE IF EXISTS " LK_STAGE "; DROP TABLE IF EXISTS " MATCH
                    "; DROP TABLE IF EXISTS temp.main.__tarn_shape");
 }
 

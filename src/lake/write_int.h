@@ -3,8 +3,10 @@
  * pieces of one write, below the statements of write.h.
  *
  * write.c stages rows and decides where they go (inlined or Parquet,
- * partitioned or not); write_files.c writes and registers Parquet files;
- * write_part.c writes a partitioned table's files. Not for other files.
+ * partitioned or not); write_part.c writes a partitioned table's files;
+ * write_files.c writes and registers Parquet files; write_source.c, below
+ * them all, builds the SQL of the rows they take. Each calls only the
+ * files after it in this list. Not for other files.
  */
 #ifndef TARN_LAKE_WRITE_INT_H
 #define TARN_LAKE_WRITE_INT_H
@@ -49,13 +51,25 @@ int lk_new_files_register(lk_new_files *f, lk_lake *lake, duckdb_connection con,
 void lk_new_files_discard(lk_new_files *f);
 void lk_new_files_free(lk_new_files *f);
 
+/* The stage table (lk_stage_name), as the write's SQL names it. */
+#define LK_STAGE "temp.main.__tarn_stage"
+
+/* ---- the rows a write takes (write_source.c) ---- */
+
 /* The table's columns, quoted, comma-separated. */
 void lk_write_columns(tarn_buf *b, const lk_table *t);
+/* " ORDER BY [sort keys, ]rowid" over the stage: the order rows are
+ * written in, the table's sort order first (SET SORTED BY, when `sorted`)
+ * unless they are UPDATE images (with_rowid), which DuckLake writes as
+ * they come. */
+void lk_write_stage_order(tarn_buf *b, const lk_table *t, int with_rowid, int sorted);
 /* The rows a write takes: `source` (in the table's sort order, if any), or
  * the stage's rows in order (__tarn_rowid as _ducklake_internal_row_id). */
 void lk_write_source_sql(tarn_buf *b, const lk_table *t, int with_rowid, const char *source);
 /* SELECT the stage's columns (and __tarn_rowid with_rowid) in write order. */
 void lk_write_stage_rows(tarn_buf *b, const lk_table *t, int with_rowid);
+
+/* ---- Parquet files (write_files.c) and partitions (write_part.c) ---- */
 
 /* The end of a COPY's options: the table's writer options, FIELD_IDS,
  * GEOPARQUET_VERSION and RETURN_STATS, and the closing parenthesis. */
