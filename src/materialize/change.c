@@ -1,9 +1,11 @@
 /*
- * change.c — change detection (see change.h): the lake's table versions,
- * the last successful builds, and the reason a model runs; a model's
- * config hash and file fingerprints come from inputs.c.
+ * change.c — change detection (see change.h): loading the lake's table
+ * versions (kept in change_state.c) and the last successful builds, and
+ * the reason a model runs; a model's config hash and file fingerprints
+ * come from inputs.c.
  */
 #include "materialize/change.h"
+#include "materialize/inputs.h"
 #include "materialize/spec.h"
 
 #include "project/query.h"
@@ -315,36 +317,6 @@ void change_free(change_ctx *cc)
     strlist_free(&cc->fp_keys);
     strlist_free(&cc->fp_vals);
     memset(cc, 0, sizeof(*cc));
-}
-
-char *change_table_key(const char *schema, const char *table)
-{
-    char *k = xasprintf("%s.%s", schema, table);
-    for (char *p = k; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    return k;
-}
-
-int64_t change_version(const change_ctx *cc, const char *schema, const char *table)
-{
-    char *k = change_table_key(schema, table);
-    long i = strlist_find(&cc->ver_keys, k);
-    free(k);
-    return i >= 0 ? cc->ver_vals[i] : -1;
-}
-
-void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v)
-{
-    char *k = change_table_key(schema, table);
-    long i = strlist_find(&cc->ver_keys, k);
-    if (i >= 0) {
-        cc->ver_vals[i] = v;
-        free(k);
-        return;
-    }
-    strlist_push_owned(&cc->ver_keys, k);
-    cc->ver_vals = xrealloc(cc->ver_vals, cc->ver_keys.n * sizeof(int64_t));
-    cc->ver_vals[cc->ver_keys.n - 1] = v;
 }
 
 /* Whether an upstream table read at the last build has changed since. */

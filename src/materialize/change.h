@@ -29,52 +29,13 @@
 #define TARN_MATERIALIZE_CHANGE_H
 
 #include "materialize/build.h"
-
-#include <jansson.h>
-
-/* What the last successful build of a model recorded. */
-typedef struct {
-    int found;
-    char *model_hash, *config_hash;
-    int64_t target_version; /* -1 when not recorded */
-    json_t *upstream;       /* [{table, version}, …] or NULL */
-    json_t *files;          /* {literal: fingerprint} or NULL */
-} change_prev;
-
-/* The last successful build of a model, whatever its reason (a
- * partitioned model's too): how it wrote the table, and with which SQL. */
-typedef struct {
-    int found;
-    char *spec;  /* annot_strategy_spec, or NULL (recorded by an older tarn) */
-    char *label; /* annot_strategy_label */
-    char *model_hash;
-} change_last;
+#include "materialize/change_state.h"
 
 /* Run reasons the build acts on (model_build.c, runner.c). */
 #define REASON_FULL_REBUILD "sql changed (full rebuild)"
 #define REASON_UPSTREAM "upstream changed: "
 #define REASON_APPEND_CHANGED                                                                      \
     "sql changed (appending with the new SQL; the rows appended before stay)"
-
-typedef struct {
-    tarn_project *p;
-    tarn_session *s;
-    const char *lake, *cat;
-    char (*config_hash)[65]; /* per model */
-    char **files_json;       /* per model: {literal: fingerprint} (JSON text) */
-    char **always;           /* per model: why it always runs, or NULL */
-    change_prev *prev;       /* per model */
-    change_last *last;       /* per model */
-    strlist *stale;          /* per partitioned model: slices last built by other SQL */
-    strlist *built;          /* per partitioned model: every slice built (a snapshot) */
-    const char **vol;        /* per model: the non-deterministic call it makes, or NULL */
-    strlist ver_keys;        /* "schema.table", lower case */
-    int64_t *ver_vals;       /* the version of each */
-    strlist fp_keys;         /* fingerprinted literals (a cache) */
-    strlist fp_vals;         /* their fingerprint, or "" when not a file */
-    strlist retired_keys;    /* "schema.table" of a model the project has no more, table kept */
-    strlist retired_notes;   /* for each: "last built by run N from models/….sql" */
-} change_ctx;
 
 /* Loads what change detection needs for the selected models: their config
  * hashes and file fingerprints, the lake's table versions and the records
@@ -107,35 +68,10 @@ char *change_warning(const change_ctx *cc, size_t mi);
  * built by run N from PATH". NULL otherwise. */
 const char *change_retired(const change_ctx *cc, const char *schema, const char *table);
 
-/* "schema.table" in lower case: how change detection and the runner key a
- * lake table (caller frees). */
-char *change_table_key(const char *schema, const char *table);
-
-/* The current version of lake table schema.table, or -1 when missing. */
-int64_t change_version(const change_ctx *cc, const char *schema, const char *table);
-void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v);
-
 /* Why model `mi` must be built (caller frees), or NULL to skip it as
  * unchanged. `will_run` (optional, for `tarn plan`): per model, 1 when it
  * would be built before `mi` in the same run, so that reading it counts as
  * an upstream change. */
 char *change_reason(const change_ctx *cc, size_t mi, const build_opts *o,
                     const unsigned char *will_run);
-
-/* ---- a model's inputs (inputs.c) ---- */
-
-/* Fills, for each model i with sel[i], cc->config_hash[i] (the hash of
- * the config statements it reaches and of its data tests),
- * cc->files_json[i] (the fingerprints of the files it names),
- * cc->vol[i] and cc->always[i] (why it runs every time, or NULL). */
-void change_inputs_load(change_ctx *cc, const unsigned char *sel);
-
-/* Whether cc->vol[i] `vol` names a function (printed with "()"), not a
- * keyword such as CURRENT_TIMESTAMP. */
-int change_volatile_is_call(const char *vol);
-
-/* The first half of a config hash covers the config statements, the
- * second the model's data tests. */
-#define CONFIG_HALF 32
-
 #endif

@@ -1,9 +1,10 @@
 /*
  * inputs.c — what a model's result depends on besides its SQL and its
- * upstream tables, for change detection (change.h): the config statements
- * it reaches (hashed into its config hash), the files its text names
- * (fingerprinted), and what makes it run every time (a non-deterministic
- * call, a read of something tarn cannot version, a remote file).
+ * upstream tables, for change detection (inputs.h; change.c asks): the
+ * config statements it reaches (hashed into its config hash), the files
+ * its text names (fingerprinted), and what makes it run every time (a
+ * non-deterministic call, a read of something tarn cannot version, a
+ * remote file).
  *
  * A config statement counts for a model when the model's words reach it,
  * directly or through other config statements (a view over a view);
@@ -11,7 +12,7 @@
  * count, so tuning them rebuilds nothing.
  */
 
-#include "materialize/change.h"
+#include "materialize/inputs.h"
 
 #include "project/hash.h"
 #include "project/query.h"
