@@ -7,6 +7,7 @@
  *   annot_partition.c    -- partitioned
  *   annot_test.c         -- data_test
  *   annot_schedule.c     -- schedule, -- freshness, -- tags
+ * The text helpers they all use are annot_words.c's, below them all.
  * Internal to project/.
  */
 #ifndef TARN_PROJECT_ANNOT_INT_H
