@@ -46,8 +46,10 @@ typedef struct {
     tarn_project *p;
     const worker_opts *o;
     const char *cat;
-    tarn_catlink *l; /* the loop's: claims and finishes */
-    tarn_session *s; /* every build's: config/ run once, caught up before each build */
+    tarn_catlink *l;    /* the loop's: claims and finishes */
+    tarn_catlink *beat; /* the heartbeat thread's, one job at a time (opened once: a
+                           connection per job cost more than many a build) */
+    tarn_session *s;    /* every build's: config/ run once, caught up before each build */
 } worker;
 
 static void logf_(const worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -75,7 +77,7 @@ static void nap(double s)
 typedef struct {
     const worker *w;
     const queue_job *j;
-    tarn_catlink *l; /* its own link: the loop's may be in use */
+    tarn_catlink *l; /* the worker's heartbeat link: the loop's may be in use */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int done, lost;
@@ -113,18 +115,17 @@ static void *beat_main(void *arg)
     return NULL;
 }
 
-static int beat_start(heartbeat *h, const worker *w, const queue_job *j, tarn_session *s)
+static int beat_start(heartbeat *h, const worker *w, const queue_job *j)
 {
     memset(h, 0, sizeof(*h));
     h->w = w;
     h->j = j;
-    int rc = tarn_catlink_open(&h->l, s, w->p->lake_alias);
-    if (rc)
-        return rc;
+    h->l = w->beat;
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
     if (pthread_create(&h->th, NULL, beat_main, h) != 0) {
-        tarn_catlink_close(h->l);
+        pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->cv);
         return tarn_error_set(TARN_ERROR, "cannot start the heartbeat thread");
     }
     return 0;
@@ -139,7 +140,6 @@ static int beat_stop(heartbeat *h)
     pthread_join(h->th, NULL);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
-    tarn_catlink_close(h->l);
     return h->lost;
 }
 
@@ -370,7 +370,7 @@ static void serve_job(const worker *w, const queue_job *j)
     heartbeat hb;
     int beating = 0;
     if (!rc) {
-        rc = beat_start(&hb, w, j, s);
+        rc = beat_start(&hb, w, j);
         beating = rc == 0;
     }
     double t0 = clock_mono_ms();
@@ -450,9 +450,12 @@ int worker_serve(tarn_project *p, tarn_session *s, const worker_opts *o)
     if (!rc)
         rc = tarn_catlink_open(&w.l, s, p->lake_alias);
     if (!rc)
+        rc = tarn_catlink_open(&w.beat, s, p->lake_alias);
+    if (!rc)
         rc = queue_worker_beat(w.l, w.cat, o->id, "idle", 0, NULL, o->concurrency, o->lease_s);
     if (rc) {
         tarn_catlink_close(w.l);
+        tarn_catlink_close(w.beat);
         return rc;
     }
     logf_(&w, "worker %s ready: lease %.1f s", o->id, o->lease_s);
@@ -496,5 +499,6 @@ int worker_serve(tarn_project *p, tarn_session *s, const worker_opts *o)
         tarn_error_clear();
     logf_(&w, "worker %s stopped", o->id);
     tarn_catlink_close(w.l);
+    tarn_catlink_close(w.beat);
     return 0;
 }
