@@ -1,8 +1,9 @@
 /*
  * model_int.h — the state of one model build and the steps its strategies
- * share (model_build.c), for the strategies that live in their own files:
- * history (SCD type 2, history.c) and incremental (incremental.c).
- * Internal to build/.
+ * share (model_steps.c), for model_build.c and the strategies that live
+ * in their own files: history (SCD type 2, history.c), incremental
+ * (incremental.c), partitioned (partition.c), manual (manual.c).
+ * Internal to materialize/.
  */
 #ifndef TARN_MATERIALIZE_MODEL_INT_H
 #define TARN_MATERIALIZE_MODEL_INT_H
@@ -76,6 +77,9 @@ int guard_strategy(build_state *b);
  * the build (naming what it would close), unless the model says
  * allow_empty or the run --allow-empty. `stage` holds the query's rows. */
 int mb_check_empty(build_state *b);
+/* The error of an empty result meeting a table that has rows (`what`
+ * says what it would do to them); nothing has been committed. */
+int mb_empty_refused(const tarn_model *m, const char *what);
 
 /* manual.c: the model's own script; fails when it wrote a lake object
  * that is neither its table nor one its writes= names. */
