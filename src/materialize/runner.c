@@ -29,32 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const status_names[] = {"pending", "success", "failed", "skipped", "cancelled"};
-
-/* The run's stop request (build_cancel): written by a signal-watching
- * thread, read by the main thread between and inside builds. */
-static _Atomic int cancel_signal;
-
-void build_cancel(int sig)
-{
-    cancel_signal = sig;
-}
-
-int build_cancel_signal(void)
-{
-    return cancel_signal;
-}
-
-const char *model_status_name(model_status s)
-{
-    return status_names[s];
-}
-
-const char *prefetch_use_name(prefetch_use u)
-{
-    static const char *const names[] = {"none", "used", "failed"};
-    return names[u];
-}
 /* ---- tarn test: data tests on what is published ---------------------- */
 
 /* Runs model mi's data tests on its table at the run's start snapshot,
@@ -117,10 +91,6 @@ static void ctx_free(run_ctx *c)
     free(c->from_start);
 }
 
-int64_t run_now(const run_ctx *c)
-{
-    return c->o->now > 0 ? c->o->now : (int64_t)c->sum->started_at;
-}
 /* --on-workers: the catalog must take writes from several processes. */
 static int check_shared(run_ctx *c)
 {
@@ -256,27 +226,6 @@ int build_run(build_summary *out, tarn_project *p, tarn_session *s, const build_
     run_emit(&c, BUILD_RUN_FINISH, 0, 0);
     ctx_free(&c);
     return 0;
-}
-
-void build_result_free(model_result *r)
-{
-    strlist_free(&r->partitions);
-    free(r->partition_rows);
-    for (size_t j = 0; j < r->nupstream; j++) {
-        free(r->upstream[j].table);
-        free(r->upstream[j].model);
-    }
-    free(r->upstream);
-    free(r->tests_json);
-    free(r->error);
-    free(r->valid_at);
-    free(r->schema_change);
-    free(r->watermark_from);
-    free(r->watermark_to);
-    free(r->covered_through);
-    free(r->run_reason);
-    free(r->warning);
-    memset(r, 0, sizeof(*r));
 }
 
 void build_summary_free(build_summary *sum, size_t nmodels)
