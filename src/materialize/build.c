@@ -2,13 +2,11 @@
  * build.c — the small pieces of build.h that are no run themselves, for
  * every file of materialize/ (the runner and its parts, the strategies,
  * the records): the names of a model's status and of a prefetch's use,
- * the run's stop request, freeing a model's result; and run_now
- * (run_int.h), the time a run takes as now. It reads and writes no lake
- * table, and calls no other file of materialize/, so all of them can
- * call it.
+ * the run's stop request, freeing a model's result. It reads and writes
+ * no lake table, and calls no other file of materialize/, so all of them
+ * can call it.
  */
 #include "materialize/build.h"
-#include "materialize/run_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +57,4 @@ void build_result_free(model_result *r)
     free(r->run_reason);
     free(r->warning);
     memset(r, 0, sizeof(*r));
-}
-
-int64_t run_now(const run_ctx *c)
-{
-    return c->o->now > 0 ? c->o->now : (int64_t)c->sum->started_at;
 }

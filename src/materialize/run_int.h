@@ -72,7 +72,10 @@ int run_ctx_open(run_ctx *c, build_summary *sum, tarn_project *p, tarn_session *
                  const build_opts *o);
 void run_ctx_close(run_ctx *c);
 /* The run's time, epoch seconds: build_opts.now, else when it started. */
-int64_t run_now(const run_ctx *c);
+static inline int64_t run_now(const run_ctx *c)
+{
+    return c->o->now > 0 ? c->o->now : (int64_t)c->sum->started_at;
+}
 const source_entry *run_source(const run_ctx *c, const table_ref *r);
 
 /* The run's steps, for the run over workers (remote.c) and a worker's
