@@ -13,6 +13,8 @@
 #include "materialize/prefetch.h"
 #include "util/buf.h"
 
+#include <stdlib.h>
+
 /* How a table reference that is not a model's target resolves. */
 typedef enum {
     SRC_DUCKDB = 0, /* a DuckDB object (config/ view, temp table, file...) */
@@ -62,7 +64,15 @@ struct run_ctx {
     int builds_again;
 };
 
-int run_has_table(const run_ctx *c, const char *schema, const char *table);
+/* Whether lake table schema.table is a base table of the lake now
+ * (c->lake_tables, which run_reads.c loads). */
+static inline int run_has_table(const run_ctx *c, const char *schema, const char *table)
+{
+    char *k = change_table_key(schema, table);
+    int found = strlist_find(&c->lake_tables, k) >= 0;
+    free(k);
+    return found;
+}
 
 /* A run's context without the run (`tarn compile`, compile.c): config/
  * run (unless o->config_ran), the lake's snapshot and tables, sources and

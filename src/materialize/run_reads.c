@@ -28,14 +28,6 @@ static char *lower_dup(const char *s)
     return d;
 }
 
-int run_has_table(const run_ctx *c, const char *schema, const char *table)
-{
-    char *k = change_table_key(schema, table);
-    int found = strlist_find(&c->lake_tables, k) >= 0;
-    free(k);
-    return found;
-}
-
 static char *ref_key(const table_ref *r)
 {
     char *k =
