@@ -69,38 +69,43 @@ static int at_check(cli_project *cp, const tarn_model *m, long at)
     qrows_free(&r);
     if (!found)
         return CLI_FAILED;
-    const char *cat = tarn_session_catalog_prefix(cp->s, alias);
+    /* the table at that snapshot: a read of none of its rows */
+    buf_puts(&q, "SELECT * FROM ");
+    quote_qualified(&q, alias, m->schema, m->table);
+    buf_printf(&q, " AT (VERSION => %ld) LIMIT 0", at);
+    int there = query_exec(cp->s, buf_cstr(&q), NULL) == 0;
+    buf_clear(&q);
+    tarn_error_clear();
+    if (there)
+        return CLI_OK;
+    /* when it was made after: the snapshot whose changes created it */
+    char *name = xasprintf("%s.%s", m->schema, m->table);
+    buf_printf(&q, "SELECT min(snapshot_id) FROM ducklake_snapshots(");
+    quote_literal(&q, alias);
     buf_printf(&q,
-               "SELECT count(*) FILTER (WHERE t.begin_snapshot <= %ld AND (t.end_snapshot IS "
-               "NULL OR t.end_snapshot > %ld)), min(t.begin_snapshot) FILTER (WHERE "
-               "t.begin_snapshot > %ld) FROM ",
-               at, at, at);
-    quote_prefixed(&q, cat, "ducklake_table");
-    buf_puts(&q, " t JOIN ");
-    quote_prefixed(&q, cat, "ducklake_schema");
-    buf_puts(&q, " s USING (schema_id) WHERE lower(s.schema_name) = lower(");
-    quote_literal(&q, m->schema);
-    buf_puts(&q, ") AND lower(t.table_name) = lower(");
-    quote_literal(&q, m->table);
-    buf_puts(&q, ")");
+               ") WHERE snapshot_id > %ld AND list_contains(list_transform("
+               "changes['tables_created'], x -> lower(x)), lower(",
+               at);
+    quote_literal(&q, name);
+    buf_puts(&q, "))");
+    free(name);
     rc = query_rows(&r, cp->s, buf_cstr(&q));
     buf_free(&q);
     if (rc) {
         tarn_error_clear();
         return CLI_OK;
     }
-    int there = strcmp(qrows_get(&r, 0, 0), "0") != 0;
-    const char *later = qrows_get(&r, 0, 1);
-    if (!there && later)
+    const char *later = r.nrows ? qrows_get(&r, 0, 0) : NULL;
+    if (later)
         cli_errorf("%s was not in lake \"%s\" at snapshot %ld: its table was made at snapshot %s "
                    "(`tarn history %s` lists its builds)",
                    m->name, alias, at, later, m->name);
-    else if (!there)
+    else
         cli_errorf("%s was not in lake \"%s\" at snapshot %ld, nor after it (`tarn history %s` "
                    "lists its builds)",
                    m->name, alias, at, m->name);
     qrows_free(&r);
-    return there ? CLI_OK : CLI_FAILED;
+    return CLI_FAILED;
 }
 
 /* The one model the selectors select; NULL (reported) when they select
