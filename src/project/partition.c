@@ -124,7 +124,7 @@ char *partition_format(part_grain g, int64_t t)
 }
 
 /* Reads exactly `n` digits at *p; -1 when they are not there. */
-static long digits(const char **p, int n)
+static long read_digits(const char **p, int n)
 {
     long v = 0;
     for (int i = 0; i < n; i++) {
@@ -158,12 +158,12 @@ static int valid_date(long y, long m, long d)
 static int parse_identity(int64_t *start, part_grain *grain, const char *s)
 {
     const char *p = s;
-    long y = digits(&p, 4);
+    long y = read_digits(&p, 4);
     if (y < 0 || !expect(&p, '-'))
         return -1;
     if (*p == 'W') {
         p++;
-        long w = digits(&p, 2);
+        long w = read_digits(&p, 2);
         if (w < 1 || *p)
             return -1;
         int64_t mon = iso_week1_monday(y) + (w - 1) * 7;
@@ -177,7 +177,7 @@ static int parse_identity(int64_t *start, part_grain *grain, const char *s)
         *grain = GRAIN_WEEKLY;
         return 0;
     }
-    long m = digits(&p, 2);
+    long m = read_digits(&p, 2);
     if (m < 1 || m > 12)
         return -1;
     if (!*p) {
@@ -186,7 +186,7 @@ static int parse_identity(int64_t *start, part_grain *grain, const char *s)
         return 0;
     }
     long d;
-    if (!expect(&p, '-') || (d = digits(&p, 2)) < 0 || !valid_date(y, m, d))
+    if (!expect(&p, '-') || (d = read_digits(&p, 2)) < 0 || !valid_date(y, m, d))
         return -1;
     int64_t day = days_from_civil(y, (unsigned)m, (unsigned)d) * 86400;
     if (!*p) {
@@ -195,7 +195,7 @@ static int parse_identity(int64_t *start, part_grain *grain, const char *s)
         return 0;
     }
     long h;
-    if (!expect(&p, 'T') || (h = digits(&p, 2)) < 0 || h > 23 || *p)
+    if (!expect(&p, 'T') || (h = read_digits(&p, 2)) < 0 || h > 23 || *p)
         return -1;
     *start = day + h * 3600;
     *grain = GRAIN_HOURLY;
@@ -258,17 +258,17 @@ int partition_parse_time(int64_t *out, const char *s)
         return 0;
     /* YYYY-MM-DD[ T]HH:MM[:SS] */
     const char *p = s;
-    long y = digits(&p, 4), m = -1, d = -1, h = -1, mi = -1, sec = 0;
-    if (y >= 0 && expect(&p, '-') && (m = digits(&p, 2)) >= 0 && expect(&p, '-') &&
-        (d = digits(&p, 2)) >= 0 && valid_date(y, m, d) && (*p == ' ' || *p == 'T')) {
+    long y = read_digits(&p, 4), m = -1, d = -1, h = -1, mi = -1, sec = 0;
+    if (y >= 0 && expect(&p, '-') && (m = read_digits(&p, 2)) >= 0 && expect(&p, '-') &&
+        (d = read_digits(&p, 2)) >= 0 && valid_date(y, m, d) && (*p == ' ' || *p == 'T')) {
         p++;
-        if ((h = digits(&p, 2)) >= 0 && h < 24 && expect(&p, ':') && (mi = digits(&p, 2)) >= 0 &&
-            mi < 60) {
-            if (*p == ':' && (p++, sec = digits(&p, 2)) < 0)
+        if ((h = read_digits(&p, 2)) >= 0 && h < 24 && expect(&p, ':') &&
+            (mi = read_digits(&p, 2)) >= 0 && mi < 60) {
+            if (*p == ':' && (p++, sec = read_digits(&p, 2)) < 0)
                 sec = 99;
             if (!*p && sec < 60) {
-                *out = days_from_civil(y, (unsigned)m, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
-                       sec;
+                *out =
+                    days_from_civil(y, (unsigned)m, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
                 return 0;
             }
         }
