@@ -49,33 +49,46 @@ static char *recover_error(build_state *b, const char *msg)
 /* A replace whose query returns no rows would empty a table that has
  * rows: as with a merge, an empty result is most often a source gone
  * empty (an extract that failed), and replacing would pass the loss on
- * to every model downstream. The rows there are counted before the
- * CREATE OR REPLACE (a count reads the files' footers, not the rows), so
- * the replace itself streams the query once, as before. */
+ * to every model downstream. The rows there were counted before the
+ * build's BEGIN (count_before_replace), so the replace itself streams the
+ * query once, as before. */
 static int build_replace(build_state *b)
 {
     const tarn_model *m = b->m;
-    int64_t had = 0;
-    int check = b->exists && !m->annot.allow_empty && !b->c->o->allow_empty;
-    int rc = 0;
-    if (check) {
-        char *count = xasprintf("SELECT count(*) FROM %s", b->target);
-        rc = query_int64(&had, b->c->s, count);
-        free(count);
-    }
-    char *q = rc ? NULL : mb_query_text(b, NULL);
-    char *sql = q ? cg_replace(b->target, q) : NULL;
-    if (sql)
-        rc = mb_run(b, sql, &b->r->rows_written, 1);
+    char *q = mb_query_text(b, NULL);
+    char *sql = cg_replace(b->target, q);
+    int rc = mb_run(b, sql, &b->r->rows_written, 1);
     free(sql);
     free(q);
-    if (!rc && check && had > 0 && b->r->rows_written == 0) {
-        char *what =
-            xasprintf("replacing would empty %s, which has %lld rows", m->name, (long long)had);
+    if (!rc && b->had_rows > 0 && b->r->rows_written == 0) {
+        char *what = xasprintf("replacing would empty %s, which has %lld rows", m->name,
+                               (long long)b->had_rows);
         rc = mb_empty_refused(m, what);
         free(what);
     }
     return rc;
+}
+
+/* The rows of a replace model's table before its build, for the empty
+ * check above (-1: no check: a first build, allow_empty, or a table that
+ * cannot be read — a data file missing or corrupt —, which a rebuild is
+ * meant to mend). Counted before the build's BEGIN: a read that fails
+ * inside it would abort the build's transaction. A count reads the
+ * files' footers, not the rows. */
+static int64_t count_before_replace(const build_state *b)
+{
+    const tarn_model *m = b->m;
+    if (m->annot.strategy != STRAT_REPLACE || m->annot.grain || !b->exists ||
+        m->annot.allow_empty || b->c->o->allow_empty)
+        return -1;
+    int64_t had = -1;
+    char *count = xasprintf("SELECT count(*) FROM %s", b->target);
+    if (query_int64(&had, b->c->s, count) != 0) {
+        tarn_error_clear();
+        had = -1;
+    }
+    free(count);
+    return had;
 }
 
 /* An append inserts by position, so the SELECT's columns are checked
@@ -483,6 +496,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     double t0 = clock_mono_ms();
     /* an append model over the rows it already appended builds nothing */
     int same_input = mb_append_same_input(&b);
+    b.had_rows = count_before_replace(&b);
     int rc = same_input ? 0 : query_exec(c->s, "BEGIN", NULL);
     int began = !same_input && rc == 0;
     if (!rc && !same_input)

@@ -26,6 +26,7 @@ typedef struct {
     char *last_query;    /* the last pinned text of the model's query */
     char *watermark_sql; /* incremental: what {watermark} becomes (c->watermark_sql) */
     double worker_ms;    /* -j: a worker's time evaluating the query (part of the duration) */
+    int64_t had_rows;    /* replace: the table's rows before the build; -1 unknown */
 } build_state;
 
 /* Runs a statement; adds its time to the query time when `timed`. */
