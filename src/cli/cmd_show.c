@@ -76,8 +76,10 @@ static int at_check(cli_project *cp, const tarn_model *m, long at)
     int there = query_exec(cp->s, buf_cstr(&q), NULL) == 0;
     buf_clear(&q);
     tarn_error_clear();
-    if (there)
+    if (there) {
+        buf_free(&q);
         return CLI_OK;
+    }
     /* when it was made after: the snapshot whose changes created it */
     char *name = xasprintf("%s.%s", m->schema, m->table);
     buf_printf(&q, "SELECT min(snapshot_id) FROM ducklake_snapshots(");
