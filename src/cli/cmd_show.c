@@ -40,10 +40,21 @@ static int table_built(cli_project *cp, const tarn_model *m)
     return yes;
 }
 
-/* With --at: the snapshot is one the lake has, and model m's table was
- * there then; else the error says which snapshots there are, or when the
- * table was first built (DuckLake's own message names neither). */
-static int at_check(cli_project *cp, const tarn_model *m, long at)
+/* Runs the catalog probe in *q (freed): 0 with its rows in *r; -1 when
+ * the read fails (the error cleared: the read of the rows will say what
+ * is wrong). */
+static int lake_probe(qrows *r, cli_project *cp, tarn_buf *q)
+{
+    int rc = query_rows(r, cp->s, buf_cstr(q));
+    buf_free(q);
+    if (rc)
+        tarn_error_clear();
+    return rc ? -1 : 0;
+}
+
+/* With --at: whether the lake has snapshot `at` (else the error names
+ * its oldest and latest). */
+static int snapshot_check(cli_project *cp, const tarn_model *m, long at)
 {
     const char *alias = cp->p->lake_alias;
     tarn_buf q = {0};
@@ -54,12 +65,8 @@ static int at_check(cli_project *cp, const tarn_model *m, long at)
     quote_literal(&q, alias);
     buf_puts(&q, ")");
     qrows r;
-    int rc = query_rows(&r, cp->s, buf_cstr(&q));
-    buf_free(&q);
-    if (rc) {
-        tarn_error_clear();
-        return CLI_OK; /* the read itself will say what is wrong */
-    }
+    if (lake_probe(&r, cp, &q) != 0)
+        return CLI_OK;
     int found = strcmp(qrows_get(&r, 0, 0), "0") != 0;
     if (!found)
         cli_errorf(
@@ -67,9 +74,21 @@ static int at_check(cli_project *cp, const tarn_model *m, long at)
             "%s` lists the snapshots of its builds)",
             alias, at, qrows_get(&r, 0, 1), qrows_get(&r, 0, 2), m->name);
     qrows_free(&r);
-    if (!found)
+    return found ? CLI_OK : CLI_FAILED;
+}
+
+/* With --at: the snapshot is one the lake has, and model m's table was
+ * there then; else the error says which snapshots there are, or when the
+ * table was first made (DuckLake's own message names neither). Read as
+ * DuckLake offers it: the table AT the snapshot, ducklake_snapshots'
+ * tables_created. */
+static int at_check(cli_project *cp, const tarn_model *m, long at)
+{
+    const char *alias = cp->p->lake_alias;
+    if (snapshot_check(cp, m, at) != CLI_OK)
         return CLI_FAILED;
     /* the table at that snapshot: a read of none of its rows */
+    tarn_buf q = {0};
     buf_puts(&q, "SELECT * FROM ");
     quote_qualified(&q, alias, m->schema, m->table);
     buf_printf(&q, " AT (VERSION => %ld) LIMIT 0", at);
@@ -91,12 +110,9 @@ static int at_check(cli_project *cp, const tarn_model *m, long at)
     quote_literal(&q, name);
     buf_puts(&q, "))");
     free(name);
-    rc = query_rows(&r, cp->s, buf_cstr(&q));
-    buf_free(&q);
-    if (rc) {
-        tarn_error_clear();
+    qrows r;
+    if (lake_probe(&r, cp, &q) != 0)
         return CLI_OK;
-    }
     const char *later = r.nrows ? qrows_get(&r, 0, 0) : NULL;
     if (later)
         cli_errorf("%s was not in lake \"%s\" at snapshot %ld: its table was made at snapshot %s "
