@@ -46,10 +46,10 @@ static int64_t last_read_snapshot(const change_ctx *cc, size_t mi, const char *t
 
 static void table_at(tarn_buf *b, const char *lake, const char *table, int64_t snap)
 {
-    const char *dot = strchr(table, '.');
-    char *schema = xstrndup(table, (size_t)(dot - table));
+    const char *name = table; /* the pins name each table schema.table */
+    char *schema = change_name_split(table, &name);
     buf_puts(b, "FROM ");
-    quote_qualified(b, lake, schema, dot + 1);
+    quote_qualified(b, lake, schema, name);
     buf_printf(b, " AT (VERSION => %lld)", (long long)snap);
     free(schema);
 }
@@ -121,8 +121,8 @@ int mb_append_same_input(build_state *b)
         same = was >= 0 && (was == u->snapshot_id || same_rows(c, u->table, was, u->snapshot_id));
     }
     if (same) {
-        char *why =
-            xasprintf("%s, which holds the rows the last build read: nothing appended", r->run_reason);
+        char *why = xasprintf("%s, which holds the rows the last build read: nothing appended",
+                              r->run_reason);
         free(r->run_reason);
         r->run_reason = why;
     }

@@ -85,11 +85,11 @@ static void col_or_null(tarn_buf *q, const strlist *cols, const char *name)
 
 static long model_of_name(const change_ctx *cc, const char *name)
 {
-    const char *dot = name ? strchr(name, '.') : NULL;
-    if (!dot)
+    const char *table;
+    char *schema = change_name_split(name, &table);
+    if (!schema)
         return -1;
-    char *schema = xstrndup(name, (size_t)(dot - name));
-    long mi = project_find_model(cc->p, schema, dot + 1);
+    long mi = project_find_model(cc->p, schema, table);
     free(schema);
     return mi;
 }
@@ -172,13 +172,13 @@ static void last_row(change_ctx *cc, long mi, const qrows *r, size_t i)
  * will not change again, and a model reading it is warned. */
 static void retired_row(change_ctx *cc, const qrows *r, size_t i)
 {
-    const char *name = qrows_get(r, i, 0), *dot = name ? strchr(name, '.') : NULL;
-    if (!dot)
+    const char *table;
+    char *schema = change_name_split(qrows_get(r, i, 0), &table);
+    if (!schema)
         return;
-    char *schema = xstrndup(name, (size_t)(dot - name));
-    if (change_version(cc, schema, dot + 1) >= 0) {
+    if (change_version(cc, schema, table) >= 0) {
         const char *path = qrows_get(r, i, 4), *run = qrows_get(r, i, 5);
-        strlist_push_owned(&cc->retired_keys, change_table_key(schema, dot + 1));
+        strlist_push_owned(&cc->retired_keys, change_table_key(schema, table));
         strlist_push_owned(&cc->retired_notes,
                            xasprintf("last built by run %s from %s", run ? run : "?",
                                      path ? path : "a model file"));
@@ -328,14 +328,15 @@ static char *upstream_reason(const change_ctx *cc, const json_t *up, const unsig
     const json_t *e;
     json_array_foreach(up, i, e)
     {
-        const char *table = json_string_value(json_object_get(e, "table"));
+        const char *table = json_string_value(json_object_get(e, "table")), *name;
         const json_t *ver = json_object_get(e, "version");
-        const char *dot = table ? strchr(table, '.') : NULL;
-        if (!dot || !json_is_integer(ver))
+        char *schema = change_name_split(table, &name);
+        if (!schema || !json_is_integer(ver)) {
+            free(schema);
             return xstrdup("no change record");
-        char *schema = xstrndup(table, (size_t)(dot - table));
-        long um = project_find_model(cc->p, schema, dot + 1);
-        int64_t now = change_version(cc, schema, dot + 1);
+        }
+        long um = project_find_model(cc->p, schema, name);
+        int64_t now = change_version(cc, schema, name);
         free(schema);
         if ((will_run && um >= 0 && will_run[um]) || now < 0 || now > json_integer_value(ver))
             return xasprintf(REASON_UPSTREAM "%s", table);
@@ -441,8 +442,7 @@ static void warn_retired_reads(tarn_buf *w, const change_ctx *cc, const tarn_mod
     for (size_t s = 0; s < m->body.n; s++)
         for (size_t i = 0; i < m->body.items[s].refs.n; i++) {
             const table_ref *r = &m->body.items[s].refs.items[i];
-            int in_lake = !r->catalog || strcasecmp(r->catalog, cc->lake ? cc->lake : "") == 0;
-            if (r->is_file || !in_lake || project_ref_model(cc->p, r) >= 0 ||
+            if (r->is_file || !change_ref_in_lake(cc, r) || project_ref_model(cc->p, r) >= 0 ||
                 project_ref_current_view(cc->p, r) >= 0)
                 continue;
             const char *schema = r->schema ? r->schema : "main";

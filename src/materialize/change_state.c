@@ -11,6 +11,8 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 char *change_table_key(const char *schema, const char *table)
 {
@@ -18,6 +20,20 @@ char *change_table_key(const char *schema, const char *table)
     for (char *p = k; *p; p++)
         *p = (char)tolower((unsigned char)*p);
     return k;
+}
+
+char *change_name_split(const char *name, const char **table)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (!dot)
+        return NULL;
+    *table = dot + 1;
+    return xstrndup(name, (size_t)(dot - name));
+}
+
+int change_ref_in_lake(const change_ctx *cc, const table_ref *r)
+{
+    return !r->catalog || strcasecmp(r->catalog, cc->lake ? cc->lake : "") == 0;
 }
 
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table)

@@ -60,6 +60,14 @@ typedef struct {
  * lake table (caller frees). */
 char *change_table_key(const char *schema, const char *table);
 
+/* The schema of a "schema.table" name as run records write it (caller
+ * frees), *table pointing at the rest; NULL when the name has no dot. */
+char *change_name_split(const char *name, const char **table);
+
+/* Whether table reference r may name a table of the run's lake: it names
+ * no catalog, or that lake's alias. */
+int change_ref_in_lake(const change_ctx *cc, const table_ref *r);
+
 /* The current version of lake table schema.table, or -1 when missing. */
 int64_t change_version(const change_ctx *cc, const char *schema, const char *table);
 void change_set_version(change_ctx *cc, const char *schema, const char *table, int64_t v);

@@ -429,8 +429,7 @@ static char *untracked_ref(change_ctx *cc, const tarn_model *m, const cfg_item *
                 for (size_t j = 0; parts[k] && j < n && !known; j++)
                     known = items[j].kind == CFG_NAMED && strcasecmp(items[j].name, parts[k]) == 0;
             free(qual);
-            int in_lake = !r->catalog || strcasecmp(r->catalog, cc->lake ? cc->lake : "") == 0;
-            if (!known && in_lake &&
+            if (!known && change_ref_in_lake(cc, r) &&
                 change_version(cc, r->schema ? r->schema : "main", r->table) >= 0)
                 known = 1;
             if (!known && !r->catalog && !r->schema) {
