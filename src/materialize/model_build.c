@@ -50,7 +50,7 @@ static char *recover_error(build_state *b, const char *msg)
  * rows: as with a merge, an empty result is most often a source gone
  * empty (an extract that failed), and replacing would pass the loss on
  * to every model downstream. The rows there were counted before the
- * build's BEGIN (count_before_replace), so the replace itself streams the
+ * build's BEGIN (count_before_build), so the replace itself streams the
  * query once, as before. */
 static int build_replace(build_state *b)
 {
@@ -69,26 +69,63 @@ static int build_replace(build_state *b)
     return rc;
 }
 
-/* The rows of a replace model's table before its build, for the empty
- * check above (-1: no check: a first build, allow_empty, or a table that
- * cannot be read — a data file missing or corrupt —, which a rebuild is
- * meant to mend). Counted before the build's BEGIN: a read that fails
- * inside it would abort the build's transaction. A count reads the
- * files' footers, not the rows. */
-static int64_t count_before_replace(const build_state *b)
+/* A merge or history build keeps the rows already in its table, so it
+ * cannot build over a table it cannot read: fails before its BEGIN with
+ * the lake's error (naming the data file) and the remedy, rather than
+ * with a statement of the build that seems to blame the model's SQL. */
+static int unreadable_refused(const build_state *b)
 {
     const tarn_model *m = b->m;
-    if (m->annot.strategy != STRAT_REPLACE || m->annot.grain || !b->exists ||
-        m->annot.allow_empty || b->c->o->allow_empty)
-        return -1;
+    char *why = xstrdup(tarn_error_last());
+    int rc =
+        m->annot.strategy == STRAT_MERGE
+            ? tarn_error_set(TARN_EINVALID,
+                             "%s: %s; a merge keeps the rows already in its table and cannot "
+                             "build over a table it cannot read: restore the file, or rebuild "
+                             "the table from the query with `tarn run --full-refresh %s` (it "
+                             "then holds only what the query returns now)",
+                             m->path, why, m->name)
+            : tarn_error_set(TARN_EINVALID,
+                             "%s: %s; a history table is the record of its versions and cannot "
+                             "be built over while it cannot be read: restore the file (dropping "
+                             "the table starts its history over)",
+                             m->path, why);
+    free(why);
+    return rc;
+}
+
+/* Counts, before the build's BEGIN, the rows of the table the empty
+ * check guards (build_replace, mb_check_empty, check_restart_emptied)
+ * into b->had_rows: a read that fails inside the transaction aborts it.
+ * A count reads the files' footers, not the rows, and fails when a file
+ * is missing or corrupt. -1 is no check: a first build, allow_empty, a
+ * partitioned model, or a table that cannot be read and that the build
+ * replaces (a replace, any --full-refresh), which is meant to mend it.
+ * A merge or history build keeps its table's rows: it fails here when
+ * they cannot be read (unreadable_refused). */
+static int count_before_build(build_state *b)
+{
+    const tarn_model *m = b->m;
+    model_strategy k = m->annot.strategy;
+    int keeps = b->exists && (k == STRAT_MERGE || k == STRAT_HISTORY);
+    int guard = !m->annot.allow_empty && !b->c->o->allow_empty && k != STRAT_MANUAL &&
+                (((k == STRAT_REPLACE || k == STRAT_MERGE) && b->exists) ||
+                 (k == STRAT_HISTORY && b->exists && m->annot.deletes_close) || b->restarted);
+    b->had_rows = -1;
+    if (m->annot.grain || (!keeps && !guard))
+        return 0;
     int64_t had = -1;
-    char *count = xasprintf("SELECT count(*) FROM %s", b->target);
-    if (query_int64(&had, b->c->s, count) != 0) {
+    char *sql = xasprintf("SELECT count(*) FROM %s", b->target);
+    int rc = query_int64(&had, b->c->s, sql);
+    free(sql);
+    if (rc != 0) {
+        if (keeps)
+            return unreadable_refused(b);
         tarn_error_clear();
-        had = -1;
+        return 0;
     }
-    free(count);
-    return had;
+    b->had_rows = guard ? had : -1;
+    return 0;
 }
 
 /* An append inserts by position, so the SELECT's columns are checked
@@ -281,6 +318,21 @@ static int starts_over(build_state *b)
     return changed && k == STRAT_HISTORY && strncmp(was, "replace", 7) == 0;
 }
 
+/* A table started over (--full-refresh, a changed strategy) is replaced
+ * whatever its strategy, so an empty result meets the replace's check:
+ * it would empty a table that has rows (counted before the BEGIN). */
+static int check_restart_emptied(build_state *b)
+{
+    const model_result *r = b->r;
+    if (!b->restarted || b->had_rows <= 0 || r->rows_written > 0 || r->rows_opened > 0)
+        return 0;
+    char *what = xasprintf("rebuilding %s from scratch would empty it, which has %lld rows",
+                           b->m->name, (long long)b->had_rows);
+    int rc = mb_empty_refused(b->m, what);
+    free(what);
+    return rc;
+}
+
 static int build_body(build_state *b)
 {
     run_ctx *c = b->c;
@@ -329,6 +381,8 @@ static int build_body(build_state *b)
         rc = build_history(b);
     else
         rc = build_incremental(b);
+    if (!rc)
+        rc = check_restart_emptied(b);
     /* Name the model's query: the error is about its SQL or its rows. A
      * setup statement's error already names its own line. */
     if (rc && strncmp(tarn_error_last(), m->path, strlen(m->path)) != 0)
@@ -489,15 +543,19 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     quote_qualified(&t, c->lake, m->schema, m->table);
     b.target = buf_detach(&t);
     b.exists = b.existed = run_has_table(c, m->schema, m->table);
+    /* a table started over is replaced (DDL), so such a build always
+     * commits, even with no rows: left "unchanged" it would keep the old
+     * table a --full-refresh asked to rebuild */
     if (starts_over(&b))
-        b.exists = 0;
+        b.exists = 0, b.altered = b.restarted = 1;
     r->started_at = clock_epoch_s();
     r->snapshot_id = -1;
     double t0 = clock_mono_ms();
     /* an append model over the rows it already appended builds nothing */
     int same_input = mb_append_same_input(&b);
-    b.had_rows = count_before_replace(&b);
-    int rc = same_input ? 0 : query_exec(c->s, "BEGIN", NULL);
+    int rc = count_before_build(&b);
+    if (!rc && !same_input)
+        rc = query_exec(c->s, "BEGIN", NULL);
     int began = !same_input && rc == 0;
     if (!rc && !same_input)
         rc = build_body(&b);

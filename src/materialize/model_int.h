@@ -22,11 +22,13 @@ typedef struct {
     int exists;          /* the target is a table in the lake */
     int existed;         /* … before this build */
     int altered;         /* the build changed the table's or the lake's definitions */
+    int restarted;       /* the build starts its table over (a rebuild from scratch) */
     int staged;          /* TEMP tables were made (to drop afterwards) */
     char *last_query;    /* the last pinned text of the model's query */
     char *watermark_sql; /* incremental: what {watermark} becomes (c->watermark_sql) */
     double worker_ms;    /* -j: a worker's time evaluating the query (part of the duration) */
-    int64_t had_rows;    /* replace: the table's rows before the build; -1 unknown */
+    int64_t had_rows;    /* the rows the empty check guards, counted before the build's BEGIN;
+                            -1: no check (model_build.c, count_before_build) */
 } build_state;
 
 /* Runs a statement; adds its time to the query time when `timed`. */
@@ -76,7 +78,9 @@ int guard_strategy(build_state *b);
 
 /* An empty SELECT meeting a merge or history table that has rows fails
  * the build (naming what it would close), unless the model says
- * allow_empty or the run --allow-empty. `stage` holds the query's rows. */
+ * allow_empty or the run --allow-empty. The stage holds the query's rows;
+ * the table's were counted before the build's BEGIN (b->had_rows; a
+ * history's current versions are counted here). */
 int mb_check_empty(build_state *b);
 /* The error of an empty result meeting a table that has rows (`what`
  * says what it would do to them); nothing has been committed. */

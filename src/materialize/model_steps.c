@@ -363,16 +363,18 @@ int mb_empty_refused(const tarn_model *m, const char *what)
 int mb_check_empty(build_state *b)
 {
     const tarn_model *m = b->m;
-    if (!b->exists || m->annot.allow_empty || b->c->o->allow_empty)
+    int64_t staged = 0, rows = b->had_rows;
+    if (rows <= 0)
         return 0;
-    int64_t staged = 0, rows = 0;
     int rc = query_int64(&staged, b->c->s, "SELECT count(*) FROM " CG_STAGE);
     if (rc || staged > 0)
         return rc;
-    int history = m->annot.strategy == STRAT_HISTORY;
+    /* history: of its rows, the current versions (a scan of one column,
+     * so only now; the count before the BEGIN found the table readable) */
+    int history = m->annot.strategy == STRAT_HISTORY && !b->restarted;
     char *sql =
-        xasprintf("SELECT count(*) FROM %s%s", b->target, history ? " WHERE " CG_IS_CURRENT : "");
-    rc = query_int64(&rows, b->c->s, sql);
+        history ? xasprintf("SELECT count(*) FROM %s WHERE " CG_IS_CURRENT, b->target) : NULL;
+    rc = sql ? query_int64(&rows, b->c->s, sql) : 0;
     free(sql);
     if (rc || rows == 0)
         return rc;
