@@ -185,7 +185,10 @@ static json_t *model_json(const tarn_model *m, const strlist *parts, const strli
     if (!e)
         return o1;
     json_object_set_new(o1, "would_run", json_boolean(e->reason != NULL));
-    json_object_set_new(o1, "reason", json_string(e->reason ? e->reason : "unchanged"));
+    json_object_set_new(o1, "reason",
+                        json_string(e->reason    ? e->reason
+                                    : e->nothing ? e->nothing
+                                                 : "unchanged"));
     if (e->fails)
         json_object_set_new(o1, "would_fail", json_string(e->fails));
     if (e->skip)
@@ -253,6 +256,8 @@ static void print_verdict(const tarn_model *m, const plan_entry *e)
         printf(" %s\n", e->skip);
     else if (e->reason)
         printf(" %s%s%s\n", e->reason, e->cost ? ": " : "", e->cost ? e->cost : "");
+    else if (e->nothing)
+        printf(" %s\n", e->nothing);
     else
         printf(" unchanged\n");
     if (e->range && (e->reason || m->annot.grain))

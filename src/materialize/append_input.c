@@ -12,7 +12,8 @@
  * table at the snapshot the run pins): when every table holds the same
  * rows and columns, the build appends nothing and is recorded as a success
  * that wrote no snapshot, with the new versions read, so the next run
- * compares from there. Part of the model build (model_int.h).
+ * compares from there. Part of the model build (model_int.h); `tarn
+ * plan` runs the same comparison (append_plan_same_input, plan.c).
  *
  * The comparison runs before the build's BEGIN: a read that fails there (a
  * snapshot expired since, columns of another count) means "changed" and
@@ -55,14 +56,15 @@ static void table_at(tarn_buf *b, const char *lake, const char *table, int64_t s
 }
 
 /* The columns (names and types) of `table` at snapshot `snap`, one text. */
-static int columns_at(char **out, run_ctx *c, const char *table, int64_t snap)
+static int columns_at(char **out, tarn_session *s, const char *lake, const char *table,
+                      int64_t snap)
 {
     tarn_buf q = {0};
     buf_puts(&q, "SELECT string_agg(column_name || ' ' || column_type, ', ') FROM (DESCRIBE ");
-    table_at(&q, c->lake, table, snap);
+    table_at(&q, lake, table, snap);
     buf_puts(&q, ")");
     qrows r;
-    int rc = query_rows(&r, c->s, buf_cstr(&q));
+    int rc = query_rows(&r, s, buf_cstr(&q));
     buf_free(&q);
     if (rc)
         return rc;
@@ -71,28 +73,28 @@ static int columns_at(char **out, run_ctx *c, const char *table, int64_t snap)
     return 0;
 }
 
-/* Whether `table` holds the same columns and rows (as a multiset) at
- * snapshots a and b. Any error counts as "not the same". */
-static int same_rows(run_ctx *c, const char *table, int64_t a, int64_t b)
+/* Whether `table` of `lake` holds the same columns and rows (as a
+ * multiset) at snapshots a and b. Any error counts as "not the same". */
+static int same_rows(tarn_session *s, const char *lake, const char *table, int64_t a, int64_t b)
 {
     char *ca = NULL, *cb = NULL;
-    int same = columns_at(&ca, c, table, a) == 0 && columns_at(&cb, c, table, b) == 0 &&
+    int same = columns_at(&ca, s, lake, table, a) == 0 && columns_at(&cb, s, lake, table, b) == 0 &&
                strcmp(ca, cb) == 0;
     free(ca);
     free(cb);
     if (same) {
         tarn_buf q = {0};
         buf_puts(&q, "SELECT count(*) FROM ((");
-        table_at(&q, c->lake, table, a);
+        table_at(&q, lake, table, a);
         buf_puts(&q, " EXCEPT ALL ");
-        table_at(&q, c->lake, table, b);
+        table_at(&q, lake, table, b);
         buf_puts(&q, ") UNION ALL (");
-        table_at(&q, c->lake, table, b);
+        table_at(&q, lake, table, b);
         buf_puts(&q, " EXCEPT ALL ");
-        table_at(&q, c->lake, table, a);
+        table_at(&q, lake, table, a);
         buf_puts(&q, ") LIMIT 1)");
         qrows r;
-        int ran = query_rows(&r, c->s, buf_cstr(&q)) == 0;
+        int ran = query_rows(&r, s, buf_cstr(&q)) == 0;
         same = ran && r.nrows == 1 && qrows_get(&r, 0, 0) && strcmp(qrows_get(&r, 0, 0), "0") == 0;
         if (ran)
             qrows_free(&r);
@@ -118,7 +120,8 @@ int mb_append_same_input(build_state *b)
     for (size_t i = 0; i < r->nupstream && same; i++) {
         const upstream_read *u = &r->upstream[i];
         int64_t was = last_read_snapshot(&c->chg, b->mi, u->table);
-        same = was >= 0 && (was == u->snapshot_id || same_rows(c, u->table, was, u->snapshot_id));
+        same = was >= 0 &&
+               (was == u->snapshot_id || same_rows(c->s, c->lake, u->table, was, u->snapshot_id));
     }
     if (same) {
         char *why = xasprintf("%s, which holds the rows the last build read: nothing appended",
@@ -127,4 +130,55 @@ int mb_append_same_input(build_state *b)
         r->run_reason = why;
     }
     return same;
+}
+
+/* How a table the last build of model mi read (entry e of its upstream
+ * record) stands in the plan: 0 at the version read, 1 built by a model
+ * that would run first (will_run), 2 at a newer version. */
+enum { INPUT_KEPT, INPUT_BUILT_FIRST, INPUT_NEWER };
+static int input_state(const change_ctx *cc, const json_t *e, const unsigned char *will_run)
+{
+    const char *t = json_string_value(json_object_get(e, "table")), *name = t;
+    const json_t *ver = json_object_get(e, "version");
+    char *schema = t ? change_name_split(t, &name) : NULL;
+    long um = schema ? project_find_model(cc->p, schema, name) : -1;
+    int64_t now = schema ? change_version(cc, schema, name) : -1;
+    free(schema);
+    if (will_run && um >= 0 && will_run[um])
+        return INPUT_BUILT_FIRST;
+    return json_is_integer(ver) && now >= 0 && now <= json_integer_value(ver) ? INPUT_KEPT
+                                                                              : INPUT_NEWER;
+}
+
+/* `tarn plan`'s side of mb_append_same_input: the same comparison, read
+ * only, of each table the last build read at the snapshot it read with
+ * the table now — except a table a model builds earlier in the run, whose
+ * rows are not known before the run (then -1). The reads are the last
+ * build's: the model's SQL and config are unchanged (change_only_upstream).
+ * It reads what the run's own check reads, once. */
+int append_plan_same_input(const change_ctx *cc, tarn_session *s, const char *lake, size_t mi,
+                           const char *reason, const unsigned char *will_run)
+{
+    const tarn_model *m = &cc->p->models[mi];
+    int64_t now = -1;
+    if (m->annot.strategy != STRAT_APPEND || m->annot.grain ||
+        change_version(cc, m->schema, m->table) < 0 || !change_only_upstream(cc, mi, reason) ||
+        tarn_session_snapshot(s, lake, &now) != 0) {
+        tarn_error_clear();
+        return 0;
+    }
+    const json_t *up = cc->prev[mi].upstream, *e;
+    int same = json_array_size(up) > 0, pending = 0;
+    size_t i;
+    json_array_foreach(up, i, e)
+    {
+        const char *t = json_string_value(json_object_get(e, "table"));
+        int state = input_state(cc, e, will_run);
+        int64_t was = t ? last_read_snapshot(cc, mi, t) : -1;
+        if (state == INPUT_BUILT_FIRST)
+            pending = 1;
+        else if (same && state == INPUT_NEWER)
+            same = was >= 0 && same_rows(s, lake, t, was, now);
+    }
+    return !same ? 0 : pending ? -1 : 1;
 }

@@ -228,6 +228,9 @@ typedef struct {
     char *fails;    /* why it would fail before writing ("strategy changed (history →
                        replace)"), or NULL */
     char *skip;     /* why it would be skipped although changed (an upstream would fail) */
+    char *nothing;  /* why it would be skipped although its inputs have new versions: an
+                       append model whose inputs hold the rows its last build read (reason
+                       is then NULL), or NULL */
     char *warning;  /* what the run would warn about, or NULL */
     char *cost;     /* what a full rebuild would take ("would rebuild 366 slices"), or NULL */
     char *range;    /* what it would read or build: a partitioned model's slices when they are

@@ -70,6 +70,12 @@ int mb_merge_staged(build_state *b, const strlist *cols);
  * reason then says so, and its reads are in b->r->upstream); 0 otherwise.
  * Runs before the build's BEGIN. */
 int mb_append_same_input(build_state *b);
+/* For `tarn plan`: 1 when append model mi, run for `reason`, would append
+ * nothing (as mb_append_same_input would find, the lake only read); -1
+ * when that depends on tables models that would run first (will_run)
+ * build; 0 when it would append. */
+int append_plan_same_input(const change_ctx *cc, tarn_session *s, const char *lake, size_t mi,
+                           const char *reason, const unsigned char *will_run);
 
 /* guard.c: fails the build, before it writes, when its table has rows and
  * was built with a strategy this one would lose or duplicate rows of

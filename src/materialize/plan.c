@@ -97,6 +97,30 @@ static int plan_increment(plan_entry *e, tarn_project *p, tarn_session *s, const
     return 0;
 }
 
+/* An append model that would run only for new versions of tables it
+ * reads is not built when they hold the rows its last build read
+ * (append_input.c): the plan runs the same comparison and says so, or,
+ * when a model that would run first builds one of them, that the run
+ * decides (its rows are not known yet). */
+static void plan_same_input(plan_entry *e, const change_ctx *cc, tarn_session *s, const char *lake,
+                            size_t mi, const unsigned char *will_run)
+{
+    int same = append_plan_same_input(cc, s, lake, mi, e->reason, will_run);
+    char *why = NULL;
+    if (same > 0) {
+        e->nothing =
+            xasprintf("%s, which holds the rows the last build read: nothing appended", e->reason);
+    } else if (same < 0) {
+        why = xasprintf("%s (appends nothing if the models built before it leave the rows it "
+                        "reads as its last build read them)",
+                        e->reason);
+    } else {
+        return;
+    }
+    free(e->reason);
+    e->reason = why;
+}
+
 int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_opts *o,
                int lake_attached)
 {
@@ -112,6 +136,8 @@ int build_plan(plan_entry **out, tarn_project *p, tarn_session *s, const build_o
             continue;
         plan_entry *e = &plan[mi];
         e->reason = change_reason(&cc, mi, o, will_run);
+        if (cat && e->reason)
+            plan_same_input(e, &cc, s, p->lake_alias, mi, will_run);
         will_run[mi] = e->reason != NULL;
         e->warning = change_warning(&cc, mi);
         if (cat && !o->full_refresh)
@@ -148,6 +174,7 @@ void build_plan_free(plan_entry *plan, size_t nmodels)
         free(plan[i].reason);
         free(plan[i].fails);
         free(plan[i].skip);
+        free(plan[i].nothing);
         free(plan[i].warning);
         free(plan[i].cost);
         free(plan[i].range);
