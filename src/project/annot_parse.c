@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const keywords[] = {"materialize", "partitioned", "data_test",
                                        "schedule",    "freshness",   "tags"};
@@ -82,12 +83,38 @@ static line_kind classify(const char *c, const char **kw, const char **rest)
     return LINE_PROSE;
 }
 
-/* A line close to a keyword: an error naming the word and the keyword. */
+/* The length of the punctuation stuck to a keyword (`:` of
+ * `materialize: key=a`; every byte of a non-ASCII character counts). */
+static size_t stuck_len(const char *rest)
+{
+    size_t n = 0;
+    while (rest[n] && !annot_is_space(rest[n]) && !isalnum((unsigned char)rest[n]) &&
+           rest[n] != '_')
+        n++;
+    return n;
+}
+
+/* The line as it should be written: the keyword, a space, then what the
+ * user wrote after the punctuation that stuck to it (`materialize: key=a`
+ * -> `materialize key=a`). */
+static char *corrected_line(const char *kw, const char *rest)
+{
+    rest += stuck_len(rest);
+    while (annot_is_space(*rest))
+        rest++;
+    size_t n = strlen(rest);
+    while (n > 0 && annot_is_space(rest[n - 1]))
+        n--;
+    return n ? xasprintf("-- %s %.*s", kw, (int)n, rest) : xasprintf("-- %s …", kw);
+}
+
+/* A line close to a keyword: an error saying what is wrong with the word
+ * and the line as it should be. When the word is the keyword itself with
+ * punctuation stuck to it (`-- materialize: key=a`), "did you mean
+ * 'materialize'?" would repeat what was written, so it names the
+ * character instead; a wrong case or a leading '@' is said as such. */
 static void mistaken_line(annot_parser *p, const char *c, const char *kw, const char *rest)
 {
-    char *fix = xasprintf("write '-- %s …' (lowercase, no ':'), or reword the "
-                          "comment if it is not an annotation",
-                          kw);
     char word[64];
     const char *w = c + 2;
     while (annot_is_space(*w))
@@ -97,7 +124,21 @@ static void mistaken_line(annot_parser *p, const char *c, const char *kw, const 
         wn = sizeof(word) - 1;
     memcpy(word, w, wn);
     word[wn] = 0;
-    ERR(p, fix, "'%s' is not an annotation; did you mean '%s'?", word, kw);
+    char *line = corrected_line(kw, rest);
+    char *fix = xasprintf("write '%s', or reword the comment if it is not an annotation", line);
+    int stuck = (int)stuck_len(rest);
+    if (strcmp(word, kw) == 0)
+        ERR(p, fix,
+            "'%s%.*s' is not an annotation: write the keyword '%s' without the '%.*s', then a "
+            "space and its options",
+            word, stuck, rest, kw, stuck, rest);
+    else if (word[0] == '@' && strcmp(word + 1, kw) == 0)
+        ERR(p, fix, "'%s' is not an annotation: write the keyword '%s' without the '@'", word, kw);
+    else if (strcasecmp(word, kw) == 0)
+        ERR(p, fix, "'%s' is not an annotation: keywords are lowercase ('%s')", word, kw);
+    else
+        ERR(p, fix, "'%s' is not an annotation; did you mean '%s'?", word, kw);
+    free(line);
     free(fix);
 }
 
