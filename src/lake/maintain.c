@@ -307,7 +307,7 @@ int mt_write_end(const mt_call *c, int rc)
     /* dry_run (a tarn extension for these functions): do all the work,
      * report it, then roll back, which also deletes the files written */
     if (!rc && mt_bool(c, "dry_run", 0) && c->lake->txn) {
-        lk_write_cleanup(c->con);
+        lk_write_cleanup(c->lake, c->con);
         lk_lake_rollback(c->lake, c->con);
         return 0;
     }

@@ -22,14 +22,23 @@ int lk_statement_begin(lk_lake *l, duckdb_connection con, int explicit_txn)
 
 int lk_statement_end(lk_lake *l, duckdb_connection con, int explicit_txn, int rc)
 {
+    if (!rc && !explicit_txn && l->txn) {
+        /* the commit reads rows an insert left in the stage (write.h):
+         * the scratch tables go after it */
+        rc = lk_lake_commit(l, con);
+        tarn_error_saved err = tarn_error_save();
+        lk_write_cleanup(NULL, con);
+        tarn_error_restore(&err);
+        return rc;
+    }
     if (rc) {
         /* the cleanup may fail too (in an aborted transaction): keep the
          * error that matters */
         tarn_error_saved err = tarn_error_save(); /* message and position */
-        lk_write_cleanup(con);
+        lk_write_cleanup(l, con);
         tarn_error_restore(&err);
     } else {
-        lk_write_cleanup(con);
+        lk_write_cleanup(l, con);
     }
     if (!l->txn)
         return rc;

@@ -376,6 +376,7 @@ static void txn_free(lk_txn *txn)
         lk_stats_free(&txn->deltas[i].stats);
     free(txn->deltas);
     free(txn->pins);
+    free(txn->staged_pins_sql);
     free(txn->author);
     free(txn->other_changes);
     free(txn->message);
@@ -414,6 +415,8 @@ static void txn_free(lk_txn *txn)
 static void drop_temp_tables(lk_lake *lake, lk_txn *txn, duckdb_connection con)
 {
     for (size_t i = 0; i < txn->npins; i++) {
+        if (txn->staged_pins_sql && txn->pins[i] == txn->staged_pins_table)
+            continue; /* its rows were the stage's: no table was made */
         char *pins = lk_txn_pending_inserts(lake, txn->pins[i]);
         exec_fmt(con, "DROP TABLE IF EXISTS %s", pins);
         free(pins);

@@ -115,6 +115,14 @@ struct lk_txn {
     size_t ndeltas;
     int64_t *pins; /* tables with pending inlined rows (a TEMP table each) */
     size_t npins;
+    /* The first rows of one table's pending inserts may still be the
+     * insert stage's (write.c): staged_pins_sql is the SELECT of them in
+     * pending-insert layout, and no TEMP table exists yet for
+     * staged_pins_table. An autocommit INSERT's commit reads them from the
+     * stage; anything else that needs the table makes it first
+     * (lk_write_pins_settle). */
+    int64_t staged_pins_table;
+    char *staged_pins_sql;
     int has_deletes;                     /* the pending-deletion TEMP tables hold rows */
     int stage_rowid;                     /* the insert stage carries __tarn_rowid (UPDATE images) */
     char *author, *message, *extra_info; /* ducklake_set_commit_message */

@@ -57,6 +57,8 @@ static void column_default(tarn_buf *b, const lk_column *c)
 int lk_stage_create(lk_lake *lake, duckdb_connection con, const lk_table *t, int with_rowid)
 {
     int bad = lk_table_check_types(t);
+    if (!bad) /* a new stage replaces the rows an earlier insert left there */
+        bad = lk_write_pins_settle(lake, con);
     if (bad)
         return bad;
     lake->txn->stage_rowid = with_rowid;
@@ -96,7 +98,7 @@ static void pending_inserts_made(lk_lake *lake, const lk_table *t)
 static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk_table *t)
 {
     if (lk_write_pending_exists(lake, con, t->id))
-        return 0;
+        return lk_write_pins_settle(lake, con);
     char *pins = lk_txn_pending_inserts(lake, t->id);
     tarn_buf b = {0};
     int rc = 0;
@@ -114,64 +116,119 @@ static int ensure_pending_inserts(lk_lake *lake, duckdb_connection con, const lk
     return rc;
 }
 
-static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int64_t n, int with_rowid)
+int lk_write_pins_settle(lk_lake *lake, duckdb_connection con)
 {
-    /* the first rows of a plain insert create the table (one statement
-     * instead of an empty CREATE and an INSERT: an autocommit INSERT's
-     * rows are always the first) */
-    int create = !with_rowid && !lk_write_pending_exists(lake, con, t->id);
-    int rc = create ? 0 : ensure_pending_inserts(lake, con, t);
-    if (rc)
-        return rc;
-    char *pins = lk_txn_pending_inserts(lake, t->id);
-    tarn_buf b = {0};
-    if (create)
-        buf_printf(&b, "CREATE TEMP TABLE %s AS SELECT ", pins + strlen("temp.main."));
-    else
-        buf_printf(&b, "INSERT INTO %s SELECT ", pins);
-    /* An UPDATE keeps a committed row's id; a row this transaction
-     * inserted is, as in DuckLake's transaction-local storage, deleted and
-     * appended again, so its new image takes the next id. */
-    int64_t fresh = 0;
-    if (with_rowid && d->next_row_id > d->base_row_id) {
-        char *q = xasprintf("SELECT count(*) FROM " LK_STAGE " WHERE __tarn_rowid >= %lld",
-                            (long long)d->base_row_id);
-        rc = duck_query_int64(&fresh, NULL, con, q);
-        free(q);
-        if (rc) {
-            buf_free(&b);
-            free(pins);
-            return rc;
-        }
+    lk_txn *txn = lake ? lake->txn : NULL;
+    if (!txn || !txn->staged_pins_sql)
+        return 0;
+    char *pins = lk_txn_pending_inserts(lake, txn->staged_pins_table);
+    char *sql =
+        xasprintf("CREATE TEMP TABLE %s AS %s", pins + strlen("temp.main."), txn->staged_pins_sql);
+    int rc = duck_exec(con, sql);
+    free(sql);
+    free(pins);
+    if (!rc) {
+        free(txn->staged_pins_sql);
+        txn->staged_pins_sql = NULL;
     }
+    return rc;
+}
+
+/* The source of table_id's pending inserts for the commit's move: its
+ * TEMP table, or the stage's SELECT while they are still there. */
+static char *pins_source(lk_lake *lake, int64_t table_id)
+{
+    lk_txn *txn = lake->txn;
+    if (txn->staged_pins_sql && txn->staged_pins_table == table_id)
+        return xasprintf("(%s) AS pins", txn->staged_pins_sql);
+    return lk_txn_pending_inserts(lake, table_id);
+}
+
+/* An UPDATE keeps a committed row's id; a row this transaction inserted
+ * is, as in DuckLake's transaction-local storage, deleted and appended
+ * again, so its new image takes the next id: *fresh counts those. */
+static int count_fresh_images(int64_t *fresh, duckdb_connection con, const lk_table_delta *d,
+                              int with_rowid)
+{
+    *fresh = 0;
+    if (!with_rowid || d->next_row_id <= d->base_row_id)
+        return 0;
+    char *q = xasprintf("SELECT count(*) FROM " LK_STAGE " WHERE __tarn_rowid >= %lld",
+                        (long long)d->base_row_id);
+    int rc = duck_query_int64(fresh, NULL, con, q);
+    free(q);
+    return rc;
+}
+
+/* SELECT of the stage's `n` rows in pending-insert layout: (row_id,
+ * columns), in the order they take their ids. */
+static void pending_select(tarn_buf *b, lk_lake *lake, duckdb_connection con, const lk_table *t,
+                           const lk_table_delta *d, int64_t n, int with_rowid, int64_t fresh)
+{
+    buf_puts(b, "SELECT ");
     /* sort_on_insert (the default) sorts the inlined rows too */
     int sorted = lk_sort_on_insert(lake, con, t);
     if (with_rowid && fresh > 0)
-        buf_printf(&b,
+        buf_printf(b,
                    "CASE WHEN __tarn_rowid >= %lld THEN %lld + row_number() OVER (PARTITION BY "
                    "__tarn_rowid >= %lld ORDER BY rowid) - 1 ELSE __tarn_rowid END, ",
                    (long long)d->base_row_id, (long long)d->next_row_id, (long long)d->base_row_id);
     else if (with_rowid)
-        buf_puts(&b, "__tarn_rowid, ");
+        buf_puts(b, "__tarn_rowid, ");
     else if (n == 1) /* one row: its id, without a window and a sort (half the cost) */
-        buf_printf(&b, "%lld::BIGINT AS row_id, ", (long long)d->next_row_id);
+        buf_printf(b, "%lld::BIGINT AS row_id, ", (long long)d->next_row_id);
     else {
-        buf_printf(&b, "(%lld + row_number() OVER (", (long long)d->next_row_id);
-        lk_write_stage_order(&b, t, with_rowid, sorted);
-        buf_puts(&b, ") - 1)::BIGINT AS row_id, ");
+        buf_printf(b, "(%lld + row_number() OVER (", (long long)d->next_row_id);
+        lk_write_stage_order(b, t, with_rowid, sorted);
+        buf_puts(b, ") - 1)::BIGINT AS row_id, ");
     }
-    lk_write_columns(&b, t);
-    buf_puts(&b, " FROM " LK_STAGE);
+    lk_write_columns(b, t);
+    buf_puts(b, " FROM " LK_STAGE);
     if (with_rowid || n != 1)
-        lk_write_stage_order(&b, t, with_rowid, sorted);
-    rc = duck_exec(con, buf_cstr(&b));
-    buf_free(&b);
-    free(pins);
+        lk_write_stage_order(b, t, with_rowid, sorted);
+}
+
+/* Adds the rows `sel` selects to t's pending inserts. The first rows of a
+ * plain insert (`first`) stay in the stage, their SELECT remembered
+ * (staged_pins_sql): an autocommit INSERT's commit moves them from there,
+ * two statements fewer than copying them into a pending-insert table and
+ * dropping it (a fifth of a one-row commit's time). Whatever comes first
+ * of a new stage, the statement's end inside BEGIN … COMMIT, or another
+ * read of the pending rows makes the table (lk_write_pins_settle). */
+static int pending_add(lk_lake *lake, duckdb_connection con, const lk_table *t, int first,
+                       tarn_buf *sel)
+{
+    if (first) {
+        lake->txn->staged_pins_table = t->id;
+        lake->txn->staged_pins_sql = buf_detach(sel);
+        pending_inserts_made(lake, t);
+        return 0;
+    }
+    int rc = ensure_pending_inserts(lake, con, t);
     if (rc)
         return rc;
-    if (create)
-        pending_inserts_made(lake, t);
+    char *pins = lk_txn_pending_inserts(lake, t->id);
+    char *sql = xasprintf("INSERT INTO %s %s", pins, buf_cstr(sel));
+    rc = duck_exec(con, sql);
+    free(sql);
+    free(pins);
+    return rc;
+}
+
+static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
+                          lk_table_delta *d, int64_t n, int with_rowid)
+{
+    int first = !with_rowid && !lk_write_pending_exists(lake, con, t->id);
+    int64_t fresh = 0;
+    int rc = count_fresh_images(&fresh, con, d, with_rowid);
+    if (rc)
+        return rc;
+    tarn_buf sel = {0};
+    pending_select(&sel, lake, con, t, d, n, with_rowid, fresh);
+    rc = pending_add(lake, con, t, first, &sel);
+    buf_free(&sel);
+    if (rc)
+        return rc;
     lk_stats_set st;
     lk_stats_init(&st, t);
     rc = n == 1 ? lk_stats_from_one_row(&st, con, LK_STAGE, t)
@@ -180,7 +237,7 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
     d->next_row_id += with_rowid ? fresh : n;
-    d->pending_rows = (create ? 0 : d->pending_rows) + n;
+    d->pending_rows = (first ? 0 : d->pending_rows) + n;
     if (fresh > 0)
         d->pending_holes = 1;
     d->added_records += n;
@@ -532,7 +589,11 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
             txn->schema_bumps++;
             lk_write_inlined_table(lake, t, lk_txn_schema_version(txn));
         }
-        char *pins = lk_txn_pending_inserts(lake, t->id);
+        /* closing row-id gaps counts the pending table's rows: made first */
+        const lk_table_delta *d = lk_txn_find_delta(txn, t->id);
+        if (d && (d->pending_holes || d->reorder_rows) && lk_write_pins_settle(lake, con) != 0)
+            tarn_error_clear(); /* the stage's SELECT still reads them */
+        char *pins = pins_source(lake, t->id);
         tarn_buf b = {0};
         buf_puts(&b, "SELECT ");
         row_id_at_commit(&b, lake, con, t->id, pins);
@@ -541,7 +602,6 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
         buf_printf(&b, " FROM %s", pins);
         /* one row needs no sort (half the statement's cost: an autocommit
          * INSERT of one row) */
-        const lk_table_delta *d = lk_txn_find_delta(txn, t->id);
         if (!d || d->pending_rows != 1)
             buf_puts(&b, " ORDER BY row_id");
         lk_txn_insert_select(txn, t->inlined[t->ninlined - 1].name, buf_cstr(&b));
@@ -550,8 +610,17 @@ void lk_write_move_pending(lk_lake *lake, duckdb_connection con)
     }
 }
 
-void lk_write_cleanup(duckdb_connection con)
+void lk_write_cleanup(lk_lake *lake, duckdb_connection con)
 {
+    /* rows still in the stage outlive it as a pending-insert table; when
+     * that fails they are lost with the stage, and so the transaction can
+     * only roll back (the error is the statement's: it goes on to fail) */
+    if (lk_write_pins_settle(lake, con) != 0) {
+        tarn_error_clear();
+        lake->txn->failed = 1;
+        free(lake->txn->staged_pins_sql);
+        lake->txn->staged_pins_sql = NULL;
+    }
     /* one round trip for the three scratch tables a statement may use */
     duck_exec(con, "DROP TABLE IF EXISTS " LK_STAGE "; DROP TABLE IF EXISTS " MATCH
                    "; DROP TABLE IF EXISTS temp.main.__tarn_shape");

@@ -85,8 +85,15 @@ void lk_write_hive_dir(tarn_buf *b, lk_lake *lake, duckdb_connection con, const 
  * as DuckDB's __HIVE_DEFAULT_PARTITION__. Never produces '/' or "..". */
 void lk_write_hive_value(tarn_buf *b, const char *v);
 
-/* Drops the TEMP tables a write statement used. */
-void lk_write_cleanup(duckdb_connection con);
+/* Drops the TEMP tables a write statement used; rows of pending inserts
+ * still in the stage first go to their pending-insert table. `lake` may
+ * be NULL (no transaction). */
+void lk_write_cleanup(lk_lake *lake, duckdb_connection con);
+
+/* Makes the pending-insert table of rows an insert left in the stage
+ * (txn.h, staged_pins_sql), if any: before anything replaces the stage
+ * or reads the pending rows other than an autocommit commit. */
+int lk_write_pins_settle(lk_lake *lake, duckdb_connection con);
 
 /* Marks as deleted every row of `table_id` that `match_sql` selects.
  * match_sql is a SELECT over the table's identity scan (see scan.h) that

@@ -323,11 +323,11 @@ static void deliver(const duck_table *a, int returning, const tarn_sink *sink)
         sink->end(sink->ctx);
 }
 
-static void drop_scratch(duckdb_connection con)
+static void drop_scratch(lk_lake *l, duckdb_connection con)
 {
     duck_exec(con, "DROP TABLE IF EXISTS " MAP);
     duck_exec(con, "DROP TABLE IF EXISTS " RES);
-    lk_write_cleanup(con);
+    lk_write_cleanup(l, con);
 }
 
 int session_merge_stmt(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
@@ -350,7 +350,7 @@ int session_merge_stmt(tarn_session *s, lk_lake *l, const sql_tokens *tk, const 
     if (!rc)
         rc = apply(s, l, &p, t, nrows, base, &actions);
     tarn_error_saved saved = tarn_error_save();
-    drop_scratch(s->con);
+    drop_scratch(l, s->con);
     tarn_error_restore(&saved);
     rc = session_write_end(s, l, rc);
     if (!rc)
