@@ -11,6 +11,7 @@
 
 #include "duck/duck.h"
 #include "lake/types.h"
+#include "tarn/error.h"
 #include "util/buf.h"
 #include "util/quote.h"
 
@@ -159,6 +160,25 @@ static void leaf_figures(tarn_buf *q, tarn_buf *flat, size_t i, const lk_leaf_st
     buf_free(&leaf);
 }
 
+/* Reads the four figures of each leaf, in leaf order, from the first row
+ * of `r` (the stats query's or an INSERT's RETURNING row). */
+static void read_figures(lk_stats_set *s, const lk_table *t, const duck_table *r)
+{
+    size_t col = 0;
+    for (size_t i = 0; i < s->n && r->nrows; i++) {
+        lk_leaf_stats *l = &s->leaves[i];
+        const lk_column *chain[64];
+        size_t depth = 0;
+        if (!chain_to(t->cols, t->ncols, l->col, chain, 0, &depth))
+            continue;
+        l->min = dup_or_null(duck_table_get(r, 0, col));
+        l->max = dup_or_null(duck_table_get(r, 0, col + 1));
+        l->value_count = duck_table_int64(r, 0, col + 2);
+        l->null_count = duck_table_int64(r, 0, col + 3);
+        col += 4;
+    }
+}
+
 static int stats_from(lk_stats_set *s, duckdb_connection con, const char *source, const lk_table *t,
                       int one_row)
 {
@@ -190,19 +210,7 @@ static int stats_from(lk_stats_set *s, duckdb_connection con, const char *source
     buf_free(&q);
     if (rc)
         return rc;
-    size_t col = 0;
-    for (size_t i = 0; i < s->n && r.nrows; i++) {
-        lk_leaf_stats *l = &s->leaves[i];
-        const lk_column *chain[64];
-        size_t depth = 0;
-        if (!chain_to(t->cols, t->ncols, l->col, chain, 0, &depth))
-            continue;
-        l->min = dup_or_null(duck_table_get(&r, 0, col));
-        l->max = dup_or_null(duck_table_get(&r, 0, col + 1));
-        l->value_count = duck_table_int64(&r, 0, col + 2);
-        l->null_count = duck_table_int64(&r, 0, col + 3);
-        col += 4;
-    }
+    read_figures(s, t, &r);
     duck_table_free(&r);
     return 0;
 }
@@ -217,6 +225,39 @@ int lk_stats_from_one_row(lk_stats_set *s, duckdb_connection con, const char *so
                           const lk_table *t)
 {
     return stats_from(s, con, source, t, 1);
+}
+
+int lk_stats_one_row_list(tarn_buf *b, const lk_stats_set *s, const lk_table *t)
+{
+    tarn_buf q = {0}, flat = {0};
+    for (size_t i = 0; i < s->n; i++) {
+        const lk_column *chain[64];
+        size_t depth = 0;
+        if (!chain_to(t->cols, t->ncols, s->leaves[i].col, chain, 0, &depth))
+            continue;
+        if (depth != 1) { /* a nested leaf needs its own subqueries */
+            buf_free(&q);
+            buf_free(&flat);
+            return 0;
+        }
+        leaf_figures(&q, &flat, i, &s->leaves[i], chain, depth, NULL, 1);
+    }
+    buf_free(&q);
+    if (!flat.len) {
+        buf_free(&flat);
+        return 0;
+    }
+    buf_puts(b, buf_cstr(&flat));
+    buf_free(&flat);
+    return 1;
+}
+
+int lk_stats_from_row(lk_stats_set *s, const lk_table *t, const duck_table *r)
+{
+    if (r->nrows != 1)
+        return tarn_error_set(TARN_ERROR, "statistics of one row: %zu rows", r->nrows);
+    read_figures(s, t, r);
+    return 0;
 }
 
 /* CASE expression choosing between the stored bound `col` and `val`. */

@@ -30,6 +30,13 @@ int lk_stats_from_rows(lk_stats_set *s, duckdb_connection con, const char *sourc
  * one row). */
 int lk_stats_from_one_row(lk_stats_set *s, duckdb_connection con, const char *source,
                           const lk_table *t);
+/* The select list of lk_stats_from_one_row's figures over one row's
+ * columns, for an INSERT's RETURNING clause: appended to `b` when every
+ * leaf of `t` is a top-level column (returns 1), else nothing (0). */
+int lk_stats_one_row_list(tarn_buf *b, const lk_stats_set *s, const lk_table *t);
+/* Reads the figures from `r`, the one row lk_stats_one_row_list's list
+ * returned. */
+int lk_stats_from_row(lk_stats_set *s, const lk_table *t, const duck_table *r);
 
 /* Folds the stats of one more write of this commit into the commit's
  * running stats of the table: counts add, a side with unknown bounds makes

@@ -216,7 +216,7 @@ static int pending_add(lk_lake *lake, duckdb_connection con, const lk_table *t, 
 }
 
 static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *t,
-                          lk_table_delta *d, int64_t n, int with_rowid)
+                          lk_table_delta *d, int64_t n, int with_rowid, const duck_table *figures)
 {
     int first = !with_rowid && !lk_write_pending_exists(lake, con, t->id);
     int64_t fresh = 0;
@@ -231,8 +231,11 @@ static int insert_inlined(lk_lake *lake, duckdb_connection con, const lk_table *
         return rc;
     lk_stats_set st;
     lk_stats_init(&st, t);
-    rc = n == 1 ? lk_stats_from_one_row(&st, con, LK_STAGE, t)
-                : lk_stats_from_rows(&st, con, LK_STAGE, t);
+    if (figures && n == 1) /* the INSERT returned them (lk_insert_returning) */
+        rc = lk_stats_from_row(&st, t, figures);
+    else
+        rc = n == 1 ? lk_stats_from_one_row(&st, con, LK_STAGE, t)
+                    : lk_stats_from_rows(&st, con, LK_STAGE, t);
     if (!rc)
         rc = lk_stats_accumulate(&d->stats, &st, con);
     lk_stats_free(&st);
@@ -287,7 +290,8 @@ static int insert_parquet(lk_lake *lake, duckdb_connection con, const lk_table *
 
 /* The stage's `n` rows into table `t`: inlined within the limit, else
  * written to Parquet. */
-static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t, int64_t n)
+static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t, int64_t n,
+                         const duck_table *figures)
 {
     /* nothing to write, unless DuckLake's per-thread COPY gets the rows
      * (inlining off): it writes one empty file */
@@ -297,7 +301,7 @@ static int insert_staged(lk_lake *lake, duckdb_connection con, const lk_table *t
     int with_rowid = lake->txn->stage_rowid;
     lk_table_delta *d = lk_txn_delta(lake, con, t->id);
     if (n <= insert_inline_limit(lake, con, t))
-        return insert_inlined(lake, con, t, d, n, with_rowid);
+        return insert_inlined(lake, con, t, d, n, with_rowid, figures);
     return insert_parquet(lake, con, t, d, with_rowid, NULL);
 }
 
@@ -315,7 +319,7 @@ static void ensure_table_dir(lk_lake *lake, const lk_table *t)
 }
 
 static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
-                        int64_t *count, int never_inline)
+                        int64_t *count, int never_inline, const duck_table *figures)
 {
     lk_txn *txn = lake->txn;
     const lk_table *t = lk_catalog_table_by_id(&txn->cat, table_id);
@@ -329,23 +333,46 @@ static int insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, 
     *count = n;
     if (never_inline && n > 0)
         return insert_parquet(lake, con, t, lk_txn_delta(lake, con, t->id), txn->stage_rowid, NULL);
-    return insert_staged(lake, con, t, n);
+    return insert_staged(lake, con, t, n, figures);
 }
 
 int lk_insert_stage_known(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
                           int64_t *count)
 {
-    return insert_stage(lake, con, table_id, known, count, 0);
+    return insert_stage(lake, con, table_id, known, count, 0, NULL);
+}
+
+char *lk_insert_returning(lk_lake *lake, int64_t table_id)
+{
+    const lk_table *t = lk_catalog_table_by_id(&lake->txn->cat, table_id);
+    if (!t)
+        return NULL;
+    lk_stats_set st;
+    lk_stats_init(&st, t);
+    tarn_buf b = {0};
+    int ok = lk_stats_one_row_list(&b, &st, t);
+    lk_stats_free(&st);
+    if (!ok) {
+        buf_free(&b);
+        return NULL;
+    }
+    return buf_detach(&b);
+}
+
+int lk_insert_stage_returned(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                             const duck_table *row, int64_t *count)
+{
+    return insert_stage(lake, con, table_id, (int64_t)row->nrows, count, 0, row);
 }
 
 int lk_insert_stage(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
-    return insert_stage(lake, con, table_id, -1, count, 0);
+    return insert_stage(lake, con, table_id, -1, count, 0, NULL);
 }
 
 int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t *count)
 {
-    return insert_stage(lake, con, table_id, -1, count, 1);
+    return insert_stage(lake, con, table_id, -1, count, 1, NULL);
 }
 
 /* SELECT CAST(c1 AS T1) AS "col1", … FROM (query) AS q(c1, …): the query's
@@ -449,7 +476,7 @@ static int insert_query_file_first(lk_lake *lake, duckdb_connection con, const l
         lk_new_files_discard(&f);
         *count = n; /* the COPY counted them: no count(*) of the stage */
         if (!rc)
-            rc = insert_staged(lake, con, t, n);
+            rc = insert_staged(lake, con, t, n, NULL);
     } else if (!rc) {
         lk_new_files_discard(&f);
     }

@@ -38,6 +38,16 @@ int lk_insert_stage_file(lk_lake *lake, duckdb_connection con, int64_t table_id,
 /* The same when the caller knows the stage's row count (`known`; -1: count them). */
 int lk_insert_stage_known(lk_lake *lake, duckdb_connection con, int64_t table_id, int64_t known,
                           int64_t *count);
+/* A RETURNING list for an INSERT of one row into the stage that returns
+ * the statistics of the row (colstats.h), so the row needs no query of its
+ * own afterwards; NULL when the table has nested columns (their figures
+ * take subqueries). Caller frees. */
+char *lk_insert_returning(lk_lake *lake, int64_t table_id);
+/* lk_insert_stage_known for a stage filled by an INSERT that returned
+ * lk_insert_returning's list: `row` is its result (its row count is the
+ * stage's). */
+int lk_insert_stage_returned(lk_lake *lake, duckdb_connection con, int64_t table_id,
+                             const duck_table *row, int64_t *count);
 
 /* Inserts the rows of `query` (positionally, cast to the table's types)
  * into `table_id`, evaluating the query exactly once. The result streams

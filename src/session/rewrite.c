@@ -28,19 +28,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* Index of the ')' matching the '(' at token i, or tk->n. */
-static size_t matching_paren(const sql_tokens *tk, size_t i)
-{
-    int depth = 0;
-    for (size_t k = i; k < tk->n; k++) {
-        if (sql_tok_is_op(&tk->toks[k], "("))
-            depth++;
-        else if (sql_tok_is_op(&tk->toks[k], ")") && --depth == 0)
-            return k;
-    }
-    return tk->n;
-}
-
 /* DuckLake's virtual columns of a table, and the scan flags that add them. */
 static const struct {
     const char *name;
@@ -382,7 +369,7 @@ static int rewrite_table(size_t *next, tarn_buf *b, tarn_session *s, const sql_t
     int64_t snap = !has_at && in_view ? view_snapshot_at : -1;
     size_t after = e;
     if (has_at) {
-        size_t close = matching_paren(tk, e + 1);
+        size_t close = sql_tokens_close_paren(tk, e + 1);
         int rc = at_snapshot(&snap, s, l, tk, sql, e + 1, close);
         if (rc)
             return rc;
@@ -433,7 +420,7 @@ static int rewrite_function(size_t *next, tarn_buf *b, tarn_session *s, const sq
         /* (db.ducklake_metadata (key, value) is a table, not a call) */
         return 0;
     }
-    size_t close = matching_paren(tk, open);
+    size_t close = sql_tokens_close_paren(tk, open);
     if (close >= tk->n)
         return 0;
     lk_args args;

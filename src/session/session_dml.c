@@ -87,6 +87,48 @@ static int do_insert_query(tarn_session *s, lk_lake *l, const sql_tokens *tk, co
     return dml_write_end(s, l, rc, sink, n);
 }
 
+/* INSERT INTO t [(columns)] VALUES (…): one row, and nothing after it. */
+static int one_values_row(const sql_tokens *tk, const qname *q)
+{
+    size_t i = q->end;
+    if (i < tk->n && sql_tok_is_op(&tk->toks[i], "("))
+        i = sql_tokens_close_paren(tk, i) + 1;
+    if (i + 1 >= tk->n || !sql_tok_is_kw(&tk->toks[i], "VALUES") ||
+        !sql_tok_is_op(&tk->toks[i + 1], "("))
+        return 0;
+    return sql_tokens_close_paren(tk, i + 1) + 1 == tk->n;
+}
+
+/* Runs the stage INSERT `sql`. One VALUES row returns its own column
+ * statistics (lk_insert_returning: one DuckDB statement fewer per
+ * autocommit INSERT); else DuckDB counts the rows a plain INSERT adds (a
+ * RETURNING clause of the user's makes it a query: then the stage is
+ * counted). */
+static int insert_into_stage(tarn_session *s, lk_lake *l, const sql_tokens *tk, const qname *q,
+                             int64_t table_id, const char *sql, int64_t *n)
+{
+    char *list = one_values_row(tk, q) ? lk_insert_returning(l, table_id) : NULL;
+    int rc;
+    if (list) {
+        char *stmt = xasprintf("%s RETURNING %s", sql, list);
+        duck_table r;
+        rc = duck_table_query_stmt(&r, s->con, stmt);
+        free(stmt);
+        if (!rc) {
+            rc = lk_insert_stage_returned(l, s->con, table_id, &r, n);
+            duck_table_free(&r);
+        }
+        free(list);
+        return rc;
+    }
+    int64_t added = -1;
+    int returning = 0;
+    for (size_t i = q->end; i < tk->n; i++)
+        returning |= sql_tok_is_kw(&tk->toks[i], "RETURNING");
+    rc = duck_exec_count(s->con, sql, returning ? NULL : &added);
+    return rc ? rc : lk_insert_stage_known(l, s->con, table_id, added, n);
+}
+
 /* INSERT [OR …] INTO target … */
 static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const char *sql,
                      const qname *q, const lk_table *t, const tarn_sink *sink)
@@ -95,8 +137,10 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
     tarn_buf b = {0};
     buf_append(&b, sql, tk->toks[q->start].start);
     buf_puts(&b, lk_stage_name());
-    const sql_token *last = &tk->toks[q->end - 1];
-    buf_puts(&b, sql + last->start + last->len);
+    const sql_token *last = &tk->toks[q->end - 1], *end = &tk->toks[tk->n - 1];
+    /* up to the last token: a RETURNING list may follow */
+    buf_append(&b, sql + last->start + last->len,
+               (size_t)(end->start + end->len - (last->start + last->len)));
     char *rewritten = NULL;
     int rc = rewrite_reads(&rewritten, s, buf_cstr(&b));
     buf_free(&b);
@@ -107,14 +151,9 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
         t = lk_catalog_table_by_id(&l->txn->cat, table_id);
         rc = lk_stage_create(l, s->con, t, 0);
     }
-    /* DuckDB counts the rows a plain INSERT adds (a RETURNING clause makes
-     * it a query: then the stage is counted) */
-    int64_t added = -1;
-    int returning = 0;
-    for (size_t i = q->end; i < tk->n; i++)
-        returning |= sql_tok_is_kw(&tk->toks[i], "RETURNING");
+    int64_t n = 0;
     if (!rc) {
-        rc = duck_exec_count(s->con, rewritten, returning ? NULL : &added);
+        rc = insert_into_stage(s, l, tk, q, table_id, rewritten, &n);
         if (rc) {
             /* DuckDB's message speaks of the stage; the user wrote the table */
             char *name = session_token_text(tk, sql, q->start, q->end);
@@ -123,9 +162,6 @@ static int do_insert(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
             free(name);
         }
     }
-    int64_t n = 0;
-    if (!rc)
-        rc = lk_insert_stage_known(l, s->con, table_id, added, &n);
     free(rewritten);
     return dml_write_end(s, l, rc, sink, n);
 }
@@ -374,15 +410,8 @@ static int do_update(tarn_session *s, lk_lake *l, const sql_tokens *tk, const ch
 static int copy_from(const sql_tokens *tk, const qname *q)
 {
     size_t i = q->end;
-    if (i < tk->n && sql_tok_is_op(&tk->toks[i], "(")) {
-        for (int depth = 0; i < tk->n; i++) {
-            if (sql_tok_is_op(&tk->toks[i], "("))
-                depth++;
-            else if (sql_tok_is_op(&tk->toks[i], ")") && --depth == 0)
-                break;
-        }
-        i++;
-    }
+    if (i < tk->n && sql_tok_is_op(&tk->toks[i], "("))
+        i = sql_tokens_close_paren(tk, i) + 1;
     return i < tk->n && sql_tok_is_kw(&tk->toks[i], "FROM");
 }
 

@@ -468,6 +468,18 @@ size_t sql_tokens_item_end(const sql_tokens *tk, size_t i, size_t to)
     return i;
 }
 
+size_t sql_tokens_close_paren(const sql_tokens *tk, size_t i)
+{
+    int depth = 0;
+    for (size_t k = i; k < tk->n; k++) {
+        if (sql_tok_is_op(&tk->toks[k], "("))
+            depth++;
+        else if (sql_tok_is_op(&tk->toks[k], ")") && --depth == 0)
+            return k;
+    }
+    return tk->n;
+}
+
 /* ---- script splitting -------------------------------------------------- */
 
 /* Adds the statement spanning tokens first..last. The text runs from the

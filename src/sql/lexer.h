@@ -53,6 +53,9 @@ int sql_tokens_is_op(const sql_tokens *tk, size_t i, const char *op);
 /* The end of the comma-separated item starting at token i, before `to`:
  * the index of the next ',' outside brackets, or `to`. */
 size_t sql_tokens_item_end(const sql_tokens *tk, size_t i, size_t to);
+/* The index of the ')' closing the '(' at token i, or tk->n when it is
+ * not closed. */
+size_t sql_tokens_close_paren(const sql_tokens *tk, size_t i);
 
 typedef struct {
     char *text; /* the statement without its terminating ';', leading and
