@@ -69,27 +69,37 @@ static int build_replace(build_state *b)
     return rc;
 }
 
-/* A merge or history build keeps the rows already in its table, so it
- * cannot build over a table it cannot read: fails before its BEGIN with
- * the lake's error (naming the data file) and the remedy, rather than
- * with a statement of the build that seems to blame the model's SQL. */
+/* What a strategy that keeps its table's rows would lose by building
+ * over a table it cannot read, and the remedy (`name`: the model). */
+static char *unreadable_remedy(model_strategy k, const char *name)
+{
+    if (k == STRAT_HISTORY)
+        return xstrdup("a history table is the record of its versions and cannot be built "
+                       "over while it cannot be read: restore the file (dropping the table "
+                       "starts its history over)");
+    const char *what = k == STRAT_APPEND        ? "an append keeps the rows it appended before"
+                       : k == STRAT_INCREMENTAL ? "an incremental build keeps the rows of the "
+                                                  "ranges it built before"
+                                                : "a merge keeps the rows already in its table";
+    const char *then = k == STRAT_INCREMENTAL ? "it then reads every row of its sources again"
+                                              : "it then holds only what the query returns now";
+    return xasprintf("%s and cannot build over a table it cannot read: restore the file, or "
+                     "rebuild the table from the query with `tarn run --full-refresh %s` (%s)",
+                     what, name, then);
+}
+
+/* A build that keeps the rows already in its table (merge, history,
+ * append, incremental) cannot build over a table it cannot read: fails
+ * before its BEGIN with the lake's error (naming the data file) and the
+ * remedy, rather than with a statement of the build that seems to blame
+ * the model's SQL (or, for an append, an aborted transaction). */
 static int unreadable_refused(const build_state *b)
 {
     const tarn_model *m = b->m;
     char *why = xstrdup(tarn_error_last());
-    int rc =
-        m->annot.strategy == STRAT_MERGE
-            ? tarn_error_set(TARN_EINVALID,
-                             "%s: %s; a merge keeps the rows already in its table and cannot "
-                             "build over a table it cannot read: restore the file, or rebuild "
-                             "the table from the query with `tarn run --full-refresh %s` (it "
-                             "then holds only what the query returns now)",
-                             m->path, why, m->name)
-            : tarn_error_set(TARN_EINVALID,
-                             "%s: %s; a history table is the record of its versions and cannot "
-                             "be built over while it cannot be read: restore the file (dropping "
-                             "the table starts its history over)",
-                             m->path, why);
+    char *remedy = unreadable_remedy(m->annot.strategy, m->name);
+    int rc = tarn_error_set(TARN_EINVALID, "%s: %s; %s", m->path, why, remedy);
+    free(remedy);
     free(why);
     return rc;
 }
@@ -101,13 +111,14 @@ static int unreadable_refused(const build_state *b)
  * is missing or corrupt. -1 is no check: a first build, allow_empty, a
  * partitioned model, or a table that cannot be read and that the build
  * replaces (a replace, any --full-refresh), which is meant to mend it.
- * A merge or history build keeps its table's rows: it fails here when
- * they cannot be read (unreadable_refused). */
+ * A merge, history, append or incremental build keeps its table's rows:
+ * it fails here when they cannot be read (unreadable_refused). */
 static int count_before_build(build_state *b)
 {
     const tarn_model *m = b->m;
     model_strategy k = m->annot.strategy;
-    int keeps = b->exists && (k == STRAT_MERGE || k == STRAT_HISTORY);
+    int keeps = b->exists && (k == STRAT_MERGE || k == STRAT_HISTORY || k == STRAT_APPEND ||
+                              k == STRAT_INCREMENTAL);
     int guard = !m->annot.allow_empty && !b->c->o->allow_empty && k != STRAT_MANUAL &&
                 (((k == STRAT_REPLACE || k == STRAT_MERGE) && b->exists) ||
                  (k == STRAT_HISTORY && b->exists && m->annot.deletes_close) || b->restarted);
@@ -553,7 +564,7 @@ int model_build(run_ctx *c, size_t mi, model_result *r)
     double t0 = clock_mono_ms();
     /* an append model over the rows it already appended builds nothing */
     int same_input = mb_append_same_input(&b);
-    int rc = count_before_build(&b);
+    int rc = same_input ? 0 : count_before_build(&b);
     if (!rc && !same_input)
         rc = query_exec(c->s, "BEGIN", NULL);
     int began = !same_input && rc == 0;

@@ -9,7 +9,8 @@
 #   - `tarn run --full-refresh` rebuilds it, as a replace build rebuilds a replace table
 #     (test_lake_broken_file.sh): the empty check is skipped when the rows cannot be counted, so
 #     an empty result makes an empty table, and it reads again;
-#   - a history build over a broken table fails the same way (restore the file);
+#   - a history build over a broken table fails the same way (restore the file), and so do an
+#     append and an incremental build (restore the file, or --full-refresh), recorded as failed;
 #   - on a readable table, a --full-refresh (any strategy) whose SELECT returns no rows is a
 #     replace that would empty it: refused as a replace is, unless --allow-empty, after which the
 #     table is empty (before, the rebuild was rolled back as "no change" and the old rows kept).
@@ -120,6 +121,45 @@ run "$h" s.t
 check_eq "history: a build over its broken table fails" "1" "$RC"
 contains "history: naming the table and the remedy" "table s.t cannot be read" "$ERR"
 contains "history: restore the file" "restore the file (dropping the table starts its history over)" "$ERR"
+
+# append and incremental keep the rows already there too: the same clean failure before BEGIN
+# (an append failed inside its transaction with "Current transaction is aborted", blaming the
+# model's SQL line; an incremental build blamed that line), then --full-refresh mends it.
+for ann in "append" "incremental watermark=a" "incremental watermark=a key=a"; do
+    for kind in missing corrupt; do
+        p=$(project "$ann")
+        brake "$p" "$kind"
+        snaps=$(snapshots "$p")
+        runs=$(q "$p" "SELECT count(*) FROM __ducklake_metadata_l.tarn_run")
+        # an unchanged SQL (an incremental build always runs; an append is forced), and a changed
+        # append, which keeps appending with the new SQL
+        for how in "--force" "changed"; do
+            [ "$how" = changed ] && model "$p" "$ann" "SELECT range AS a, 'y' AS b FROM range(3005)"
+            [ "$how" = changed ] && [ "$ann" != append ] && continue # a changed one starts over
+            if [ "$how" = changed ]; then run "$p"; else run "$p" --force; fi
+            check_eq "$ann, $kind, $how: a build over its broken table fails" "1" "$RC"
+            contains "$ann, $kind, $how: naming the model's file" "models/s/t.sql: " "$ERR"
+            contains "$ann, $kind, $how: the table" "table s.t cannot be read" "$ERR"
+            contains "$ann, $kind, $how: which file" "$p/d/s/t/ducklake-" "$ERR"
+            contains "$ann, $kind, $how: and the remedy" \
+                "restore the file, or rebuild the table from the query with \`tarn run --full-refresh s.t\`" "$ERR"
+            case $ERR in
+            *"models/s/t.sql:2"* | *"transaction is aborted"*)
+                fail "$ann, $kind, $how: neither the SQL nor an aborted transaction is blamed" "$ERR" ;;
+            *) ok "$ann, $kind, $how: neither the SQL nor an aborted transaction is blamed" ;;
+            esac
+            contains "$ann, $kind, $how: the model downstream is skipped" "1 failed, 1 skipped" "$ERR"
+            check_eq "$ann, $kind, $how: no snapshot" "$snaps" "$(snapshots "$p")"
+            runs=$((runs + 1))
+            check_eq "$ann, $kind, $how: the run and the build recorded as failed" "$runs,failed,failed" \
+                "$(q "$p" "SELECT (SELECT count(*) FROM __ducklake_metadata_l.tarn_run), (SELECT status FROM __ducklake_metadata_l.tarn_run ORDER BY run_id DESC LIMIT 1), (SELECT status FROM __ducklake_metadata_l.tarn_model_run WHERE model = 's.t' ORDER BY run_id DESC LIMIT 1)")"
+        done
+        run "$p" --full-refresh
+        check_eq "$ann, $kind: --full-refresh rebuilds it" "0" "$RC"
+        check_eq "$ann, $kind: which then reads, downstream too" "true" \
+            "$(q "$p" "SELECT (SELECT count(*) FROM l.s.t) = (SELECT n FROM l.s.n)")"
+    done
+done
 
 # A readable table rebuilt from scratch with an empty result is refused as a replace is.
 for ann in "key=a" "append"; do
