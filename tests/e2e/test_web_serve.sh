@@ -115,6 +115,9 @@ run_ok "tarn run works while tarn serve runs" "$d" run core.customers
 # is a stand-in holding the catalog file's lock as a DuckDB writer does (fcntl, exclusive), for as
 # long as the test needs: a real build is over too soon to be caught reliably.
 hold() { # hold MODE SECONDS — lock $d/lake.ducklake (ex or sh) in the background; $holder
+    # the last holder's "held" must not be read as this one's: the background shell truncates
+    # the file only when it starts, after the wait below may have looked
+    rm -f "$_E2E_TMP/held"
     python3 -c "import fcntl, sys, time
 f = open(sys.argv[1], 'r+b')
 fcntl.lockf(f, fcntl.LOCK_EX if sys.argv[2] == 'ex' else fcntl.LOCK_SH)
